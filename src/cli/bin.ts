@@ -1,0 +1,16 @@
+/** Process entry point of `pi-sessions` (bundled to dist/cli.js). */
+import { run } from "./main.js";
+
+function write(stream: NodeJS.WriteStream, text: string): void {
+  stream.write(text.endsWith("\n") ? text : `${text}\n`);
+}
+
+run(process.argv.slice(2), { out: (t) => write(process.stdout, t), err: (t) => write(process.stderr, t) }).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    process.stderr.write(`pi-sessions: internal error: ${String(err)}\n`);
+    process.exitCode = 2;
+  },
+);

@@ -1,0 +1,38 @@
+/** Draws a session tree with box characters, the way pi's /tree does: linear runs stay flat, branches indent. */
+import { describeEntry } from "../core/describe.js";
+import { pathTo, type Session } from "../core/session.js";
+
+export function renderTree(session: Session): string {
+  const out: string[] = [];
+  const active = new Set(pathTo(session, session.leafId).map((e) => e.id));
+  const branchPoints = [...session.children.values()].filter((c) => c.length > 1).length;
+  out.push(
+    `${session.name ? JSON.stringify(session.name) : "(unnamed)"}  ${session.flavor} v${session.version}  ${String(session.header.cwd ?? "")}`,
+    `${session.entries.length} entries · ${branchPoints} branch point${branchPoints === 1 ? "" : "s"} · ${session.compactions.length} compaction${session.compactions.length === 1 ? "" : "s"} · leaf ${session.leafId ?? "none"}${session.forkOf ? ` · forked from ${session.forkOf.raw}` : ""}`,
+    "",
+  );
+  type Frame = { id: string; lead: string; prefix: string };
+  const stack: Frame[] = [];
+  const pushChildren = (ids: string[], prefix: string, flat: boolean) => {
+    if (flat && ids.length === 1) {
+      stack.push({ id: ids[0]!, lead: prefix, prefix });
+      return;
+    }
+    for (let i = ids.length - 1; i >= 0; i--) {
+      const last = i === ids.length - 1;
+      stack.push({ id: ids[i]!, lead: `${prefix}${last ? "└─ " : "├─ "}`, prefix: `${prefix}${last ? "   " : "│  "}` });
+    }
+  };
+  pushChildren(session.roots, "", true);
+  while (stack.length) {
+    const { id, lead, prefix } = stack.pop()!;
+    const entry = session.byId.get(id)!;
+    const marker = active.has(id) ? "●" : "○";
+    const label = session.labels.get(id);
+    const tags = [label ? `[${label.label}]` : "", id === session.leafId ? "◀ leaf" : ""].filter(Boolean).join(" ");
+    out.push(`${lead}${marker} ${id} ${describeEntry(entry)}${tags ? `  ${tags}` : ""}`);
+    pushChildren(session.children.get(id) ?? [], prefix, true);
+  }
+  if (session.detached.length) out.push("", `detached (parentId cycle): ${session.detached.join(", ")}`);
+  return out.join("\n");
+}

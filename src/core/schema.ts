@@ -1,0 +1,334 @@
+/**
+ * zod schemas for every record that Pi and Oh My Pi (OMP) write into a session file.
+ *
+ * The schemas are deliberately *loose* (extra keys are allowed): the agents add fields release by
+ * release, and a reader that rejects unknown keys would break on the next version. What the schemas
+ * pin down is the shape of the fields we rely on. They are used by `validateEntry()` (lint, tree
+ * diagnostics); the hot parse path only checks the envelope (type, id, parentId, timestamp).
+ *
+ * References: shared/docs/session-format.md §3 (headers), §4 (entries), §5 (messages).
+ */
+import { z } from "zod";
+
+// ---------------------------------------------------------------------------------------------
+// Headers
+
+/** OMP's fixed-width first line (256 bytes incl. "\n"), OMP >= 17. session-format.md §3.3. */
+export const titleSlotSchema = z.looseObject({
+  type: z.literal("title"),
+  v: z.literal(1),
+  title: z.string(),
+  source: z.enum(["auto", "user"]).optional(),
+  updatedAt: z.string(),
+  pad: z.string(),
+});
+export type TitleSlot = z.infer<typeof titleSlotSchema>;
+
+/** pi header (all versions). v1 headers may carry provider/modelId/thinkingLevel/branchedFrom. */
+export const piHeaderSchema = z.looseObject({
+  type: z.literal("session"),
+  version: z.number().int().optional(),
+  id: z.string(),
+  timestamp: z.string(),
+  cwd: z.string(),
+  parentSession: z.string().optional(),
+  branchedFrom: z.string().optional(),
+  provider: z.string().optional(),
+  modelId: z.string().optional(),
+  thinkingLevel: z.string().optional(),
+});
+
+/** OMP header (18.x; 5.7 and 14.x are subsets). */
+export const ompHeaderSchema = piHeaderSchema.extend({
+  title: z.string().optional(),
+  titleSource: z.enum(["auto", "user"]).optional(),
+  additionalDirectories: z.array(z.string()).optional(),
+  previousSessionFiles: z.array(z.string()).optional(),
+  providerPromptCacheKey: z.string().optional(),
+});
+export type SessionHeader = z.infer<typeof ompHeaderSchema>;
+
+/** The minimum the reader needs to accept a header (fail-closed rule). */
+export const headerEnvelopeSchema = z.looseObject({ type: z.literal("session"), id: z.string() });
+
+// ---------------------------------------------------------------------------------------------
+// Content blocks and messages (pi-ai types.ts; OMP extras)
+
+const textContent = z.looseObject({ type: z.literal("text"), text: z.string(), textSignature: z.string().optional() });
+const thinkingContent = z.looseObject({
+  type: z.literal("thinking"),
+  thinking: z.string(),
+  thinkingSignature: z.string().optional(),
+  redacted: z.boolean().optional(),
+});
+/** `data` may be base64 or, in OMP files, a `blob:sha256:<hex>` reference (T25). */
+const imageContent = z.looseObject({ type: z.literal("image"), data: z.string(), mimeType: z.string() });
+const toolCallContent = z.looseObject({
+  type: z.literal("toolCall"),
+  id: z.string(),
+  name: z.string(),
+  arguments: z.unknown(),
+});
+const redactedThinkingContent = z.looseObject({ type: z.literal("redactedThinking"), data: z.string() });
+const fallbackContent = z.looseObject({ type: z.literal("fallback") });
+const serverToolContent = z.looseObject({ type: z.literal("anthropicServerTool") });
+/** Unknown block kinds are kept: a new agent release must not make a file unreadable. */
+const unknownBlock = z.looseObject({ type: z.string() });
+
+export const contentBlockSchema = z.union([
+  textContent,
+  thinkingContent,
+  imageContent,
+  toolCallContent,
+  redactedThinkingContent,
+  fallbackContent,
+  serverToolContent,
+  unknownBlock,
+]);
+
+export const usageSchema = z.looseObject({
+  input: z.number(),
+  output: z.number(),
+  cacheRead: z.number(),
+  cacheWrite: z.number(),
+  totalTokens: z.number().optional(), // missing in old files (T18)
+  cost: z
+    .looseObject({
+      input: z.number().optional(),
+      output: z.number().optional(),
+      cacheRead: z.number().optional(),
+      cacheWrite: z.number().optional(),
+      total: z.number(),
+    })
+    .optional(),
+});
+export type Usage = z.infer<typeof usageSchema>;
+
+const userContent = z.union([z.string(), z.array(contentBlockSchema)]);
+
+export const userMessageSchema = z.looseObject({
+  role: z.literal("user"),
+  content: userContent,
+  timestamp: z.number().optional(),
+});
+export const assistantMessageSchema = z.looseObject({
+  role: z.literal("assistant"),
+  content: z.array(contentBlockSchema),
+  api: z.string().optional(),
+  provider: z.string(),
+  model: z.string(),
+  usage: usageSchema.optional(),
+  stopReason: z.string().optional(),
+  errorMessage: z.string().optional(),
+  timestamp: z.number().optional(),
+  responseId: z.string().optional(),
+  responseModel: z.string().optional(),
+});
+export const toolResultMessageSchema = z.looseObject({
+  role: z.literal("toolResult"),
+  toolCallId: z.string(),
+  toolName: z.string(),
+  content: z.array(contentBlockSchema),
+  details: z.unknown().optional(),
+  isError: z.boolean().optional(),
+  timestamp: z.number().optional(),
+});
+export const bashExecutionMessageSchema = z.looseObject({
+  role: z.literal("bashExecution"),
+  command: z.string(),
+  output: z.string(),
+  exitCode: z.number().nullable().optional(),
+  cancelled: z.boolean().optional(),
+  truncated: z.boolean().optional(),
+  fullOutputPath: z.string().optional(),
+  excludeFromContext: z.boolean().optional(),
+  timestamp: z.number().optional(),
+});
+/** `custom` (v3) and its v2 name `hookMessage`. */
+export const customMessageSchema = z.looseObject({
+  role: z.enum(["custom", "hookMessage"]),
+  customType: z.string(),
+  content: userContent,
+  display: z.boolean().optional(),
+  details: z.unknown().optional(),
+  timestamp: z.number().optional(),
+});
+/** OMP-only roles. */
+export const developerMessageSchema = z.looseObject({ role: z.literal("developer"), content: userContent });
+export const pythonExecutionMessageSchema = z.looseObject({ role: z.literal("pythonExecution") });
+export const fileMentionMessageSchema = z.looseObject({ role: z.literal("fileMention") });
+
+export const KNOWN_ROLES = [
+  "user",
+  "assistant",
+  "toolResult",
+  "bashExecution",
+  "custom",
+  "hookMessage",
+  "developer",
+  "pythonExecution",
+  "fileMention",
+] as const;
+
+const messageSchemas: Record<string, z.ZodType> = {
+  user: userMessageSchema,
+  assistant: assistantMessageSchema,
+  toolResult: toolResultMessageSchema,
+  bashExecution: bashExecutionMessageSchema,
+  custom: customMessageSchema,
+  hookMessage: customMessageSchema,
+  developer: developerMessageSchema,
+  pythonExecution: pythonExecutionMessageSchema,
+  fileMention: fileMentionMessageSchema,
+};
+
+// ---------------------------------------------------------------------------------------------
+// Entries
+
+/** Every non-header record of a v2+ file. v1 records lack id/parentId (the reader synthesizes them). */
+export const entryBaseSchema = z.looseObject({
+  type: z.string(),
+  id: z.string(),
+  parentId: z.string().nullable(),
+  timestamp: z.string(),
+});
+
+const entry = <T extends z.ZodRawShape>(type: string, shape: T) =>
+  entryBaseSchema.extend({ type: z.literal(type), ...shape });
+
+const compactionFields = {
+  summary: z.string(),
+  firstKeptEntryId: z.string().optional(), // v1: firstKeptEntryIndex instead; OMP: may be ""
+  firstKeptEntryIndex: z.number().optional(),
+  tokensBefore: z.number(),
+  details: z.unknown().optional(),
+  fromHook: z.boolean().optional(),
+  fromExtension: z.boolean().optional(),
+  shortSummary: z.string().optional(),
+  tokensAfter: z.number().optional(),
+  method: z.string().optional(),
+  providerReplayThroughEntryId: z.string().optional(),
+  preserveData: z.unknown().optional(),
+};
+
+export const entrySchemas: Record<string, z.ZodType> = {
+  // pi
+  message: entry("message", { message: z.looseObject({ role: z.string() }) }),
+  thinking_level_change: entry("thinking_level_change", {
+    thinkingLevel: z.string().nullable().optional(),
+    configured: z.string().nullable().optional(),
+  }),
+  // pi: {provider, modelId}; OMP: {model: "provider/id", role?}
+  model_change: entry("model_change", {
+    provider: z.string().optional(),
+    modelId: z.string().optional(),
+    model: z.string().optional(),
+    role: z.string().optional(),
+  }).refine((e) => (typeof e.provider === "string" && typeof e.modelId === "string") || typeof e.model === "string", {
+    message: "model_change needs {provider, modelId} (pi) or {model} (OMP)",
+  }),
+  compaction: entry("compaction", compactionFields),
+  branch_summary: entry("branch_summary", {
+    fromId: z.string(),
+    summary: z.string(),
+    details: z.unknown().optional(),
+    fromHook: z.boolean().optional(),
+    fromExtension: z.boolean().optional(),
+  }),
+  custom: entry("custom", { customType: z.string(), data: z.unknown().optional() }),
+  custom_message: entry("custom_message", {
+    customType: z.string(),
+    content: userContent,
+    display: z.boolean().optional(),
+    details: z.unknown().optional(),
+    attribution: z.enum(["user", "agent"]).optional(),
+  }),
+  label: entry("label", { targetId: z.string(), label: z.string().optional() }),
+  session_info: entry("session_info", { name: z.string().optional() }),
+  // OMP
+  title_change: entry("title_change", {
+    title: z.string(),
+    previousTitle: z.string().optional(),
+    source: z.enum(["auto", "user"]).optional(),
+    trigger: z.string().optional(),
+  }),
+  model_usage: entry("model_usage", {
+    purpose: z.string().optional(),
+    role: z.string().optional(),
+    api: z.string().optional(),
+    provider: z.string(),
+    model: z.string(),
+    usage: usageSchema,
+    stopReason: z.string().optional(),
+    errorMessage: z.string().optional(),
+  }),
+  reset_boundary: entry("reset_boundary", {}),
+  credential_pin: entry("credential_pin", { provider: z.string(), hash: z.string() }),
+  service_tier_change: entry("service_tier_change", { serviceTier: z.unknown() }),
+  mode_change: entry("mode_change", { mode: z.string(), data: z.unknown().optional() }),
+  ttsr_injection: entry("ttsr_injection", { injectedRules: z.array(z.string()) }),
+  session_init: entry("session_init", {
+    systemPrompt: z.string().optional(),
+    task: z.string().optional(),
+    tools: z.array(z.unknown()).optional(),
+  }),
+  mcp_tool_selection: entry("mcp_tool_selection", { selectedToolNames: z.array(z.string()) }),
+};
+
+export const PI_ENTRY_TYPES = [
+  "message",
+  "model_change",
+  "thinking_level_change",
+  "compaction",
+  "branch_summary",
+  "custom",
+  "custom_message",
+  "label",
+  "session_info",
+] as const;
+
+export const OMP_ENTRY_TYPES = [
+  "title_change",
+  "model_usage",
+  "reset_boundary",
+  "credential_pin",
+  "service_tier_change",
+  "mode_change",
+  "ttsr_injection",
+  "session_init",
+  "mcp_tool_selection",
+] as const;
+
+export function isKnownEntryType(type: string): boolean {
+  return Object.hasOwn(entrySchemas, type);
+}
+
+export function isKnownRole(role: string): boolean {
+  return Object.hasOwn(messageSchemas, role);
+}
+
+/** Validate a full entry (v2+ shape) and its message body. Returns readable problems, empty when valid. */
+export function validateEntry(record: Record<string, unknown>): string[] {
+  const type = String(record.type);
+  const schema = entrySchemas[type];
+  if (!schema) return [];
+  const problems = issuesOf(schema.safeParse(record));
+  if (type === "message" && record.message && typeof record.message === "object") {
+    const role = (record.message as { role?: unknown }).role;
+    const messageSchema = typeof role === "string" ? messageSchemas[role] : undefined;
+    if (messageSchema) problems.push(...issuesOf(messageSchema.safeParse(record.message), "message"));
+  }
+  return problems;
+}
+
+export function validateHeader(record: Record<string, unknown>): string[] {
+  return issuesOf(ompHeaderSchema.safeParse(record));
+}
+
+function issuesOf(result: { success: boolean; error?: z.ZodError }, prefix?: string): string[] {
+  if (result.success || !result.error) return [];
+  return result.error.issues.slice(0, 3).map((issue) => {
+    const path = [prefix, ...issue.path.map(String)].filter(Boolean).join(".");
+    return path ? `${path}: ${issue.message}` : issue.message;
+  });
+}

@@ -1,0 +1,596 @@
+/**
+ * The session reader and model: one parsed Pi or OMP session file as a tree of entries.
+ *
+ * Reading rules follow what the agents do (shared/docs/session-format.md §2–§6, traps T1–T27), with
+ * the fail-closed header rules of our spec. Files are never rewritten: v1/v2 migrations happen in
+ * memory only.
+ */
+import type { Diagnostic, Rejection } from "./diagnostics.js";
+import { decodeUtf8, parseLine, scanLines } from "./jsonl.js";
+import {
+  headerEnvelopeSchema,
+  isKnownEntryType,
+  isKnownRole,
+  OMP_ENTRY_TYPES,
+  type SessionHeader,
+  type TitleSlot,
+  titleSlotSchema,
+  validateEntry,
+  validateHeader,
+} from "./schema.js";
+
+export type Flavor = "pi" | "omp";
+
+/** One non-header record, in file order. */
+export interface Entry {
+  /** The entry id; synthesized as `L<line>` for v1 files, which have none. */
+  id: string;
+  parentId: string | null;
+  type: string;
+  /** 1-based physical line. */
+  line: number;
+  timestamp: string | undefined;
+  /** `message.role` for message entries (v2 `hookMessage` is reported as `custom`, as pi migrates it). */
+  role?: string;
+  /** The record in its effective (in-memory migrated) form. Never written back. */
+  data: Record<string, unknown>;
+  /** False for entry types neither agent version we know writes (kept as opaque tree nodes, T24). */
+  known: boolean;
+  /** True when a later line reuses this id; like pi, the later entry wins in the tree. */
+  shadowed?: boolean;
+}
+
+export interface CompactionInfo {
+  id: string;
+  line: number;
+  firstKeptEntryId: string | null;
+  /** `firstKeptEntryId` when it is on the compaction's own path (before it), else null (nothing kept, T19). */
+  keptFromId: string | null;
+  /** The entry the compaction summarizes through (its parent). */
+  replacesThroughId: string | null;
+  tokensBefore: number | null;
+  tokensAfter: number | null;
+  onActivePath: boolean;
+}
+
+export interface ForkOf {
+  raw: string;
+  kind: "path" | "id";
+  /** Which header field carried it: `parentSession`, or v1's `branchedFrom`. */
+  field: "parentSession" | "branchedFrom";
+}
+
+export interface LabelInfo {
+  label: string;
+  timestamp: string | undefined;
+  line: number;
+}
+
+export interface Session {
+  file: string;
+  flavor: Flavor;
+  /** Header `version`; absent means 1. */
+  version: number;
+  header: SessionHeader;
+  headerLine: number;
+  titleSlot: TitleSlot | null;
+  entries: Entry[];
+  byId: Map<string, Entry>;
+  /** Children ids per parent id, sorted the way pi's getTree sorts them (timestamp, then file order). */
+  children: Map<string, string[]>;
+  /** Root ids in file order: parentId null, self-parent, or a parent missing from the file (T4). */
+  roots: string[];
+  /** Ids that no root reaches (entries inside a parentId cycle). */
+  detached: string[];
+  /** The last entry in file order (T3), or null for a header-only file. */
+  leafId: string | null;
+  labels: Map<string, LabelInfo>;
+  /** pi: latest session_info name; OMP: the title (slot, newest title_change, header). */
+  name: string | null;
+  titleSource: "auto" | "user" | null;
+  compactions: CompactionInfo[];
+  forkOf: ForkOf | null;
+  diagnostics: Diagnostic[];
+  /** False when the last line has no "\n": the agent is mid-write or crashed; never append then. */
+  endsWithNewline: boolean;
+  /** True when the last physical line was unparseable and skipped. */
+  truncatedTail: boolean;
+}
+
+export type ParseResult = { ok: true; session: Session } | { ok: false; file: string; rejection: Rejection; diagnostics: Diagnostic[] };
+
+export interface ParseOptions {
+  /** Run the zod schemas over every record and report mismatches (default true). */
+  validate?: boolean;
+}
+
+/** Parse one session file's content. Never throws for any input. */
+export function parseSession(file: string, content: string | Uint8Array, options: ParseOptions = {}): ParseResult {
+  const validate = options.validate ?? true;
+  const text = typeof content === "string" ? content : decodeUtf8(content);
+  const scan = scanLines(text);
+  const diagnostics: Diagnostic[] = [];
+  const reject = (line: number, code: Rejection["code"], message: string): ParseResult => ({
+    ok: false,
+    file,
+    rejection: { line, code, message },
+    diagnostics,
+  });
+  if (scan.hadBom) {
+    diagnostics.push({ line: 1, severity: "warning", code: "bom", message: "file starts with a UTF-8 byte order mark; the agents do not write one" });
+  }
+
+  let header: SessionHeader | undefined;
+  let headerLine = 0;
+  let titleSlot: TitleSlot | null = null;
+  let sawTitleRecord = false;
+  let truncatedTail = false;
+  const records: { line: number; value: Record<string, unknown> }[] = [];
+
+  for (const { line, text: lineText, unterminated } of scan.lines) {
+    const parsed = parseLine(lineText);
+    if (!parsed.ok) {
+      if (unterminated) {
+        truncatedTail = true;
+        diagnostics.push({
+          line,
+          severity: "warning",
+          code: "truncated-last-line",
+          message: `last line is incomplete (${lineText.length} characters, no newline): the agent is writing or crashed; skipped`,
+        });
+      } else {
+        diagnostics.push({ line, severity: "error", code: "malformed-json", message: `not valid JSON (${parsed.error}); line skipped` });
+      }
+      continue;
+    }
+    const value = parsed.value;
+    if (!isPlainObject(value)) {
+      if (!header) return reject(line, "record-before-header", `line ${line} is ${describe(value)}, not a session header`);
+      diagnostics.push({ line, severity: "error", code: "not-an-object", message: `record is ${describe(value)}, not an object; line skipped` });
+      continue;
+    }
+    if (!header) {
+      if (value.type === "title") {
+        // T1: OMP's title slot precedes the header. Only the first one counts.
+        if (!sawTitleRecord) {
+          const slot = titleSlotSchema.safeParse(value);
+          if (slot.success) titleSlot = slot.data;
+          else diagnostics.push({ line, severity: "warning", code: "schema", message: "title slot does not match the OMP slot shape; ignored" });
+        }
+        sawTitleRecord = true;
+        continue;
+      }
+      if (value.type !== "session") {
+        return reject(line, "record-before-header", `a ${JSON.stringify(String(value.type ?? "untyped"))} record comes before the session header`);
+      }
+      if (!headerEnvelopeSchema.safeParse(value).success) {
+        return reject(line, "invalid-header", "session header has no string id");
+      }
+      header = value as SessionHeader;
+      headerLine = line;
+      if (validate) {
+        for (const problem of validateHeader(value)) {
+          diagnostics.push({ line, severity: "warning", code: "schema", message: `header: ${problem}` });
+        }
+      }
+      continue;
+    }
+    if (value.type === "session") {
+      return reject(line, "duplicate-header", `a second session header (first on line ${headerLine}); the file is ambiguous`);
+    }
+    if (value.type === "title") {
+      diagnostics.push({ line, severity: "warning", code: "stray-title", message: "title record after the header is not an entry; ignored" });
+      continue;
+    }
+    records.push({ line, value });
+  }
+
+  if (!header) {
+    if (scan.lines.length === 0) return reject(0, "empty-file", "file is empty");
+    const last = scan.lines[scan.lines.length - 1]!.line;
+    return reject(last, "no-header", titleSlot || sawTitleRecord ? "title slot is not followed by a session header" : "no session header in the file");
+  }
+
+  const version = typeof header.version === "number" ? header.version : 1;
+  if (version > 3) {
+    diagnostics.push({ line: headerLine, severity: "warning", code: "unknown-version", message: `session version ${version} is newer than 3; read as version 3` });
+  }
+  const entries = version < 2 ? buildV1Entries(records, headerLine, diagnostics) : buildEntries(records, version, diagnostics);
+  if (validate) validateAll(entries, version, diagnostics);
+
+  const session = assemble(file, header, headerLine, version, titleSlot, entries, diagnostics);
+  session.endsWithNewline = scan.endsWithNewline;
+  session.truncatedTail = truncatedTail;
+  return { ok: true, session };
+}
+
+function buildEntries(records: { line: number; value: Record<string, unknown> }[], version: number, diagnostics: Diagnostic[]): Entry[] {
+  const entries: Entry[] = [];
+  for (const { line, value } of records) {
+    if (typeof value.type !== "string") {
+      diagnostics.push({ line, severity: "error", code: "missing-type", message: "record has no string `type`; line skipped" });
+      continue;
+    }
+    if (typeof value.id !== "string" || value.id === "") {
+      diagnostics.push({ line, severity: "error", code: "missing-id", message: `${value.type} record has no string \`id\`; line skipped` });
+      continue;
+    }
+    let parentId: string | null;
+    if (typeof value.parentId === "string") parentId = value.parentId;
+    else {
+      if (value.parentId !== null) {
+        diagnostics.push({ line, severity: "warning", code: "missing-parent-id", message: "record has no `parentId`; treated as a root" });
+      }
+      parentId = null;
+    }
+    let data = value;
+    if (version < 3 && value.type === "message" && isPlainObject(value.message) && value.message.role === "hookMessage") {
+      // v2 → v3: the hookMessage role was renamed custom (pi migrates this in memory and on disk; we only in memory).
+      data = { ...value, message: { ...value.message, role: "custom" } };
+    }
+    entries.push(makeEntry(data, value.id, parentId, line));
+  }
+  return entries;
+}
+
+/** v1 files have no ids (T6): ids are synthesized from the physical line, parents chain in file order. */
+function buildV1Entries(records: { line: number; value: Record<string, unknown> }[], headerLine: number, diagnostics: Diagnostic[]): Entry[] {
+  const entries: Entry[] = [];
+  // pi indexes firstKeptEntryIndex into the array of *parsed records* with the header at index 0.
+  const recordIds: (string | null)[] = [null];
+  let prev: string | null = null;
+  for (const { line, value } of records) {
+    if (typeof value.type !== "string") {
+      diagnostics.push({ line, severity: "error", code: "missing-type", message: "record has no string `type`; line skipped" });
+      recordIds.push(null);
+      continue;
+    }
+    const id = `L${line}`;
+    const data: Record<string, unknown> = { ...value, id, parentId: prev };
+    if (data.type === "message" && isPlainObject(data.message) && data.message.role === "hookMessage") {
+      data.message = { ...data.message, role: "custom" };
+    }
+    if (data.type === "compaction" && typeof value.firstKeptEntryIndex === "number") {
+      const index = value.firstKeptEntryIndex;
+      // Like pi's migration: the target must be a non-header record already given an id.
+      const target = index >= 1 && index < recordIds.length ? recordIds[index] : null;
+      delete data.firstKeptEntryIndex;
+      if (target) data.firstKeptEntryId = target;
+      else {
+        diagnostics.push({
+          line,
+          severity: "warning",
+          code: "dangling-first-kept",
+          message: `firstKeptEntryIndex ${index} does not name an earlier entry (header = index 0); nothing is kept`,
+        });
+      }
+    }
+    recordIds.push(id);
+    entries.push(makeEntry(data, id, prev, line));
+    prev = id;
+  }
+  void headerLine;
+  return entries;
+}
+
+function makeEntry(data: Record<string, unknown>, id: string, parentId: string | null, line: number): Entry {
+  const type = data.type as string;
+  const entry: Entry = {
+    id,
+    parentId,
+    type,
+    line,
+    timestamp: typeof data.timestamp === "string" ? data.timestamp : undefined,
+    data,
+    known: isKnownEntryType(type),
+  };
+  if (type === "message" && isPlainObject(data.message) && typeof data.message.role === "string") entry.role = data.message.role;
+  return entry;
+}
+
+function validateAll(entries: Entry[], version: number, diagnostics: Diagnostic[]): void {
+  for (const entry of entries) {
+    if (!entry.known) {
+      diagnostics.push({ line: entry.line, severity: "warning", code: "unknown-entry-type", message: `unknown entry type ${JSON.stringify(entry.type)}; kept as an opaque node` });
+      continue;
+    }
+    if (entry.role !== undefined && !isKnownRole(entry.role)) {
+      diagnostics.push({ line: entry.line, severity: "warning", code: "unknown-role", message: `unknown message role ${JSON.stringify(entry.role)}; kept as an opaque message` });
+    }
+    if (entry.timestamp === undefined || Number.isNaN(Date.parse(entry.timestamp))) {
+      diagnostics.push({ line: entry.line, severity: "warning", code: "invalid-timestamp", message: "entry timestamp is missing or not an ISO date; sibling order may differ" });
+    }
+    // v1 compactions carried firstKeptEntryIndex; v1 entries were validated after id synthesis.
+    const problems = validateEntry(entry.data);
+    void version;
+    for (const problem of problems) {
+      diagnostics.push({ line: entry.line, severity: "warning", code: "schema", message: `${entry.type}: ${problem}` });
+    }
+  }
+}
+
+function assemble(
+  file: string,
+  header: SessionHeader,
+  headerLine: number,
+  version: number,
+  titleSlot: TitleSlot | null,
+  entries: Entry[],
+  diagnostics: Diagnostic[],
+): Session {
+  // Index: like pi's Map, a later duplicate id replaces the earlier one.
+  const byId = new Map<string, Entry>();
+  for (const entry of entries) {
+    const previous = byId.get(entry.id);
+    if (previous) {
+      previous.shadowed = true;
+      diagnostics.push({
+        line: entry.line,
+        severity: "warning",
+        code: "duplicate-id",
+        message: `id ${JSON.stringify(entry.id)} is already used on line ${previous.line}; the later entry wins`,
+      });
+    }
+    byId.set(entry.id, entry);
+  }
+
+  const children = new Map<string, string[]>();
+  const roots: string[] = [];
+  for (const entry of entries) {
+    if (entry.shadowed) continue;
+    const { parentId } = entry;
+    if (parentId === null) {
+      roots.push(entry.id);
+    } else if (parentId === entry.id) {
+      roots.push(entry.id);
+      diagnostics.push({ line: entry.line, severity: "warning", code: "self-parent", message: "entry is its own parent; shown as a root" });
+    } else if (byId.has(parentId)) {
+      let list = children.get(parentId);
+      if (!list) children.set(parentId, (list = []));
+      list.push(entry.id);
+    } else {
+      roots.push(entry.id);
+      diagnostics.push({
+        line: entry.line,
+        severity: "warning",
+        code: "orphan",
+        message: `parent ${JSON.stringify(parentId)} is not in the file (T4); shown as a root`,
+      });
+    }
+  }
+  // pi's getTree: children sorted by entry timestamp, oldest first; Array.sort is stable, so ties keep file order.
+  for (const list of children.values()) {
+    if (list.length > 1) list.sort((a, b) => timeOf(byId.get(a)!) - timeOf(byId.get(b)!));
+  }
+
+  const detached = findDetached(entries, roots, children, diagnostics);
+
+  let leafId: string | null = null;
+  const labels = new Map<string, LabelInfo>();
+  let sessionInfoName: string | null | undefined;
+  const titleChanges: { title: string; source: string | undefined }[] = [];
+  for (const entry of entries) {
+    leafId = entry.id; // T3: the last entry in file order is the active leaf.
+    const d = entry.data;
+    if (entry.type === "label" && typeof d.targetId === "string") {
+      if (typeof d.label === "string" && d.label) labels.set(d.targetId, { label: d.label, timestamp: entry.timestamp, line: entry.line });
+      else labels.delete(d.targetId);
+    } else if (entry.type === "session_info") {
+      // pi 0.73: the latest session_info wins, an empty or absent name clears it.
+      sessionInfoName = typeof d.name === "string" && d.name.trim() ? d.name.trim() : null;
+    } else if (entry.type === "title_change" && typeof d.title === "string") {
+      titleChanges.push({ title: d.title, source: typeof d.source === "string" ? d.source : undefined });
+    }
+  }
+
+  const flavor = detectFlavor(header, titleSlot, entries);
+  const { name, titleSource } = resolveName(flavor, header, titleSlot, titleChanges, sessionInfoName);
+
+  const session: Session = {
+    file,
+    flavor,
+    version,
+    header,
+    headerLine,
+    titleSlot,
+    entries,
+    byId,
+    children,
+    roots,
+    detached,
+    leafId,
+    labels,
+    name,
+    titleSource,
+    compactions: [],
+    forkOf: forkOfHeader(header),
+    diagnostics,
+    endsWithNewline: true,
+    truncatedTail: false,
+  };
+  session.compactions = collectCompactions(session);
+  return session;
+}
+
+function timeOf(entry: Entry): number {
+  return new Date(entry.timestamp as string).getTime();
+}
+
+/** Entries unreachable from every root sit in a parentId cycle: pi loops or drops them; we report them. */
+function findDetached(entries: Entry[], roots: string[], children: Map<string, string[]>, diagnostics: Diagnostic[]): string[] {
+  const reached = new Set<string>();
+  const stack = [...roots];
+  while (stack.length) {
+    const id = stack.pop()!;
+    if (reached.has(id)) continue;
+    reached.add(id);
+    const kids = children.get(id);
+    if (kids) for (const k of kids) stack.push(k);
+  }
+  const detached: string[] = [];
+  for (const entry of entries) {
+    if (entry.shadowed || reached.has(entry.id)) continue;
+    detached.push(entry.id);
+    diagnostics.push({ line: entry.line, severity: "warning", code: "parent-cycle", message: "entry is inside a parentId cycle and reachable from no root" });
+  }
+  return detached;
+}
+
+const OMP_TYPES = new Set<string>(OMP_ENTRY_TYPES);
+
+function detectFlavor(header: SessionHeader, titleSlot: TitleSlot | null, entries: Entry[]): Flavor {
+  if (titleSlot) return "omp";
+  for (const key of ["title", "titleSource", "providerPromptCacheKey", "previousSessionFiles", "additionalDirectories"]) {
+    if (key in header) return "omp";
+  }
+  for (const entry of entries) {
+    if (OMP_TYPES.has(entry.type)) return "omp";
+    if (entry.type === "model_change" && typeof entry.data.model === "string") return "omp";
+    if ("fromExtension" in entry.data) return "omp";
+  }
+  return "pi";
+}
+
+function resolveName(
+  flavor: Flavor,
+  header: SessionHeader,
+  titleSlot: TitleSlot | null,
+  titleChanges: { title: string; source: string | undefined }[],
+  sessionInfoName: string | null | undefined,
+): { name: string | null; titleSource: "auto" | "user" | null } {
+  if (flavor === "pi") return { name: sessionInfoName ?? null, titleSource: null };
+  // OMP: newest accepted title_change (a "user" title is sticky against later "auto" ones, T21).
+  let changed: { title: string; source: string | undefined } | undefined;
+  for (const change of titleChanges) {
+    if (changed?.source === "user" && change.source === "auto") continue;
+    changed = change;
+  }
+  if (titleSlot) {
+    const slotTitle = titleSlot.title;
+    const source = titleSlot.source ?? null;
+    if (!slotTitle) return { name: null, titleSource: source };
+    // The slot truncates long titles by code points: the full text is in the title_change entry.
+    if (changed && changed.title.length > slotTitle.length && changed.title.startsWith(slotTitle)) {
+      return { name: changed.title, titleSource: source };
+    }
+    return { name: slotTitle, titleSource: source };
+  }
+  if (typeof header.title === "string" && header.title) return { name: header.title, titleSource: header.titleSource ?? null };
+  if (changed && changed.title) return { name: changed.title, titleSource: changed.source === "user" || changed.source === "auto" ? changed.source : null };
+  return { name: null, titleSource: null };
+}
+
+function forkOfHeader(header: SessionHeader): ForkOf | null {
+  let raw: string | undefined;
+  let field: ForkOf["field"] = "parentSession";
+  if (typeof header.parentSession === "string" && header.parentSession) raw = header.parentSession;
+  else if (typeof header.branchedFrom === "string" && header.branchedFrom) {
+    raw = header.branchedFrom;
+    field = "branchedFrom";
+  }
+  if (raw === undefined) return null;
+  return { raw, kind: classifyParentSession(raw), field };
+}
+
+/** T10: a parentSession is a file path (pi, OMP branch/subagent) or a session id (OMP /fork, --fork, /tan). */
+export function classifyParentSession(raw: string): "path" | "id" {
+  return /[\\/]/.test(raw) || raw.endsWith(".jsonl") ? "path" : "id";
+}
+
+/** Ids from the root to `leafId` (inclusive), stopping at a missing parent or a repeated id. */
+export function pathTo(session: Session, leafId: string | null): Entry[] {
+  const path: Entry[] = [];
+  if (leafId === null) return path;
+  const seen = new Set<string>();
+  let current = session.byId.get(leafId);
+  while (current && !seen.has(current.id)) {
+    seen.add(current.id);
+    path.push(current);
+    current = current.parentId ? session.byId.get(current.parentId) : undefined;
+  }
+  return path.reverse();
+}
+
+function collectCompactions(session: Session): CompactionInfo[] {
+  const active = new Set(pathTo(session, session.leafId).map((e) => e.id));
+  const result: CompactionInfo[] = [];
+  for (const entry of session.entries) {
+    if (entry.type !== "compaction" || entry.shadowed) continue;
+    const d = entry.data;
+    const firstKept = typeof d.firstKeptEntryId === "string" ? d.firstKeptEntryId : null;
+    let keptFromId: string | null = null;
+    if (firstKept) {
+      const path = pathTo(session, entry.id);
+      if (path.slice(0, -1).some((e) => e.id === firstKept)) keptFromId = firstKept;
+    }
+    result.push({
+      id: entry.id,
+      line: entry.line,
+      firstKeptEntryId: firstKept,
+      keptFromId,
+      replacesThroughId: entry.parentId,
+      tokensBefore: typeof d.tokensBefore === "number" ? d.tokensBefore : null,
+      tokensAfter: typeof d.tokensAfter === "number" ? d.tokensAfter : null,
+      onActivePath: active.has(entry.id),
+    });
+  }
+  return result;
+}
+
+/** The effective model and thinking level at `leafId` (pi `{provider, modelId}`; OMP `model: "provider/id"` per role). */
+export interface PathSettings {
+  thinkingLevel: string | undefined;
+  model: { provider: string; modelId: string } | null;
+  /** OMP model roles (role → "provider/id"). Empty for pi files. */
+  models: Record<string, string>;
+}
+
+export function settingsAt(session: Session, leafId: string | null = session.leafId): PathSettings {
+  let thinkingLevel: string | undefined = "off";
+  let model: PathSettings["model"] = null;
+  const models: Record<string, string> = {};
+  let explicitDefault = false;
+  for (const entry of pathTo(session, leafId)) {
+    const d = entry.data;
+    if (entry.type === "thinking_level_change") {
+      thinkingLevel = session.flavor === "omp" ? ((d.thinkingLevel as string | null | undefined) ?? "off") : (d.thinkingLevel as string | undefined);
+    } else if (entry.type === "model_change") {
+      if (typeof d.model === "string") {
+        const role = typeof d.role === "string" ? d.role : "default";
+        models[role] = d.model;
+        if (role === "default") {
+          explicitDefault = true;
+          model = splitModel(d.model);
+        }
+      } else {
+        model = { provider: d.provider as string, modelId: d.modelId as string };
+      }
+    } else if (entry.type === "message" && entry.role === "assistant" && isPlainObject(d.message)) {
+      const m = d.message;
+      if (session.flavor === "omp") {
+        if (!explicitDefault) {
+          models.default = `${String(m.provider)}/${String(m.model)}`;
+          model = { provider: m.provider as string, modelId: m.model as string };
+        }
+      } else {
+        model = { provider: m.provider as string, modelId: m.model as string };
+      }
+    }
+  }
+  return { thinkingLevel, model, models };
+}
+
+export function splitModel(spec: string): { provider: string; modelId: string } {
+  const slash = spec.indexOf("/");
+  return slash < 0 ? { provider: "", modelId: spec } : { provider: spec.slice(0, slash), modelId: spec.slice(slash + 1) };
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return `a ${typeof value}`;
+}

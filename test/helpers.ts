@@ -1,0 +1,75 @@
+/** Shared test helpers: fixture discovery and temporary copies. Tests read only the project's fixtures/. */
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, dirname, join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseSession, type Session } from "../src/core/session.js";
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
+export const FIXTURES = join(ROOT, "fixtures");
+export const REAL = join(FIXTURES, "real");
+
+export function listJsonl(dir: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(dir).sort()) {
+    const full = join(dir, name);
+    if (statSync(full).isDirectory()) out.push(...listJsonl(full));
+    else if (name.endsWith(".jsonl")) out.push(full);
+  }
+  return out;
+}
+
+/** pi-written fixtures (all versions) and the quirk files derived from them. */
+export const UPSTREAM_FIXTURES = listJsonl(join(FIXTURES, "upstream"));
+export const PI_FIXTURES = [...listJsonl(join(REAL, "pi")), ...listJsonl(join(REAL, "quirks")), ...UPSTREAM_FIXTURES];
+export const OMP_FIXTURES = listJsonl(join(REAL, "omp"));
+
+export function rel(file: string): string {
+  return file.startsWith(REAL) ? relative(REAL, file) : relative(FIXTURES, file);
+}
+
+export function oracleFor(file: string): Record<string, unknown> {
+  return JSON.parse(readFileSync(join(REAL, "oracles", `${rel(file)}.oracle.json`), "utf8"));
+}
+
+export function loadFixture(file: string): Session {
+  const result = parseSession(file, readFileSync(file));
+  if (!result.ok) throw new Error(`${file} rejected: ${result.rejection.code} ${result.rejection.message}`);
+  return result.session;
+}
+
+export function parseText(text: string, file = "mem.jsonl") {
+  return parseSession(file, text);
+}
+
+export function parseOk(text: string, file = "mem.jsonl"): Session {
+  const result = parseSession(file, text);
+  if (!result.ok) throw new Error(`rejected: ${result.rejection.code} ${result.rejection.message}`);
+  return result.session;
+}
+
+/** A scratch directory removed after the callback. */
+export function withTempDir<T>(fn: (dir: string) => T): T {
+  const dir = mkdtempSync(join(tmpdir(), "pse-test-"));
+  try {
+    return fn(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export function tempCopy(dir: string, file: string): string {
+  const target = join(dir, basename(file));
+  copyFileSync(file, target);
+  return target;
+}
+
+/** Build JSONL text from records. */
+export function jsonl(...records: unknown[]): string {
+  return records.map((r) => (typeof r === "string" ? r : JSON.stringify(r))).join("\n") + "\n";
+}
+
+/** Round-trip through JSON so `undefined` keys drop out, as in a file or an oracle. */
+export function plain<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
+}
