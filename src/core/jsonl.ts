@@ -20,7 +20,8 @@ export interface ScanResult {
   endsWithNewline: boolean;
 }
 
-const decoder = new TextDecoder("utf-8");
+// ignoreBOM keeps a leading BOM in the text so the reader can report it.
+const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 
 /** Decode UTF-8 like Node's `readFileSync(path, "utf8")`: invalid sequences become U+FFFD. */
 export function decodeUtf8(bytes: Uint8Array): string {
