@@ -8,6 +8,11 @@ import { contentText, truncate } from "../core/describe.js";
 import type { Session } from "../core/session.js";
 import { rejectedJson, treeJson } from "../core/treeJson.js";
 import { type ReadResult, readSessionFile } from "../node/readSession.js";
+import { type GroupBy, usageReport } from "../node/report.js";
+import { resolveRoots } from "../node/roots.js";
+import { belongsToWorkspace, cacheFileFor, computeOwnership, listedSession, loadStore, type StoreSession } from "../node/store.js";
+import { homedir, tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { renderTree } from "./treeText.js";
 
 export const EXIT_OK = 0;
@@ -20,6 +25,14 @@ commands:
   tree FILE [--json]                 the entry tree (branches, leaf, labels, compactions, fork origin)
   context FILE [--leaf ID] [--json]  the messages the model saw at a leaf (default: the active leaf)
   lint FILE... [--json]              diagnostics as FILE:LINE: severity code: message
+  list [--agent-dir DIR]... [--workspace PATH] [--json]
+                                     every session under the agent dirs, with fork lineage
+  usage [--agent-dir DIR]... [--workspace PATH] [--file F] [--by session|model|day|project] [--since YYYY-MM-DD] [--json]
+                                     tokens and cost, forks never double-counted
+
+store options: --agent-dir DIR (repeatable; default ~/.pi/agent, ~/.omp/agent and their env overrides),
+  --session-dir DIR (a flat session dir, repeatable), --no-cache (metadata cache: $PI_SESSIONS_CACHE_DIR,
+  else $XDG_CACHE_HOME/pi-session-explorer, else ~/.cache/pi-session-explorer)
 
 exit codes: 0 ok, 2 a file was rejected or is not a session, 64 usage error`;
 
@@ -40,6 +53,10 @@ export async function run(argv: string[], io: Io): Promise<number> {
         return await contextCommand(rest, io);
       case "lint":
         return await lintCommand(rest, io);
+      case "list":
+        return await listCommand(rest, io);
+      case "usage":
+        return await usageCommand(rest, io);
       case "help":
       case "--help":
       case "-h":
@@ -152,4 +169,113 @@ async function lintCommand(args: string[], io: Io): Promise<number> {
   }
   if (values.json) io.out(JSON.stringify({ files: report }));
   return code;
+}
+
+const STORE_OPTIONS = {
+  json: { type: "boolean" },
+  "agent-dir": { type: "string", multiple: true },
+  "session-dir": { type: "string", multiple: true },
+  workspace: { type: "string" },
+  "no-cache": { type: "boolean" },
+} as const;
+
+function cacheDir(): string {
+  const env = process.env;
+  if (env.PI_SESSIONS_CACHE_DIR) return env.PI_SESSIONS_CACHE_DIR;
+  return join(env.XDG_CACHE_HOME || join(homedir(), ".cache"), "pi-session-explorer");
+}
+
+async function openStore(values: { "agent-dir"?: string[]; "session-dir"?: string[]; workspace?: string; "no-cache"?: boolean }) {
+  const roots = resolveRoots({ agentDirs: values["agent-dir"], sessionDirs: values["session-dir"] });
+  const store = await loadStore({ roots, cacheFile: values["no-cache"] ? null : cacheFileFor(cacheDir(), roots) });
+  let result: StoreSession[] = store.sessions;
+  if (values.workspace !== undefined) {
+    const host = { home: homedir(), tmpdir: tmpdir(), windows: process.platform === "win32" };
+    result = result.filter((s) => belongsToWorkspace(s, values.workspace!, host));
+  }
+  return { store, result };
+}
+
+async function listCommand(args: string[], io: Io): Promise<number> {
+  const { values, positionals } = parse(args, STORE_OPTIONS);
+  if (positionals.length) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
+  const { store, result } = await openStore(values);
+  computeOwnership(result);
+  const rows = result.map((s) => ({ row: listedSession(s), s }));
+  rows.sort((a, b) => (b.row.lastSeen ?? "").localeCompare(a.row.lastSeen ?? "") || a.row.file.localeCompare(b.row.file));
+  type Row = { file: string; line: number; severity: "error" | "warning"; code: string; message: string };
+  const diagnostics: Row[] = [
+    ...result.flatMap((s): Row[] =>
+      s.summary.ok
+        ? s.summary.diagnostics.filter((d) => d.severity === "error").map((d) => ({ file: s.file, ...d }))
+        : [{ file: s.file, line: s.summary.rejection.line, severity: "error" as const, code: s.summary.rejection.code, message: `file rejected: ${s.summary.rejection.message}` }],
+    ),
+    ...store.errors.map((e) => ({ file: e.path, line: 0, severity: "error" as const, code: "io", message: e.message })),
+  ];
+  if (values.json) {
+    io.out(JSON.stringify({ sessions: rows.map((r) => r.row), diagnostics }));
+    return EXIT_OK;
+  }
+  const table = [["last seen", "flavor", "entries", "own", "fork", "name", "cwd"]];
+  for (const { row } of rows) {
+    const fork = row.parentState === "none" ? "" : row.parentState === "resolved" ? `↳ ${shortId(row.parentId)}` : row.parentState;
+    table.push([row.lastSeen?.slice(0, 16).replace("T", " ") ?? "-", row.flavor ?? "REJECTED", String(row.entryCount), String(row.ownEntryCount), fork + (row.nested ? " nested" : ""), truncate(row.name ?? "", 40), row.cwd ?? row.file]);
+  }
+  io.out(formatTable(table, [2, 3]));
+  for (const d of diagnostics) io.out(`${d.file}:${d.line}: ${d.severity} ${d.code}: ${d.message}`);
+  return EXIT_OK;
+}
+
+async function usageCommand(args: string[], io: Io): Promise<number> {
+  const { values, positionals } = parse(args, { ...STORE_OPTIONS, file: { type: "string" }, by: { type: "string" }, since: { type: "string" } });
+  if (positionals.length) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
+  const by = (values.by ?? "session") as GroupBy;
+  if (!["session", "model", "day", "project"].includes(by)) throw new UsageError(`--by must be session, model, day or project`);
+  if (values.since !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(values.since)) throw new UsageError("--since takes a date YYYY-MM-DD");
+  let result: StoreSession[];
+  if (values.file !== undefined) {
+    const file = resolve(values.file);
+    const { store } = await openStore({ ...values, workspace: undefined });
+    const known = store.sessions.find((s) => s.file === file);
+    if (known) result = [known];
+    else {
+      const read = await readSessionFile(file, { validate: false });
+      if (!read.ok) return reportUnreadable(read, !!values.json, io);
+      const { summarize } = await import("../core/summary.js");
+      result = [{ file, root: { dir: file, agent: "any", source: "--file" }, slug: null, nestedIn: null, sizeBytes: 0, summary: summarize(read), parentState: "none", parent: null, children: [], inherited: new Set(), forkPointId: null }];
+    }
+  } else {
+    result = (await openStore(values)).result;
+  }
+  const report = usageReport(result, { by, since: values.since });
+  if (values.json) {
+    io.out(JSON.stringify(report));
+    return EXIT_OK;
+  }
+  const money = (n: number) => `$${n.toFixed(4)}`;
+  const int = (n: number) => n.toLocaleString("en-US");
+  const table = [[by, "input", "output", "cache read", "cache write", "total tokens", "cost", "active", "inherited", "msgs"]];
+  for (const r of report.rows) {
+    const key = by === "session" ? `${shortId(r.key)} ${truncate(r.name ?? "", 30)}${r.includedInParent ? " (in parent)" : ""}` : r.key;
+    table.push([key, int(r.input), int(r.output), int(r.cacheRead), int(r.cacheWrite), int(r.totalTokens), money(r.cost), money(r.activeCost), r.inheritedCost === undefined ? "" : money(r.inheritedCost), int(r.messages)]);
+  }
+  const t = report.total;
+  table.push(["TOTAL", int(t.input), int(t.output), int(t.cacheRead), int(t.cacheWrite), int(t.totalTokens), money(t.cost), money(t.activeCost), money(t.inheritedCost), int(t.messages)]);
+  io.out(formatTable(table, [1, 2, 3, 4, 5, 6, 7, 8, 9], true));
+  return EXIT_OK;
+}
+
+/** Left-aligned columns, except the right-aligned ones; a rule under the header (and above a totals row). */
+function formatTable(rows: string[][], rightAligned: number[], totalsRow = false): string {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length)));
+  const fmt = (r: string[]) => r.map((c, i) => (rightAligned.includes(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join("  ").trimEnd();
+  const rule = widths.map((w) => "─".repeat(w)).join("  ");
+  const lines = [fmt(rows[0]!), rule, ...rows.slice(1, totalsRow ? -1 : undefined).map(fmt)];
+  if (totalsRow) lines.push(rule, fmt(rows[rows.length - 1]!));
+  return lines.join("\n");
+}
+
+/** The random tail of a session id (UUIDv7 ids share their time prefix). */
+function shortId(id: string | null): string {
+  return id ? id.slice(-8) : "";
 }

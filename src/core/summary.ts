@@ -1,0 +1,79 @@
+/**
+ * A session file reduced to what listings, lineage and usage need. Plain JSON, so the store can keep it in its
+ * persistent cache and never re-read an unchanged file.
+ */
+import { contentText, truncate } from "./describe.js";
+import type { Diagnostic, Rejection } from "./diagnostics.js";
+import { isPlainObject, type ParseResult, settingsAt } from "./session.js";
+import { type UsageRecord, usageRecords } from "./usage.js";
+
+export interface SessionSummaryOk {
+  ok: true;
+  id: string;
+  flavor: "pi" | "omp";
+  version: number;
+  cwd: string | null;
+  name: string | null;
+  firstPrompt: string | null;
+  /** Header timestamp in ms (the fork moment for forks). */
+  created: number;
+  parentSession: { raw: string; kind: "path" | "id" } | null;
+  /** OMP subagent session (has a `session_init` entry). */
+  subagent: boolean;
+  leafId: string | null;
+  model: string | null;
+  /** [entry id, entry time in ms] in file order. */
+  entries: [string, number][];
+  branchPoints: number;
+  compactions: number;
+  usage: UsageRecord[];
+  diagnostics: Diagnostic[];
+  /** True when the last line is incomplete (mid-write or crash). */
+  truncatedTail: boolean;
+}
+
+export interface SessionSummaryRejected {
+  ok: false;
+  rejection: Rejection;
+  diagnostics: Diagnostic[];
+}
+
+export type SessionSummary = SessionSummaryOk | SessionSummaryRejected;
+
+const MAX_DIAGNOSTICS = 50;
+
+export function summarize(result: ParseResult): SessionSummary {
+  if (!result.ok) return { ok: false, rejection: result.rejection, diagnostics: result.diagnostics.slice(0, MAX_DIAGNOSTICS) };
+  const s = result.session;
+  let firstPrompt: string | null = null;
+  for (const e of s.entries) {
+    if (e.role === "user" && isPlainObject(e.data.message)) {
+      const text = contentText(e.data.message.content);
+      if (text.trim()) {
+        firstPrompt = truncate(text, 200);
+        break;
+      }
+    }
+  }
+  const settings = settingsAt(s);
+  return {
+    ok: true,
+    id: s.header.id,
+    flavor: s.flavor,
+    version: s.version,
+    cwd: typeof s.header.cwd === "string" ? s.header.cwd : null,
+    name: s.name,
+    firstPrompt,
+    created: Date.parse(String(s.header.timestamp)),
+    parentSession: s.forkOf ? { raw: s.forkOf.raw, kind: s.forkOf.kind } : null,
+    subagent: s.entries.some((e) => e.type === "session_init"),
+    leafId: s.leafId,
+    model: settings.model ? `${settings.model.provider}/${settings.model.modelId}` : null,
+    entries: s.entries.filter((e) => !e.shadowed).map((e) => [e.id, e.timestamp ? Date.parse(e.timestamp) : Number.NaN]),
+    branchPoints: [...s.children.values()].filter((c) => c.length > 1).length,
+    compactions: s.compactions.length,
+    usage: usageRecords(s),
+    diagnostics: s.diagnostics.slice(0, MAX_DIAGNOSTICS),
+    truncatedTail: s.truncatedTail,
+  };
+}

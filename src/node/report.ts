@@ -1,0 +1,78 @@
+/**
+ * Fork-aware usage aggregation over a result set of store sessions. Every token and dollar is counted once:
+ * - entries a fork inherited from a parent in the result count for the parent (shown as `inheritedCost`);
+ * - an OMP subagent session whose parent is in the result is already counted through the parent's `task`
+ *   tool result (`details.usage`), so its own records are shown on its row but never added to totals.
+ */
+import { addRecord, emptyTotals, localDay, type UsageTotals } from "../core/usage.js";
+import { computeOwnership, isOk, type StoreSession } from "./store.js";
+
+export type GroupBy = "session" | "model" | "day" | "project";
+
+export interface UsageRow extends UsageTotals {
+  key: string;
+  /** Cost of the active-path share of this row. */
+  activeCost: number;
+  /** Session rows of forks: the cost of entries copied from the parent (counted there, not here). */
+  inheritedCost?: number;
+  /** Session rows of OMP subagents counted through their parent's task result. */
+  includedInParent?: boolean;
+  name?: string | null;
+  file?: string;
+}
+
+export interface UsageReport {
+  by: GroupBy;
+  rows: UsageRow[];
+  total: UsageTotals & { activeCost: number; inheritedCost: number };
+}
+
+export interface UsageOptions {
+  by: GroupBy;
+  /** Keep records on or after this local day (YYYY-MM-DD). */
+  since?: string;
+}
+
+export function usageReport(result: StoreSession[], options: UsageOptions): UsageReport {
+  computeOwnership(result);
+  const inResult = new Set(result);
+  const rows = new Map<string, UsageRow>();
+  const total = { ...emptyTotals(), activeCost: 0, inheritedCost: 0 };
+  const row = (key: string) => {
+    let r = rows.get(key);
+    if (!r) rows.set(key, (r = { key, ...emptyTotals(), activeCost: 0 }));
+    return r;
+  };
+  for (const s of result) {
+    if (!isOk(s)) continue;
+    const sum = s.summary;
+    const includedInParent = sum.subagent && s.parent !== null && inResult.has(s.parent);
+    const sessionRow = options.by === "session" ? row(sum.id) : undefined;
+    if (sessionRow) {
+      sessionRow.name = sum.name ?? sum.firstPrompt;
+      sessionRow.file = s.file;
+      if (s.parent && inResult.has(s.parent)) sessionRow.inheritedCost = 0;
+      if (includedInParent) sessionRow.includedInParent = true;
+    }
+    for (const r of sum.usage) {
+      if (options.since && localDay(r.time) < options.since) continue;
+      if (s.inherited.has(r.entryId)) {
+        if (sessionRow) sessionRow.inheritedCost = (sessionRow.inheritedCost ?? 0) + r.cost;
+        continue;
+      }
+      if (includedInParent && options.by !== "session") continue;
+      const key = options.by === "session" ? sum.id : options.by === "model" ? `${r.provider}/${r.model}` : options.by === "day" ? localDay(r.time) : (sum.cwd ?? "(unknown)");
+      const target = row(key);
+      addRecord(target, r);
+      if (r.active) target.activeCost += r.cost;
+      if (includedInParent) continue;
+      addRecord(total, r);
+      if (r.active) total.activeCost += r.cost;
+    }
+    if (sessionRow?.inheritedCost) total.inheritedCost += sessionRow.inheritedCost;
+  }
+  const list = [...rows.values()].filter((r) => r.messages > 0 || (r.inheritedCost ?? 0) > 0);
+  if (options.by === "day") list.sort((a, b) => a.key.localeCompare(b.key));
+  else list.sort((a, b) => b.cost - a.cost || a.key.localeCompare(b.key));
+  return { by: options.by, rows: list, total };
+}

@@ -1,0 +1,417 @@
+/**
+ * The session store: every session file under the configured roots, fork lineage, and fork-aware ownership of
+ * entries (so usage is counted exactly once). Listing stays cheap through a persistent metadata cache keyed by
+ * (path, size, mtime in ns): a second listing of an unchanged store reads no session file, and OMP's in-place
+ * title-slot rewrite (same size, new mtime) invalidates the entry (T2).
+ */
+import { createHash } from "node:crypto";
+import * as nodeFs from "node:fs/promises";
+import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { parseSession } from "../core/session.js";
+import { cwdMatches, type HostPaths, slugMatches, workspaceSlugVariants } from "../core/slug.js";
+import { type SessionSummary, type SessionSummaryOk, summarize } from "../core/summary.js";
+import type { SessionRoot } from "./roots.js";
+
+/** The file-system calls the store makes; tests wrap the real ones to count reads. */
+export interface StoreFs {
+  readdir(dir: string): Promise<{ name: string; isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean }[]>;
+  stat(file: string): Promise<{ size: number; mtimeNs: bigint; isFile(): boolean; isDirectory(): boolean }>;
+  readFile(file: string): Promise<Uint8Array>;
+  realpath(p: string): Promise<string>;
+}
+
+export const realFs: StoreFs = {
+  readdir: (dir) => nodeFs.readdir(dir, { withFileTypes: true }),
+  stat: async (file) => {
+    const s = await nodeFs.stat(file, { bigint: true });
+    return { size: Number(s.size), mtimeNs: s.mtimeNs, isFile: () => s.isFile(), isDirectory: () => s.isDirectory() };
+  },
+  readFile: (file) => nodeFs.readFile(file),
+  realpath: (p) => nodeFs.realpath(p),
+};
+
+export interface DiscoveredFile {
+  file: string;
+  root: SessionRoot;
+  /** The slug folder the file is in, or null for a flat file directly in a root. */
+  slug: string | null;
+  /** For OMP subagent and /tan sessions inside a session's artifacts dir: that session's file. */
+  nestedIn: string | null;
+  size: number;
+  mtimeNs: bigint;
+}
+
+const isSessionFileName = (name: string) => name.endsWith(".jsonl") && !name.startsWith(".");
+
+/**
+ * Walk the roots: `<root>/*.jsonl` (flat dirs), `<root>/<slug>/*.jsonl`, and nested sessions one level deeper
+ * inside a session's artifacts dir (`<slug>/<session>/*.jsonl`, T23). Locks, tmp and bak siblings don't end in
+ * `.jsonl` or start with a dot and are skipped; a symlink is followed only if it stays inside its root.
+ */
+export async function discover(roots: SessionRoot[], fs: StoreFs = realFs): Promise<{ files: DiscoveredFile[]; errors: { path: string; message: string }[] }> {
+  const files: DiscoveredFile[] = [];
+  const errors: { path: string; message: string }[] = [];
+  const seen = new Set<string>();
+  for (const root of roots) {
+    let rootReal: string;
+    try {
+      rootReal = await fs.realpath(root.dir);
+    } catch {
+      continue; // a root that does not exist is simply empty
+    }
+    const list = async (dir: string) => {
+      try {
+        return await fs.readdir(dir);
+      } catch (err) {
+        errors.push({ path: dir, message: String((err as Error).message) });
+        return [];
+      }
+    };
+    /** Resolve a dirent to "file" | "dir" | null, refusing symlinks that leave the root. */
+    const kind = async (path: string, d: { isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean }) => {
+      if (!d.isSymbolicLink()) return d.isFile() ? "file" : d.isDirectory() ? "dir" : null;
+      try {
+        const target = await fs.realpath(path);
+        if (target !== rootReal && !target.startsWith(rootReal + sep)) return null;
+        const st = await fs.stat(target);
+        return st.isFile() ? "file" : st.isDirectory() ? "dir" : null;
+      } catch {
+        return null;
+      }
+    };
+    const addFile = async (file: string, slug: string | null, nestedIn: string | null) => {
+      if (seen.has(file)) return;
+      try {
+        const st = await fs.stat(file);
+        seen.add(file);
+        files.push({ file, root, slug, nestedIn, size: st.size, mtimeNs: st.mtimeNs });
+      } catch (err) {
+        errors.push({ path: file, message: String((err as Error).message) });
+      }
+    };
+    /** Sessions in `dir` (a root or a slug folder), plus nested ones in their artifacts dirs. */
+    const scanSessionDir = async (dir: string, slug: string | null, subdirsAreSlugs: boolean) => {
+      const dirents = await list(dir);
+      const names = new Set(dirents.map((d) => d.name));
+      for (const d of dirents) {
+        const path = join(dir, d.name);
+        const k = await kind(path, d);
+        if (k === "file" && isSessionFileName(d.name)) await addFile(path, slug, null);
+        else if (k === "dir" && !d.name.startsWith(".")) {
+          if (names.has(`${d.name}.jsonl`)) {
+            // the artifacts dir of session <d.name>.jsonl: nested subagent and /tan sessions
+            for (const n of await list(path)) {
+              const np = join(path, n.name);
+              if (isSessionFileName(n.name) && (await kind(np, n)) === "file") await addFile(np, slug, join(dir, `${d.name}.jsonl`));
+            }
+          } else if (subdirsAreSlugs) {
+            await scanSessionDir(path, d.name, false);
+          }
+        }
+      }
+    };
+    await scanSessionDir(root.dir, null, true);
+  }
+  return { files, errors };
+}
+
+// ------------------------------------------------------------------------------------------------
+// Persistent metadata cache
+
+interface CacheEntry {
+  size: number;
+  mtimeNs: string;
+  summary: SessionSummary;
+}
+
+const CACHE_VERSION = 1;
+
+export class MetadataCache {
+  private entries = new Map<string, CacheEntry>();
+  private dirty = false;
+  constructor(private readonly file: string | null) {}
+
+  static async load(file: string | null): Promise<MetadataCache> {
+    const cache = new MetadataCache(file);
+    if (!file) return cache;
+    try {
+      const json = JSON.parse(await nodeFs.readFile(file, "utf8"));
+      if (json.version === CACHE_VERSION && json.entries && typeof json.entries === "object") {
+        for (const [k, v] of Object.entries(json.entries)) cache.entries.set(k, v as CacheEntry);
+      }
+    } catch {
+      /* no cache yet, or unreadable: start empty */
+    }
+    return cache;
+  }
+
+  get(file: string, size: number, mtimeNs: bigint): SessionSummary | undefined {
+    const e = this.entries.get(file);
+    return e && e.size === size && e.mtimeNs === String(mtimeNs) ? e.summary : undefined;
+  }
+
+  set(file: string, size: number, mtimeNs: bigint, summary: SessionSummary): void {
+    this.entries.set(file, { size, mtimeNs: String(mtimeNs), summary });
+    this.dirty = true;
+  }
+
+  /** Forget files that no longer exist. */
+  retain(files: Set<string>): void {
+    for (const k of this.entries.keys()) {
+      if (!files.has(k)) {
+        this.entries.delete(k);
+        this.dirty = true;
+      }
+    }
+  }
+
+  async save(): Promise<void> {
+    if (!this.file || !this.dirty) return;
+    await nodeFs.mkdir(dirname(this.file), { recursive: true });
+    const tmp = `${this.file}.${process.pid}.tmp`;
+    await nodeFs.writeFile(tmp, JSON.stringify({ version: CACHE_VERSION, entries: Object.fromEntries(this.entries) }));
+    await nodeFs.rename(tmp, this.file);
+    this.dirty = false;
+  }
+}
+
+/** A cache file name per set of roots, under `cacheDir`. */
+export function cacheFileFor(cacheDir: string, roots: SessionRoot[]): string {
+  const hash = createHash("sha256").update(roots.map((r) => r.dir).join("\0")).digest("hex").slice(0, 16);
+  return join(cacheDir, `store-${hash}.json`);
+}
+
+// ------------------------------------------------------------------------------------------------
+// The store
+
+export type ParentState = "none" | "resolved" | "orphan" | "external";
+
+export interface StoreSession {
+  file: string;
+  root: SessionRoot;
+  slug: string | null;
+  nestedIn: string | null;
+  sizeBytes: number;
+  summary: SessionSummary;
+  parentState: ParentState;
+  parent: StoreSession | null;
+  children: StoreSession[];
+  /** Ids of this session's entries that are copies of its parent's (fork deduplication, AC-6). */
+  inherited: Set<string>;
+  /** The last inherited entry in file order: where the fork left its parent. */
+  forkPointId: string | null;
+}
+
+export interface StoreOptions {
+  roots: SessionRoot[];
+  /** Where the persistent metadata cache lives; null disables it. */
+  cacheFile?: string | null;
+  fs?: StoreFs;
+}
+
+export interface Store {
+  roots: SessionRoot[];
+  sessions: StoreSession[];
+  errors: { path: string; message: string }[];
+  /** Session files read (parsed) by this load: 0 on a warm, unchanged store. */
+  filesRead: number;
+}
+
+export async function loadStore(options: StoreOptions): Promise<Store> {
+  const fs = options.fs ?? realFs;
+  const { files, errors } = await discover(options.roots, fs);
+  const cache = await MetadataCache.load(options.cacheFile ?? null);
+  let filesRead = 0;
+  const sessions: StoreSession[] = [];
+  for (const f of files) {
+    let summary = cache.get(f.file, f.size, f.mtimeNs);
+    if (!summary) {
+      try {
+        const bytes = await fs.readFile(f.file);
+        filesRead++;
+        summary = summarize(parseSession(f.file, bytes));
+        cache.set(f.file, f.size, f.mtimeNs, summary);
+      } catch (err) {
+        errors.push({ path: f.file, message: String((err as Error).message) });
+        continue;
+      }
+    }
+    sessions.push({ file: f.file, root: f.root, slug: f.slug, nestedIn: f.nestedIn, sizeBytes: f.size, summary, parentState: "none", parent: null, children: [], inherited: new Set(), forkPointId: null });
+  }
+  cache.retain(new Set(files.map((f) => f.file)));
+  try {
+    await cache.save();
+  } catch (err) {
+    errors.push({ path: options.cacheFile ?? "", message: `cache not saved: ${String((err as Error).message)}` });
+  }
+  linkLineage(sessions, options.roots);
+  return { roots: options.roots, sessions, errors, filesRead };
+}
+
+/** Is an absolute host path inside one of the roots? */
+function insideRoots(p: string, roots: SessionRoot[]): boolean {
+  return roots.some((r) => p === r.dir || p.startsWith(r.dir + sep));
+}
+
+/**
+ * Resolve every fork's parent against the sessions already discovered — never by opening the path a file names:
+ * - a session id (OMP /fork, --fork, /tan) → the discovered session with that header id, else "orphan";
+ * - a path inside the roots → that discovered file, else "orphan";
+ * - a path outside the roots (a moved store, `/etc/passwd`, `../../x`) → a discovered file at the same
+ *   `sessions/<slug>/<file>` position under a root (a relocated agent dir), else "external". Nothing is opened.
+ */
+export function linkLineage(sessions: StoreSession[], roots: SessionRoot[]): void {
+  const byFile = new Map<string, StoreSession>();
+  const byId = new Map<string, StoreSession>();
+  const byRootRel = new Map<string, StoreSession>();
+  for (const s of sessions) {
+    byFile.set(s.file, s);
+    if (s.summary.ok && !byId.has(s.summary.id)) byId.set(s.summary.id, s);
+    byRootRel.set(relative(s.root.dir, s.file).split(sep).join("/"), s);
+  }
+  for (const s of sessions) {
+    s.parent = null;
+    s.children = [];
+  }
+  for (const s of sessions) {
+    if (!s.summary.ok || !s.summary.parentSession) {
+      s.parentState = "none";
+      continue;
+    }
+    const { raw, kind } = s.summary.parentSession;
+    let parent: StoreSession | undefined;
+    let state: ParentState;
+    if (kind === "id") {
+      parent = byId.get(raw);
+      state = parent ? "resolved" : "orphan";
+    } else {
+      const native = isAbsolute(raw) && !raw.includes("\0");
+      const abs = native ? resolve(raw) : null;
+      if (abs && insideRoots(abs, roots)) {
+        parent = byFile.get(abs);
+        state = parent ? "resolved" : "orphan";
+      } else {
+        const m = /(?:^|[/\\])sessions[/\\](.+)$/.exec(raw);
+        parent = m ? byRootRel.get(m[1]!.split(/[/\\]/).join("/")) : undefined;
+        state = parent ? "resolved" : "external";
+      }
+    }
+    if (parent === s) {
+      parent = undefined;
+      state = "orphan";
+    }
+    s.parentState = state;
+    s.parent = parent ?? null;
+    if (parent) parent.children.push(s);
+  }
+  // Guard against lineage cycles (A says B is its parent, B says A): break at the repeat.
+  for (const s of sessions) {
+    const seen = new Set<StoreSession>([s]);
+    for (let p = s.parent; p; p = p.parent) {
+      if (seen.has(p)) {
+        p.parent!.children = p.parent!.children.filter((c) => c !== p);
+        p.parent = null;
+        p.parentState = "orphan";
+        break;
+      }
+      seen.add(p);
+    }
+  }
+}
+
+/**
+ * Fork deduplication over a result set (AC-6/AC-7): an entry of a fork is inherited when its parent is in the
+ * result, the parent has the same entry id, and the entry's timestamp is not after the fork's header timestamp.
+ * Inherited entries are counted for the parent only; a fork whose parent is not in the result keeps them.
+ */
+export function computeOwnership(result: StoreSession[]): void {
+  const inResult = new Set(result);
+  const idSets = new Map<StoreSession, Set<string>>();
+  const idsOf = (s: StoreSession) => {
+    let set = idSets.get(s);
+    if (!set) {
+      set = new Set(s.summary.ok ? s.summary.entries.map(([id]) => id) : []);
+      idSets.set(s, set);
+    }
+    return set;
+  };
+  for (const s of result) {
+    s.inherited = new Set();
+    s.forkPointId = null;
+    if (!s.summary.ok || !s.parent || !inResult.has(s.parent)) continue;
+    const parentIds = idsOf(s.parent);
+    const created = s.summary.created;
+    for (const [id, time] of s.summary.entries) {
+      if (parentIds.has(id) && !(time > created)) {
+        s.inherited.add(id);
+        s.forkPointId = id;
+      }
+    }
+  }
+}
+
+export interface ListedSession {
+  id: string | null;
+  file: string;
+  flavor: "pi" | "omp" | null;
+  cwd: string | null;
+  name: string | null;
+  nested: boolean;
+  parentSession: string | null;
+  parentId: string | null;
+  parentFile: string | null;
+  parentState: ParentState;
+  firstSeen: string | null;
+  lastSeen: string | null;
+  entryCount: number;
+  ownEntryCount: number;
+  sizeBytes: number;
+}
+
+/** The `list --json` row of a session (call `computeOwnership` on the result first). */
+export function listedSession(s: StoreSession): ListedSession {
+  const sum = s.summary;
+  if (!sum.ok) {
+    return { id: null, file: s.file, flavor: null, cwd: null, name: null, nested: s.nestedIn !== null, parentSession: null, parentId: null, parentFile: null, parentState: "none", firstSeen: null, lastSeen: null, entryCount: 0, ownEntryCount: 0, sizeBytes: s.sizeBytes };
+  }
+  let first = Infinity;
+  let last = -Infinity;
+  let own = 0;
+  for (const [id, time] of sum.entries) {
+    if (s.inherited.has(id)) continue;
+    own++;
+    if (Number.isFinite(time)) {
+      if (time < first) first = time;
+      if (time > last) last = time;
+    }
+  }
+  const parentSummary = s.parent?.summary;
+  return {
+    id: sum.id,
+    file: s.file,
+    flavor: sum.flavor,
+    cwd: sum.cwd,
+    name: sum.name,
+    nested: s.nestedIn !== null,
+    parentSession: sum.parentSession?.raw ?? null,
+    parentId: parentSummary?.ok ? parentSummary.id : null,
+    parentFile: s.parent?.file ?? null,
+    parentState: s.parentState,
+    firstSeen: Number.isFinite(first) ? new Date(first).toISOString() : null,
+    lastSeen: Number.isFinite(last) ? new Date(last).toISOString() : null,
+    entryCount: sum.entries.length,
+    ownEntryCount: own,
+    sizeBytes: s.sizeBytes,
+  };
+}
+
+/** Sessions that belong to a workspace folder: by `header.cwd` first, then by the slug folder's name. */
+export function belongsToWorkspace(s: StoreSession, workspace: string, host: HostPaths): boolean {
+  const cwd = s.summary.ok ? s.summary.cwd : null;
+  if (cwd && cwdMatches(cwd, workspace)) return true;
+  return s.slug !== null && slugMatches(s.slug, workspaceSlugVariants(workspace, host));
+}
+
+export function isOk(s: StoreSession): s is StoreSession & { summary: SessionSummaryOk } {
+  return s.summary.ok;
+}
