@@ -2,7 +2,7 @@
  * `pi-sessions`: the command-line face of the parser core.
  * Exit codes: 0 ok; 2 a file was rejected or is not a session; 64 usage error. Never an uncaught exception.
  */
-import { parseArgs } from "node:util";
+import { type ParseArgsConfig, parseArgs } from "node:util";
 import { buildContext, UnknownEntryError } from "../core/context.js";
 import { contentText, truncate } from "../core/describe.js";
 import type { Session } from "../core/session.js";
@@ -77,8 +77,10 @@ export async function run(argv: string[], io: Io): Promise<number> {
   }
 }
 
-function parse(args: string[], options: NonNullable<NonNullable<Parameters<typeof parseArgs>[0]>["options"]>) {
-  return parseArgs({ args, options, allowPositionals: true, strict: true });
+type Options = NonNullable<ParseArgsConfig["options"]>;
+
+function parse<O extends Options>(args: string[], options: O) {
+  return parseArgs<{ args: string[]; options: O; allowPositionals: true; strict: true }>({ args, options, allowPositionals: true, strict: true });
 }
 
 function oneFile(positionals: string[]): string {
