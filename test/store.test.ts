@@ -148,7 +148,9 @@ describe("session store over real agent dirs", () => {
     assert.equal(report.total.totalTokens, oracle.usage.totalTokens);
     const forkId = (family[1]!.summary as { id: string }).id;
     const forkRow = report.rows.find((r) => r.key === forkId);
-    assert.equal(forkRow, undefined, "a fork with no own usage has no cost row");
+    assert.ok(forkRow, "the fork has a row that shows what it inherited");
+    assert.equal(forkRow.cost, 0, "a fork with no own usage costs nothing of its own");
+    assert.ok(Math.abs(forkRow.inheritedCost! - oracle.usage.cost) < 1e-12, "its inherited cost is the parent's");
   });
 
   it("AC-6: a fork family's total equals the parent's usage plus each fork's own usage", async () => {
