@@ -316,3 +316,80 @@ describe("workspace matching", () => {
     assert.ok(belongsToWorkspace(s("c:\\Work\\App", "--x--"), "C:\\work\\app", posix), "Windows paths compare case-insensitively");
   });
 });
+
+describe("pi-sessions list and usage", () => {
+  let dir: string;
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), "pse-cli-"));
+    cpSync(join(REAL, "pi"), join(dir, "pi"), { recursive: true });
+    cpSync(join(REAL, "omp"), join(dir, "omp"), { recursive: true });
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  const agentDirs = () => ["--agent-dir", join(dir, "pi"), "--agent-dir", join(dir, "omp"), "--no-cache"];
+  async function cli(...args: string[]) {
+    let out = "";
+    let err = "";
+    const code = await run(args, { out: (t) => (out += t + "\n"), err: (t) => (err += t + "\n") });
+    return { code, out, err };
+  }
+
+  it("list --json prints every session with the specified fields", async () => {
+    const { code, out } = await cli("list", ...agentDirs(), "--json");
+    assert.equal(code, 0);
+    const json = JSON.parse(out);
+    assert.equal(json.sessions.length, 28);
+    assert.deepEqual(Object.keys(json.sessions[0]), ["id", "file", "flavor", "cwd", "name", "nested", "parentSession", "parentId", "parentFile", "parentState", "firstSeen", "lastSeen", "entryCount", "ownEntryCount", "sizeBytes"]);
+    const o3 = json.sessions.find((s: { file: string }) => s.file.endsWith(O3));
+    assert.equal(o3.parentState, "resolved");
+    assert.equal(o3.parentId, "01a228a4-d9a2-7000-85ca-ecf671b91f93");
+    assert.ok(o3.parentFile.endsWith(O2));
+    const upstreamFork = json.sessions.find((s: { cwd: string }) => s.cwd === "/Users/badlogic/code/pi-mono");
+    assert.equal(upstreamFork.parentState, "external", "a parent path on another machine stays external");
+  });
+
+  it("list --workspace keeps the workspace's sessions, nested ones included", async () => {
+    const { out } = await cli("list", ...agentDirs(), "--workspace", "/home/u/src/proj", "--json");
+    const sessions = JSON.parse(out).sessions as { cwd: string; nested: boolean }[];
+    assert.ok(sessions.length >= 15);
+    assert.ok(sessions.every((s) => s.cwd === "/home/u/src/proj"));
+    assert.equal(sessions.filter((s) => s.nested).length, 2);
+  });
+
+  it("usage --json totals equal the sum of rows; forks and subagents are not double-counted", async () => {
+    const { code, out } = await cli("usage", ...agentDirs(), "--by", "model", "--json");
+    assert.equal(code, 0);
+    const report = JSON.parse(out);
+    assert.equal(report.by, "model");
+    assert.deepEqual(Object.keys(report.total), ["input", "output", "cacheRead", "cacheWrite", "totalTokens", "cost", "messages", "activeCost", "inheritedCost"]);
+    const rowsCost = report.rows.reduce((a: number, r: { cost: number }) => a + r.cost, 0);
+    assert.ok(Math.abs(rowsCost - report.total.cost) < 1e-9);
+    const naive = (await cli("usage", ...agentDirs(), "--json")).out;
+    assert.ok(Math.abs(JSON.parse(naive).total.cost - report.total.cost) < 1e-9, "by session and by model agree");
+    assert.ok(report.total.inheritedCost > 0);
+  });
+
+  it("usage --file counts one file alone; --since filters by local day", async () => {
+    const file = join(dir, "omp", "sessions", "-src-proj", O3);
+    const { out } = await cli("usage", ...agentDirs(), "--file", file, "--json");
+    const oracle = oracleFor(join(REAL, "omp", "sessions", "-src-proj", O3)) as { usage: { cost: number } };
+    assert.ok(Math.abs(JSON.parse(out).total.cost - oracle.usage.cost) < 1e-12, "alone, a fork keeps what it inherited (AC-7)");
+    const future = JSON.parse((await cli("usage", ...agentDirs(), "--since", "2099-01-01", "--json")).out);
+    assert.equal(future.total.cost, 0);
+    assert.deepEqual(future.rows, []);
+  });
+
+  it("usage prints an aligned table with a totals row", async () => {
+    const { code, out } = await cli("usage", ...agentDirs(), "--by", "day");
+    assert.equal(code, 0);
+    const lines = out.trimEnd().split("\n");
+    assert.match(lines[0]!, /^day\s+input\s+output\s+cache read\s+cache write\s+total tokens\s+cost\s+active\s+inherited\s+msgs$/);
+    assert.match(lines.at(-1)!, /^TOTAL\s+[\d,]+\s+/);
+    assert.equal(new Set(lines.filter((l) => !l.startsWith("─")).map((l) => l.length)).size <= 2, true, "columns are aligned");
+  });
+
+  it("usage and list reject bad options with exit 64", async () => {
+    assert.equal((await cli("usage", "--by", "week")).code, 64);
+    assert.equal((await cli("usage", "--since", "yesterday")).code, 64);
+    assert.equal((await cli("list", "extra")).code, 64);
+  });
+});

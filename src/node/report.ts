@@ -57,6 +57,7 @@ export function usageReport(result: StoreSession[], options: UsageOptions): Usag
     for (const r of sum.usage) {
       if (options.since && localDay(r.time) < options.since) continue;
       if (s.inherited.has(r.entryId)) {
+        total.inheritedCost += r.cost;
         if (sessionRow) sessionRow.inheritedCost = (sessionRow.inheritedCost ?? 0) + r.cost;
         continue;
       }
@@ -69,7 +70,6 @@ export function usageReport(result: StoreSession[], options: UsageOptions): Usag
       addRecord(total, r);
       if (r.active) total.activeCost += r.cost;
     }
-    if (sessionRow?.inheritedCost) total.inheritedCost += sessionRow.inheritedCost;
   }
   const list = [...rows.values()].filter((r) => r.messages > 0 || (r.inheritedCost ?? 0) > 0);
   if (options.by === "day") list.sort((a, b) => a.key.localeCompare(b.key));
