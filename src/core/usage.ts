@@ -8,7 +8,17 @@
  */
 import { isPlainObject, pathTo, type Session } from "./session.js";
 
-export interface UsageRecord {
+/** Token buckets (input and cache disjoint) and the harness's USD cost estimate. */
+export interface TokenBuckets {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  totalTokens: number;
+  cost: number;
+}
+
+export interface UsageRecord extends TokenBuckets {
   entryId: string;
   /** Entry timestamp in ms (NaN when the entry has none). */
   time: number;
@@ -16,12 +26,6 @@ export interface UsageRecord {
   provider: string;
   /** The served model: `responseModel` if present, else `model`. */
   model: string;
-  input: number;
-  output: number;
-  cacheRead: number;
-  cacheWrite: number;
-  totalTokens: number;
-  cost: number;
   /** On the active path (what the agent resumes). */
   active: boolean;
 }
@@ -66,13 +70,7 @@ export function usageRecords(session: Session): UsageRecord[] {
   return out;
 }
 
-export interface UsageTotals {
-  input: number;
-  output: number;
-  cacheRead: number;
-  cacheWrite: number;
-  totalTokens: number;
-  cost: number;
+export interface UsageTotals extends TokenBuckets {
   messages: number;
 }
 
@@ -80,7 +78,7 @@ export function emptyTotals(): UsageTotals {
   return { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: 0, messages: 0 };
 }
 
-export function addRecord(target: UsageTotals, r: Pick<UsageRecord, "input" | "output" | "cacheRead" | "cacheWrite" | "totalTokens" | "cost">): void {
+export function addRecord(target: UsageTotals, r: TokenBuckets): void {
   target.input += r.input;
   target.output += r.output;
   target.cacheRead += r.cacheRead;
@@ -88,16 +86,6 @@ export function addRecord(target: UsageTotals, r: Pick<UsageRecord, "input" | "o
   target.totalTokens += r.totalTokens;
   target.cost += r.cost;
   target.messages += 1;
-}
-
-export function addTotals(target: UsageTotals, t: UsageTotals): void {
-  target.input += t.input;
-  target.output += t.output;
-  target.cacheRead += t.cacheRead;
-  target.cacheWrite += t.cacheWrite;
-  target.totalTokens += t.totalTokens;
-  target.cost += t.cost;
-  target.messages += t.messages;
 }
 
 /** Local calendar day (YYYY-MM-DD) of a ms timestamp. */
