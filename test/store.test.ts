@@ -134,6 +134,41 @@ describe("session store over real agent dirs", () => {
     assert.ok(sessions.filter((s) => s.nestedIn).every((s) => s.slug === "-src-proj"));
   });
 
+  it("the three OMP slug kinds of the real fixtures (home-relative, tmp, legacy absolute) are derived from header.cwd", async () => {
+    const { sessions } = await store();
+    const h = { home: "/home/u", tmpdir: "/var/tmp/pi-fixture", windows: false };
+    const kinds = new Map<string, string>();
+    for (const s of sessions.filter((x) => x.root.agent === "omp" && x.summary.ok)) {
+      const cwd = (s.summary as { cwd: string }).cwd;
+      assert.ok(slugMatches(s.slug!, workspaceSlugVariants(cwd, h)), `${s.slug} from ${cwd}`);
+      kinds.set(s.slug!, cwd);
+    }
+    assert.deepEqual([...kinds.keys()].sort(), ["--opt-acme-proj--", "-src-legacy-omp", "-src-proj", "-tmp-other-proj"]);
+    // and a rejected file (no cwd to read) is still placed in its workspace by its folder name
+    writeFileSync(join(home, ".omp", "agent", "sessions", "-tmp-other-proj", "broken.jsonl"), "not json\n");
+    const again = await store();
+    const broken = find(again.sessions, "broken.jsonl");
+    assert.equal(broken.summary.ok, false);
+    assert.ok(belongsToWorkspace(broken, "/var/tmp/pi-fixture/other-proj", h));
+    assert.ok(!belongsToWorkspace(broken, "/var/tmp/pi-fixture/oth", h), "a prefix that stops mid-name does not match");
+  });
+
+  it("aborted and error turns with non-zero usage are counted, on every branch", async () => {
+    const { sessions } = await store();
+    const s2 = find(sessions, "2026-11-29T18-50-20-792Z_01a228a4-d4f8-7759-87f6-e1f7077b112f.jsonl");
+    assert.ok(s2.summary.ok);
+    const lines = readFileSync(s2.file, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    const errorTurn = lines.find((e) => e.message?.stopReason === "error");
+    assert.ok(errorTurn, "S2 has an error turn");
+    const rec = s2.summary.usage.find((r) => r.entryId === errorTurn.id);
+    assert.ok(rec, "the error turn is counted");
+    assert.equal(rec.active, false, "it is on the abandoned branch");
+    const all = s2.summary.usage.reduce((a, r) => a + r.cost, 0);
+    const active = s2.summary.usage.filter((r) => r.active).reduce((a, r) => a + r.cost, 0);
+    assert.ok(all > active, "abandoned branches were paid for");
+    assert.ok(Math.abs(usageReport([s2], { by: "session" }).total.cost - all) < 1e-12);
+  });
+
   it("AC-6: inherited entries of a fork whose parent is in the result count once, for the parent", async () => {
     const { sessions } = await store();
     const family = [find(sessions, O2), find(sessions, O3)];
