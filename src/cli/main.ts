@@ -5,7 +5,7 @@
 import { type ParseArgsConfig, parseArgs } from "node:util";
 import { buildContext, UnknownEntryError } from "../core/context.js";
 import { contentText, truncate } from "../core/describe.js";
-import type { Session } from "../core/session.js";
+import { summarize } from "../core/summary.js";
 import { rejectedJson, treeJson } from "../core/treeJson.js";
 import { type ReadResult, readSessionFile } from "../node/readSession.js";
 import { type GroupBy, usageReport } from "../node/report.js";
@@ -91,8 +91,7 @@ function oneFile(positionals: string[]): string {
 /** Report a file that is not a readable session; returns the exit code. */
 function reportUnreadable(result: Exclude<ReadResult, { ok: true }>, json: boolean, io: Io): number {
   if ("ioError" in result) {
-    const rejection = { line: 0, code: "unreadable", message: result.ioError };
-    if (json) io.out(JSON.stringify(rejectedJson(result.file, rejection as never)));
+    if (json) io.out(JSON.stringify(rejectedJson(result.file, { line: 0, code: "unreadable", message: result.ioError })));
     else io.err(`${result.file}: cannot read: ${result.ioError}`);
     return EXIT_REJECTED;
   }
@@ -121,16 +120,15 @@ async function contextCommand(args: string[], io: Io): Promise<number> {
     throw err;
   }
   if (values.json) {
-    const { compactionId: _omit, ...json } = context;
-    void _omit;
+    const { compactionId: _compactionId, ...json } = context;
     io.out(JSON.stringify(json));
   } else {
-    io.out(renderContext(result.session, context));
+    io.out(renderContext(context));
   }
   return EXIT_OK;
 }
 
-function renderContext(session: Session, context: ReturnType<typeof buildContext>): string {
+function renderContext(context: ReturnType<typeof buildContext>): string {
   const model = context.model ? `${context.model.provider}/${context.model.modelId}` : "unknown model";
   const lines = [`context at ${context.leafId ?? "(empty)"} · ${context.messages.length} messages · ${model} · thinking ${context.thinkingLevel ?? "off"}`, ""];
   context.messages.forEach((m, i) => {
@@ -141,7 +139,6 @@ function renderContext(session: Session, context: ReturnType<typeof buildContext
     else text = contentText(m.content);
     lines.push(`${String(i + 1).padStart(4)}  ${m.role.padEnd(17)} ${truncate(text, 100)}`);
   });
-  void session;
   return lines.join("\n");
 }
 
@@ -243,7 +240,6 @@ async function usageCommand(args: string[], io: Io): Promise<number> {
     else {
       const read = await readSessionFile(file, { validate: false });
       if (!read.ok) return reportUnreadable(read, !!values.json, io);
-      const { summarize } = await import("../core/summary.js");
       result = [{ file, root: { dir: file, agent: "any", source: "--file" }, slug: null, nestedIn: null, sizeBytes: 0, summary: summarize(read), parentState: "none", parent: null, children: [], inherited: new Set(), forkPointId: null }];
     }
   } else {

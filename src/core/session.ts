@@ -195,8 +195,8 @@ export function parseSession(file: string, content: string | Uint8Array, options
   if (version > 3) {
     diagnostics.push({ line: headerLine, severity: "warning", code: "unknown-version", message: `session version ${version} is newer than 3; read as version 3` });
   }
-  const entries = version < 2 ? buildV1Entries(records, headerLine, diagnostics) : buildEntries(records, version, diagnostics);
-  if (validate) validateAll(entries, version, diagnostics);
+  const entries = version < 2 ? buildV1Entries(records, diagnostics) : buildEntries(records, version, diagnostics);
+  if (validate) validateAll(entries, diagnostics);
 
   const session = assemble(file, header, headerLine, version, titleSlot, entries, diagnostics);
   session.endsWithNewline = scan.endsWithNewline;
@@ -234,7 +234,7 @@ function buildEntries(records: { line: number; value: Record<string, unknown> }[
 }
 
 /** v1 files have no ids (T6): ids are synthesized from the physical line, parents chain in file order. */
-function buildV1Entries(records: { line: number; value: Record<string, unknown> }[], headerLine: number, diagnostics: Diagnostic[]): Entry[] {
+function buildV1Entries(records: { line: number; value: Record<string, unknown> }[], diagnostics: Diagnostic[]): Entry[] {
   const entries: Entry[] = [];
   // pi indexes firstKeptEntryIndex into the array of *parsed records* with the header at index 0.
   const recordIds: (string | null)[] = [null];
@@ -269,7 +269,6 @@ function buildV1Entries(records: { line: number; value: Record<string, unknown> 
     entries.push(makeEntry(data, id, prev, line));
     prev = id;
   }
-  void headerLine;
   return entries;
 }
 
@@ -288,7 +287,7 @@ function makeEntry(data: Record<string, unknown>, id: string, parentId: string |
   return entry;
 }
 
-function validateAll(entries: Entry[], version: number, diagnostics: Diagnostic[]): void {
+function validateAll(entries: Entry[], diagnostics: Diagnostic[]): void {
   for (const entry of entries) {
     if (!entry.known) {
       diagnostics.push({ line: entry.line, severity: "warning", code: "unknown-entry-type", message: `unknown entry type ${JSON.stringify(entry.type)}; kept as an opaque node` });
@@ -300,10 +299,8 @@ function validateAll(entries: Entry[], version: number, diagnostics: Diagnostic[
     if (entry.timestamp === undefined || Number.isNaN(Date.parse(entry.timestamp))) {
       diagnostics.push({ line: entry.line, severity: "warning", code: "invalid-timestamp", message: "entry timestamp is missing or not an ISO date; sibling order may differ" });
     }
-    // v1 compactions carried firstKeptEntryIndex; v1 entries were validated after id synthesis.
-    const problems = validateEntry(entry.data);
-    void version;
-    for (const problem of problems) {
+    // v1 entries are validated in their migrated form (synthesized ids, firstKeptEntryId).
+    for (const problem of validateEntry(entry.data)) {
       diagnostics.push({ line: entry.line, severity: "warning", code: "schema", message: `${entry.type}: ${problem}` });
     }
   }
