@@ -10,7 +10,8 @@ import { rejectedJson, treeJson } from "../core/treeJson.js";
 import { type ReadResult, readSessionFile } from "../node/readSession.js";
 import { type GroupBy, usageReport } from "../node/report.js";
 import { resolveRoots } from "../node/roots.js";
-import { belongsToWorkspace, cacheFileFor, computeOwnership, listedSession, loadStore, type StoreSession } from "../node/store.js";
+import { belongsToWorkspace, cacheFileFor, computeOwnership, listedSession, loadStore, newStoreSession, type StoreSession } from "../node/store.js";
+import { stat } from "node:fs/promises";
 import { homedir, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { renderTree } from "./treeText.js";
@@ -90,11 +91,6 @@ function oneFile(positionals: string[]): string {
 
 /** Report a file that is not a readable session; returns the exit code. */
 function reportUnreadable(result: Exclude<ReadResult, { ok: true }>, json: boolean, io: Io): number {
-  if ("ioError" in result) {
-    if (json) io.out(JSON.stringify(rejectedJson(result.file, { line: 0, code: "unreadable", message: result.ioError })));
-    else io.err(`${result.file}: cannot read: ${result.ioError}`);
-    return EXIT_REJECTED;
-  }
   if (json) io.out(JSON.stringify(rejectedJson(result.file, result.rejection)));
   else io.err(`${result.file}:${result.rejection.line}: rejected ${result.rejection.code}: ${result.rejection.message}`);
   return EXIT_REJECTED;
@@ -151,11 +147,6 @@ async function lintCommand(args: string[], io: Io): Promise<number> {
     const result = await readSessionFile(file);
     if (!result.ok) {
       code = EXIT_REJECTED;
-      if ("ioError" in result) {
-        report.push({ file, rejected: { line: 0, code: "unreadable", message: result.ioError }, diagnostics: [] });
-        if (!values.json) io.out(`${file}:0: error unreadable: ${result.ioError}`);
-        continue;
-      }
       report.push({ file, rejected: result.rejection, diagnostics: result.diagnostics });
       if (!values.json) {
         for (const d of result.diagnostics) io.out(`${file}:${d.line}: ${d.severity} ${d.code}: ${d.message}`);
@@ -240,7 +231,7 @@ async function usageCommand(args: string[], io: Io): Promise<number> {
     else {
       const read = await readSessionFile(file, { validate: false });
       if (!read.ok) return reportUnreadable(read, !!values.json, io);
-      result = [{ file, root: { dir: file, agent: "any", source: "--file" }, slug: null, nestedIn: null, sizeBytes: 0, summary: summarize(read), parentState: "none", parent: null, children: [], inherited: new Set(), forkPointId: null }];
+      result = [newStoreSession({ file, root: { dir: file, agent: "any", source: "--file" }, slug: null, nestedIn: null, size: (await stat(file)).size }, summarize(read))];
     }
   } else {
     result = (await openStore(values)).result;

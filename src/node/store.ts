@@ -217,6 +217,11 @@ export interface Store {
   filesRead: number;
 }
 
+/** A store session before lineage is linked (`linkLineage`) and ownership computed (`computeOwnership`). */
+export function newStoreSession(f: Pick<DiscoveredFile, "file" | "root" | "slug" | "nestedIn" | "size">, summary: SessionSummary): StoreSession {
+  return { file: f.file, root: f.root, slug: f.slug, nestedIn: f.nestedIn, sizeBytes: f.size, summary, parentState: "none", parent: null, children: [], inherited: new Set(), forkPointId: null };
+}
+
 export async function loadStore(options: StoreOptions): Promise<Store> {
   const fs = options.fs ?? realFs;
   const { files, errors } = await discover(options.roots, fs);
@@ -236,7 +241,7 @@ export async function loadStore(options: StoreOptions): Promise<Store> {
         continue;
       }
     }
-    sessions.push({ file: f.file, root: f.root, slug: f.slug, nestedIn: f.nestedIn, sizeBytes: f.size, summary, parentState: "none", parent: null, children: [], inherited: new Set(), forkPointId: null });
+    sessions.push(newStoreSession(f, summary));
   }
   cache.retain(new Set(files.map((f) => f.file)));
   try {
