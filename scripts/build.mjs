@@ -1,14 +1,36 @@
-// Bundles the CLI (and, later, the extension) with esbuild. `node scripts/build.mjs [--watch]`.
-import { chmodSync } from "node:fs";
+// Bundles the CLI, the extension and the in-host integration tests with esbuild.
+// `node scripts/build.mjs [--production]`
+import { chmodSync, readdirSync } from "node:fs";
 import * as esbuild from "esbuild";
 
-const common = { bundle: true, platform: "node", target: "node20", sourcemap: true, logLevel: "warning" };
+const production = process.argv.includes("--production");
+const common = { bundle: true, platform: "node", target: "node20", sourcemap: !production, minify: production, logLevel: "warning" };
 
-await esbuild.build({
-  ...common,
-  entryPoints: ["src/cli/bin.ts"],
-  outfile: "dist/cli.js",
-  format: "esm",
-  banner: { js: "#!/usr/bin/env node" },
-});
+await Promise.all([
+  esbuild.build({
+    ...common,
+    entryPoints: ["src/cli/bin.ts"],
+    outfile: "dist/cli.js",
+    format: "esm",
+    banner: { js: "#!/usr/bin/env node" },
+  }),
+  // The package is ESM ("type": "module"); VS Code require()s the extension, so it is CommonJS with a .cjs name.
+  esbuild.build({
+    ...common,
+    entryPoints: ["src/extension/extension.ts"],
+    outfile: "dist/extension.cjs",
+    format: "cjs",
+    external: ["vscode"],
+  }),
+  esbuild.build({
+    ...common,
+    sourcemap: true,
+    minify: false,
+    entryPoints: ["test/integration/index.ts", ...readdirSync("test/integration").filter((f) => f.endsWith(".test.ts")).map((f) => `test/integration/${f}`)],
+    outdir: "dist/test/integration",
+    outExtension: { ".js": ".cjs" },
+    format: "cjs",
+    external: ["vscode", "mocha"],
+  }),
+]);
 chmodSync("dist/cli.js", 0o755);

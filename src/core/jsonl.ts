@@ -28,18 +28,21 @@ export function decodeUtf8(bytes: Uint8Array): string {
   return decoder.decode(bytes);
 }
 
-/** Split into physical lines. Whitespace-only lines are dropped (they are not records) but keep numbering. */
-export function scanLines(content: string): ScanResult {
+/**
+ * Split into physical lines. Whitespace-only lines are dropped (they are not records) but keep numbering.
+ * `firstLine` numbers a chunk that continues a file (appended bytes); only a file's first chunk can carry a BOM.
+ */
+export function scanLines(content: string, firstLine = 1): ScanResult {
   let text = content;
   let hadBom = false;
-  if (text.charCodeAt(0) === 0xfeff) {
+  if (firstLine === 1 && text.charCodeAt(0) === 0xfeff) {
     text = text.slice(1);
     hadBom = true;
   }
   const lines: JsonlLine[] = [];
   const endsWithNewline = text.length === 0 || text.endsWith("\n");
   let start = 0;
-  let lineNo = 0;
+  let lineNo = firstLine - 1;
   while (start < text.length) {
     let end = text.indexOf("\n", start);
     const unterminated = end === -1;

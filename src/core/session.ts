@@ -6,7 +6,7 @@
  * memory only.
  */
 import type { Diagnostic, Rejection } from "./diagnostics.js";
-import { decodeUtf8, parseLine, scanLines } from "./jsonl.js";
+import { decodeUtf8, type JsonlLine, parseLine, scanLines } from "./jsonl.js";
 import {
   headerEnvelopeSchema,
   isKnownEntryType,
@@ -106,32 +106,78 @@ export interface ParseOptions {
 
 /** Parse one session file's content. Never throws for any input. */
 export function parseSession(file: string, content: string | Uint8Array, options: ParseOptions = {}): ParseResult {
-  const validate = options.validate ?? true;
   const text = typeof content === "string" ? content : decodeUtf8(content);
   const scan = scanLines(text);
-  const diagnostics: Diagnostic[] = [];
-  const reject = (line: number, code: Rejection["code"], message: string): ParseResult => ({
-    ok: false,
-    file,
-    rejection: { line, code, message },
-    diagnostics,
-  });
-  if (scan.hadBom) {
-    diagnostics.push({ line: 1, severity: "warning", code: "bom", message: "file starts with a UTF-8 byte order mark; the agents do not write one" });
+  const reader = new SessionReader(file, options);
+  reader.feed(scan.lines, scan.hadBom);
+  return reader.result(scan.endsWithNewline);
+}
+
+type RawRecord = { line: number; value: Record<string, unknown> };
+
+/**
+ * The incremental form of `parseSession`: complete lines are fed as they arrive (a live session grows by appends),
+ * each is JSON-parsed, validated and turned into an entry once; `result()` assembles the tree from the entries held
+ * so far, without parsing anything again. Feeding a file in chunks gives the same result as parsing it whole.
+ */
+export class SessionReader {
+  private readonly validate: boolean;
+  private header: SessionHeader | undefined;
+  private headerLine = 0;
+  private version = 1;
+  private titleSlot: TitleSlot | null = null;
+  private sawTitleRecord = false;
+  private truncatedTail = false;
+  private rejection: Rejection | null = null;
+  private lastLine = 0;
+  private sawLine = false;
+  private readonly lineDiagnostics: Diagnostic[] = [];
+  private readonly entries: Entry[] = [];
+  // v1 (T6): ids are synthesized and parents chain in file order; pi indexes firstKeptEntryIndex into the parsed
+  // records with the header at index 0.
+  private v1Prev: string | null = null;
+  private readonly v1RecordIds: (string | null)[] = [null];
+
+  constructor(
+    readonly file: string,
+    options: ParseOptions = {},
+  ) {
+    this.validate = options.validate ?? true;
   }
 
-  let header: SessionHeader | undefined;
-  let headerLine = 0;
-  let titleSlot: TitleSlot | null = null;
-  let sawTitleRecord = false;
-  let truncatedTail = false;
-  const records: { line: number; value: Record<string, unknown> }[] = [];
+  /** The last physical line number fed so far. */
+  get linesFed(): number {
+    return this.lastLine;
+  }
 
-  for (const { line, text: lineText, unterminated } of scan.lines) {
+  /** Entries so far, in file order (shared, not copied). */
+  get entryCount(): number {
+    return this.entries.length;
+  }
+
+  /** Feed physical lines in order. `hadBom` is only meaningful for the first chunk of a file. */
+  feed(lines: readonly JsonlLine[], hadBom = false): void {
+    if (hadBom) {
+      this.lineDiagnostics.push({ line: 1, severity: "warning", code: "bom", message: "file starts with a UTF-8 byte order mark; the agents do not write one" });
+    }
+    for (const l of lines) {
+      this.lastLine = l.line;
+      this.sawLine = true;
+      if (this.rejection) continue;
+      this.feedLine(l);
+    }
+  }
+
+  private reject(line: number, code: Rejection["code"], message: string): void {
+    this.rejection = { line, code, message };
+  }
+
+  private feedLine({ line, text: lineText, unterminated }: JsonlLine): void {
+    const diagnostics = this.lineDiagnostics;
     const parsed = parseLine(lineText);
     if (!parsed.ok) {
       if (unterminated) {
-        truncatedTail = true;
+        this.truncatedTail = true;
         diagnostics.push({
           line,
           severity: "warning",
@@ -141,117 +187,73 @@ export function parseSession(file: string, content: string | Uint8Array, options
       } else {
         diagnostics.push({ line, severity: "error", code: "malformed-json", message: `not valid JSON (${parsed.error}); line skipped` });
       }
-      continue;
+      return;
     }
     const value = parsed.value;
     if (!isPlainObject(value)) {
-      if (!header) return reject(line, "record-before-header", `line ${line} is ${describe(value)}, not a session header`);
+      if (!this.header) return this.reject(line, "record-before-header", `line ${line} is ${describe(value)}, not a session header`);
       diagnostics.push({ line, severity: "error", code: "not-an-object", message: `record is ${describe(value)}, not an object; line skipped` });
-      continue;
+      return;
     }
-    if (!header) {
+    if (!this.header) {
       if (value.type === "title") {
         // T1: OMP's title slot precedes the header. Only the first one counts.
-        if (!sawTitleRecord) {
+        if (!this.sawTitleRecord) {
           const slot = titleSlotSchema.safeParse(value);
-          if (slot.success) titleSlot = slot.data;
+          if (slot.success) this.titleSlot = slot.data;
           else diagnostics.push({ line, severity: "warning", code: "schema", message: "title slot does not match the OMP slot shape; ignored" });
         }
-        sawTitleRecord = true;
-        continue;
+        this.sawTitleRecord = true;
+        return;
       }
       if (value.type !== "session") {
-        return reject(line, "record-before-header", `a ${JSON.stringify(String(value.type ?? "untyped"))} record comes before the session header`);
+        return this.reject(line, "record-before-header", `a ${JSON.stringify(String(value.type ?? "untyped"))} record comes before the session header`);
       }
       if (!headerEnvelopeSchema.safeParse(value).success) {
-        return reject(line, "invalid-header", "session header has no string id");
+        return this.reject(line, "invalid-header", "session header has no string id");
       }
-      header = value as SessionHeader;
-      headerLine = line;
-      if (validate) {
+      this.header = value as SessionHeader;
+      this.headerLine = line;
+      this.version = typeof value.version === "number" ? value.version : 1;
+      if (this.validate) {
         for (const problem of validateHeader(value)) {
           diagnostics.push({ line, severity: "warning", code: "schema", message: `header: ${problem}` });
         }
       }
-      continue;
+      if (this.version > 3) {
+        diagnostics.push({ line, severity: "warning", code: "unknown-version", message: `session version ${this.version} is newer than 3; read as version 3` });
+      }
+      return;
     }
     if (value.type === "session") {
-      return reject(line, "duplicate-header", `a second session header (first on line ${headerLine}); the file is ambiguous`);
+      return this.reject(line, "duplicate-header", `a second session header (first on line ${this.headerLine}); the file is ambiguous`);
     }
     if (value.type === "title") {
       diagnostics.push({ line, severity: "warning", code: "stray-title", message: "title record after the header is not an entry; ignored" });
-      continue;
+      return;
     }
-    records.push({ line, value });
+    const entry = this.version < 2 ? this.v1Entry({ line, value }) : buildEntry({ line, value }, this.version, diagnostics);
+    if (!entry) return;
+    this.entries.push(entry);
+    if (this.validate) validateOne(entry, diagnostics);
   }
 
-  if (!header) {
-    if (scan.lines.length === 0) return reject(0, "empty-file", "file is empty");
-    const last = scan.lines[scan.lines.length - 1]!.line;
-    return reject(last, "no-header", titleSlot || sawTitleRecord ? "title slot is not followed by a session header" : "no session header in the file");
-  }
-
-  const version = typeof header.version === "number" ? header.version : 1;
-  if (version > 3) {
-    diagnostics.push({ line: headerLine, severity: "warning", code: "unknown-version", message: `session version ${version} is newer than 3; read as version 3` });
-  }
-  const entries = version < 2 ? buildV1Entries(records, diagnostics) : buildEntries(records, version, diagnostics);
-  if (validate) validateAll(entries, diagnostics);
-
-  const session = assemble(file, header, headerLine, version, titleSlot, entries, diagnostics);
-  session.endsWithNewline = scan.endsWithNewline;
-  session.truncatedTail = truncatedTail;
-  return { ok: true, session };
-}
-
-function buildEntries(records: { line: number; value: Record<string, unknown> }[], version: number, diagnostics: Diagnostic[]): Entry[] {
-  const entries: Entry[] = [];
-  for (const { line, value } of records) {
+  private v1Entry({ line, value }: RawRecord): Entry | null {
+    const diagnostics = this.lineDiagnostics;
     if (typeof value.type !== "string") {
       diagnostics.push({ line, severity: "error", code: "missing-type", message: "record has no string `type`; line skipped" });
-      continue;
-    }
-    if (typeof value.id !== "string" || value.id === "") {
-      diagnostics.push({ line, severity: "error", code: "missing-id", message: `${value.type} record has no string \`id\`; line skipped` });
-      continue;
-    }
-    let parentId: string | null;
-    if (typeof value.parentId === "string") parentId = value.parentId;
-    else {
-      if (value.parentId !== null) {
-        diagnostics.push({ line, severity: "warning", code: "missing-parent-id", message: "record has no `parentId`; treated as a root" });
-      }
-      parentId = null;
-    }
-    let data = value;
-    if (version < 3 && value.type === "message" && isPlainObject(value.message) && value.message.role === "hookMessage") {
-      // v2 → v3: the hookMessage role was renamed custom (pi migrates this in memory and on disk; we only in memory).
-      data = { ...value, message: { ...value.message, role: "custom" } };
-    }
-    entries.push(makeEntry(data, value.id, parentId, line));
-  }
-  return entries;
-}
-
-/** v1 files have no ids (T6): ids are synthesized from the physical line, parents chain in file order. */
-function buildV1Entries(records: { line: number; value: Record<string, unknown> }[], diagnostics: Diagnostic[]): Entry[] {
-  const entries: Entry[] = [];
-  // pi indexes firstKeptEntryIndex into the array of *parsed records* with the header at index 0.
-  const recordIds: (string | null)[] = [null];
-  let prev: string | null = null;
-  for (const { line, value } of records) {
-    if (typeof value.type !== "string") {
-      diagnostics.push({ line, severity: "error", code: "missing-type", message: "record has no string `type`; line skipped" });
-      recordIds.push(null);
-      continue;
+      this.v1RecordIds.push(null);
+      return null;
     }
     const id = `L${line}`;
+    const prev = this.v1Prev;
     const data: Record<string, unknown> = { ...value, id, parentId: prev };
     if (data.type === "message" && isPlainObject(data.message) && data.message.role === "hookMessage") {
       data.message = { ...data.message, role: "custom" };
     }
     if (data.type === "compaction" && typeof value.firstKeptEntryIndex === "number") {
       const index = value.firstKeptEntryIndex;
+      const recordIds = this.v1RecordIds;
       // Like pi's migration: the target must be a non-header record already given an id.
       const target = index >= 1 && index < recordIds.length ? recordIds[index] : null;
       delete data.firstKeptEntryIndex;
@@ -265,11 +267,52 @@ function buildV1Entries(records: { line: number; value: Record<string, unknown> 
         });
       }
     }
-    recordIds.push(id);
-    entries.push(makeEntry(data, id, prev, line));
-    prev = id;
+    this.v1RecordIds.push(id);
+    this.v1Prev = id;
+    return makeEntry(data, id, prev, line);
   }
-  return entries;
+
+  /** Assemble the session from everything fed so far. `endsWithNewline`: whether the content fed ends a line. */
+  result(endsWithNewline = true): ParseResult {
+    const diagnostics = [...this.lineDiagnostics];
+    const file = this.file;
+    if (this.rejection) return { ok: false, file, rejection: this.rejection, diagnostics };
+    if (!this.header) {
+      if (!this.sawLine) return { ok: false, file, rejection: { line: 0, code: "empty-file", message: "file is empty" }, diagnostics };
+      const message = this.titleSlot || this.sawTitleRecord ? "title slot is not followed by a session header" : "no session header in the file";
+      return { ok: false, file, rejection: { line: this.lastLine, code: "no-header", message }, diagnostics };
+    }
+    for (const e of this.entries) delete e.shadowed;
+    const session = assemble(file, this.header, this.headerLine, this.version, this.titleSlot, [...this.entries], diagnostics);
+    session.endsWithNewline = endsWithNewline;
+    session.truncatedTail = this.truncatedTail;
+    return { ok: true, session };
+  }
+}
+
+function buildEntry({ line, value }: RawRecord, version: number, diagnostics: Diagnostic[]): Entry | null {
+  if (typeof value.type !== "string") {
+    diagnostics.push({ line, severity: "error", code: "missing-type", message: "record has no string `type`; line skipped" });
+    return null;
+  }
+  if (typeof value.id !== "string" || value.id === "") {
+    diagnostics.push({ line, severity: "error", code: "missing-id", message: `${value.type} record has no string \`id\`; line skipped` });
+    return null;
+  }
+  let parentId: string | null;
+  if (typeof value.parentId === "string") parentId = value.parentId;
+  else {
+    if (value.parentId !== null) {
+      diagnostics.push({ line, severity: "warning", code: "missing-parent-id", message: "record has no `parentId`; treated as a root" });
+    }
+    parentId = null;
+  }
+  let data = value;
+  if (version < 3 && value.type === "message" && isPlainObject(value.message) && value.message.role === "hookMessage") {
+    // v2 → v3: the hookMessage role was renamed custom (pi migrates this in memory and on disk; we only in memory).
+    data = { ...value, message: { ...value.message, role: "custom" } };
+  }
+  return makeEntry(data, value.id, parentId, line);
 }
 
 function makeEntry(data: Record<string, unknown>, id: string, parentId: string | null, line: number): Entry {
@@ -287,22 +330,20 @@ function makeEntry(data: Record<string, unknown>, id: string, parentId: string |
   return entry;
 }
 
-function validateAll(entries: Entry[], diagnostics: Diagnostic[]): void {
-  for (const entry of entries) {
-    if (!entry.known) {
-      diagnostics.push({ line: entry.line, severity: "warning", code: "unknown-entry-type", message: `unknown entry type ${JSON.stringify(entry.type)}; kept as an opaque node` });
-      continue;
-    }
-    if (entry.role !== undefined && !isKnownRole(entry.role)) {
-      diagnostics.push({ line: entry.line, severity: "warning", code: "unknown-role", message: `unknown message role ${JSON.stringify(entry.role)}; kept as an opaque message` });
-    }
-    if (entry.timestamp === undefined || Number.isNaN(Date.parse(entry.timestamp))) {
-      diagnostics.push({ line: entry.line, severity: "warning", code: "invalid-timestamp", message: "entry timestamp is missing or not an ISO date; sibling order may differ" });
-    }
-    // v1 entries are validated in their migrated form (synthesized ids, firstKeptEntryId).
-    for (const problem of validateEntry(entry.data)) {
-      diagnostics.push({ line: entry.line, severity: "warning", code: "schema", message: `${entry.type}: ${problem}` });
-    }
+function validateOne(entry: Entry, diagnostics: Diagnostic[]): void {
+  if (!entry.known) {
+    diagnostics.push({ line: entry.line, severity: "warning", code: "unknown-entry-type", message: `unknown entry type ${JSON.stringify(entry.type)}; kept as an opaque node` });
+    return;
+  }
+  if (entry.role !== undefined && !isKnownRole(entry.role)) {
+    diagnostics.push({ line: entry.line, severity: "warning", code: "unknown-role", message: `unknown message role ${JSON.stringify(entry.role)}; kept as an opaque message` });
+  }
+  if (entry.timestamp === undefined || Number.isNaN(Date.parse(entry.timestamp))) {
+    diagnostics.push({ line: entry.line, severity: "warning", code: "invalid-timestamp", message: "entry timestamp is missing or not an ISO date; sibling order may differ" });
+  }
+  // v1 entries are validated in their migrated form (synthesized ids, firstKeptEntryId).
+  for (const problem of validateEntry(entry.data)) {
+    diagnostics.push({ line: entry.line, severity: "warning", code: "schema", message: `${entry.type}: ${problem}` });
   }
 }
 

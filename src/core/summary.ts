@@ -26,6 +26,8 @@ export interface SessionSummaryOk {
   entries: [string, number][];
   branchPoints: number;
   compactions: number;
+  /** [entry id, label] of the labeled entries. */
+  labels: [string, string][];
   usage: UsageRecord[];
   diagnostics: Diagnostic[];
   /** True when the last line is incomplete (mid-write or crash). */
@@ -72,6 +74,7 @@ export function summarize(result: ParseResult): SessionSummary {
     entries: s.entries.filter((e) => !e.shadowed).map((e) => [e.id, e.timestamp ? Date.parse(e.timestamp) : Number.NaN]),
     branchPoints: [...s.children.values()].filter((c) => c.length > 1).length,
     compactions: s.compactions.length,
+    labels: [...s.labels].map(([id, l]) => [id, l.label]),
     usage: usageRecords(s),
     diagnostics: s.diagnostics.slice(0, MAX_DIAGNOSTICS),
     truncatedTail: s.truncatedTail,

@@ -124,7 +124,7 @@ interface CacheEntry {
   summary: SessionSummary;
 }
 
-const CACHE_VERSION = 1;
+const CACHE_VERSION = 2;
 
 export class MetadataCache {
   private entries = new Map<string, CacheEntry>();
@@ -192,6 +192,8 @@ export interface StoreSession {
   slug: string | null;
   nestedIn: string | null;
   sizeBytes: number;
+  /** Last modification time in ms (0 when unknown). */
+  mtimeMs: number;
   summary: SessionSummary;
   parentState: ParentState;
   parent: StoreSession | null;
@@ -218,8 +220,9 @@ export interface Store {
 }
 
 /** A store session before lineage is linked (`linkLineage`) and ownership computed (`computeOwnership`). */
-export function newStoreSession(f: Pick<DiscoveredFile, "file" | "root" | "slug" | "nestedIn" | "size">, summary: SessionSummary): StoreSession {
-  return { file: f.file, root: f.root, slug: f.slug, nestedIn: f.nestedIn, sizeBytes: f.size, summary, parentState: "none", parent: null, children: [], inherited: new Set(), forkPointId: null };
+export function newStoreSession(f: Pick<DiscoveredFile, "file" | "root" | "slug" | "nestedIn" | "size"> & { mtimeNs?: bigint }, summary: SessionSummary): StoreSession {
+  const mtimeMs = f.mtimeNs === undefined ? 0 : Number(f.mtimeNs / 1_000_000n);
+  return { file: f.file, root: f.root, slug: f.slug, nestedIn: f.nestedIn, sizeBytes: f.size, mtimeMs, summary, parentState: "none", parent: null, children: [], inherited: new Set(), forkPointId: null };
 }
 
 export async function loadStore(options: StoreOptions): Promise<Store> {

@@ -1,0 +1,55 @@
+/**
+ * Composition root: build the services in order, wire them, and hand every disposable to VS Code. Nothing is
+ * read here: the first session file is read when the Sessions view first asks for its children.
+ */
+import * as vscode from "vscode";
+import { type FilterMode, isFilterMode } from "../core/outline.js";
+import { OutputLogger } from "./logging.js";
+import { readSettings, SessionService } from "./service.js";
+import { applyFilterDescription, registerSessionCommands } from "./sessionCommands.js";
+import { type Element, SessionsTreeProvider } from "./tree.js";
+
+/** What tests (and other extensions) can reach. */
+export interface PiSessionsApi {
+  service: SessionService;
+  tree: SessionsTreeProvider;
+  view: vscode.TreeView<Element>;
+}
+
+export function activate(context: vscode.ExtensionContext): PiSessionsApi {
+  const logger = new OutputLogger();
+  context.subscriptions.push(logger);
+  try {
+    const service = new SessionService(logger, vscode.Uri.joinPath(context.globalStorageUri, "cache").fsPath, readSettings());
+    const configured = vscode.workspace.getConfiguration("piSessions").get<string>("defaultFilter");
+    const remembered = context.workspaceState.get<string>("piSessions.filter");
+    const filter: FilterMode = isFilterMode(remembered) ? remembered : isFilterMode(configured) ? configured : "default";
+    const tree = new SessionsTreeProvider(service, filter);
+    const view = vscode.window.createTreeView("piSessions.sessions", { treeDataProvider: tree, showCollapseAll: true });
+    applyFilterDescription(view, filter);
+    context.subscriptions.push(
+      service,
+      tree,
+      view,
+      registerSessionCommands({ service, tree, view, logger, state: context.workspaceState }),
+      vscode.workspace.onDidChangeConfiguration(async (e) => {
+        if (e.affectsConfiguration("piSessions.agentDirs") || e.affectsConfiguration("piSessions.includePi") || e.affectsConfiguration("piSessions.includeOmp")) {
+          logger.info("settings changed: reloading sessions");
+          await service.reconfigure();
+        }
+      }),
+      vscode.workspace.onDidChangeWorkspaceFolders(() => tree.refreshAll()),
+    );
+    logger.info(`activated (VS Code ${vscode.version}, ${vscode.env.appName})`);
+    return { service, tree, view };
+  } catch (err) {
+    // VS Code shows nothing when activation fails, so say it ourselves.
+    logger.error("activation failed", err);
+    void vscode.window.showErrorMessage(`Pi Sessions failed to start: ${err instanceof Error ? err.message : String(err)}`, "Show Log").then((c) => {
+      if (c === "Show Log") logger.show();
+    });
+    throw err;
+  }
+}
+
+export function deactivate(): void {}

@@ -1,0 +1,145 @@
+/**
+ * Owns the session library and the file watcher for the extension. Nothing is read until the tree asks
+ * (`ensureStarted`); settings changes rebuild both.
+ */
+import { existsSync } from "node:fs";
+import * as vscode from "vscode";
+import { type ChangeSet, SessionLibrary } from "../node/library.js";
+import { resolveRoots, type SessionRoot } from "../node/roots.js";
+import { cacheFileFor } from "../node/store.js";
+import { SessionWatcher } from "../node/watcher.js";
+import type { Logger } from "./logging.js";
+
+export type LibraryState = "idle" | "loading" | "noAgentDir" | "noSessions" | "ready";
+
+export interface Settings {
+  agentDirs: string[];
+  includePi: boolean;
+  includeOmp: boolean;
+}
+
+export function readSettings(): Settings {
+  const c = vscode.workspace.getConfiguration("piSessions");
+  const dirs = c.get<unknown>("agentDirs");
+  return {
+    agentDirs: Array.isArray(dirs) ? dirs.filter((d): d is string => typeof d === "string" && d.trim() !== "") : [],
+    includePi: c.get<boolean>("includePi", true),
+    includeOmp: c.get<boolean>("includeOmp", true),
+  };
+}
+
+export class SessionService implements vscode.Disposable {
+  private library: SessionLibrary;
+  private watcher: SessionWatcher | null = null;
+  private started: Promise<void> | null = null;
+  private generation = 0;
+  private readonly changeEmitter = new vscode.EventEmitter<ChangeSet | undefined>();
+  /** Fires with the sessions that changed, or undefined when everything must be redrawn. */
+  readonly onDidChange = this.changeEmitter.event;
+  state: LibraryState = "idle";
+
+  constructor(
+    private readonly logger: Logger,
+    private readonly cacheDir: string,
+    private settings: Settings = readSettings(),
+  ) {
+    this.library = this.makeLibrary();
+  }
+
+  get lib(): SessionLibrary {
+    return this.library;
+  }
+
+  get roots(): SessionRoot[] {
+    return this.library.roots;
+  }
+
+  private makeLibrary(): SessionLibrary {
+    const roots = resolveRoots({ agentDirs: this.settings.agentDirs });
+    return new SessionLibrary({
+      roots,
+      cacheFile: cacheFileFor(this.cacheDir, roots),
+      includePi: this.settings.includePi,
+      includeOmp: this.settings.includeOmp,
+    });
+  }
+
+  /** Load the library and start watching (once). */
+  ensureStarted(): Promise<void> {
+    this.started ??= this.start();
+    return this.started;
+  }
+
+  private async start(): Promise<void> {
+    const generation = this.generation;
+    const library = this.library;
+    this.setState("loading");
+    const t0 = Date.now();
+    this.logger.info(`session roots: ${library.roots.map((r) => `${r.dir} (${r.source})`).join(", ") || "none"}`);
+    await library.ensureLoaded();
+    if (generation !== this.generation) return;
+    this.logger.info(`listed ${library.sessions.length} sessions in ${Date.now() - t0} ms (${library.filesRead} files parsed, the rest from the cache)`);
+    for (const e of library.errors) this.logger.warn(`${e.path}: ${e.message}`);
+    this.updateState();
+    const watcher = new SessionWatcher(
+      library.roots.map((r) => r.dir),
+      (files) => void this.onFiles(files, generation),
+      { onError: (err) => this.logger.warn(`watcher: ${String(err)}`) },
+    );
+    this.watcher = watcher;
+    await watcher.start();
+  }
+
+  private async onFiles(files: string[], generation: number): Promise<void> {
+    if (generation !== this.generation) return;
+    try {
+      const set = await this.library.applyChanges(files);
+      if (generation !== this.generation || set.changes.length === 0) return;
+      for (const c of set.changes) this.logger.info(`${c.kind}: ${c.file}`);
+      if (set.structural) this.updateState();
+      this.changeEmitter.fire(set);
+    } catch (err) {
+      this.logger.error("applying file changes failed", err);
+    }
+  }
+
+  private updateState(): void {
+    const anyRoot = this.library.roots.some((r) => existsSync(r.dir));
+    this.setState(this.library.sessions.length ? "ready" : anyRoot ? "noSessions" : "noAgentDir");
+  }
+
+  private setState(state: LibraryState): void {
+    this.state = state;
+    void vscode.commands.executeCommand("setContext", "piSessions.state", state);
+  }
+
+  /** Re-list everything (the Refresh command). */
+  async refresh(): Promise<void> {
+    await this.ensureStarted();
+    await this.library.load();
+    this.updateState();
+    this.changeEmitter.fire(undefined);
+  }
+
+  /** Settings changed: new roots, new library, new watcher. */
+  async reconfigure(settings: Settings = readSettings()): Promise<void> {
+    this.settings = settings;
+    this.generation++;
+    await this.watcher?.close();
+    this.watcher = null;
+    this.library = this.makeLibrary();
+    this.started = null;
+    this.changeEmitter.fire(undefined);
+  }
+
+  /** Deliver pending watcher events now (tests; the Refresh command). */
+  flushWatcher(): void {
+    this.watcher?.flush();
+  }
+
+  dispose(): void {
+    this.generation++;
+    void this.watcher?.close();
+    this.changeEmitter.dispose();
+  }
+}

@@ -1,0 +1,193 @@
+/** The explorer's commands. Each is registered through `registerCommand`, which reports failures with "Show Log". */
+import { basename } from "node:path";
+import * as vscode from "vscode";
+import { FILTER_MODES, type FilterMode, isFilterMode } from "../core/outline.js";
+import { CommandId, registerCommand } from "./commands.js";
+import type { Logger } from "./logging.js";
+import type { SessionService } from "./service.js";
+import { type Element, hostPaths, relativeTime, type SessionsTreeProvider } from "./tree.js";
+import { lastActivity } from "../node/library.js";
+
+const FILTER_TEXT: Record<FilterMode, string> = {
+  default: "Default: hide settings and bookkeeping entries",
+  "no-tools": "No tools: default, without tool results and tool-call-only replies",
+  "user-only": "User only: just your prompts",
+  "labeled-only": "Labeled only: entries with a label",
+  all: "All: every entry",
+};
+
+export interface CommandContext {
+  service: SessionService;
+  tree: SessionsTreeProvider;
+  view: vscode.TreeView<Element>;
+  logger: Logger;
+  state: vscode.Memento;
+}
+
+/** Quote a path for a POSIX shell when it needs it. */
+export function shellQuote(p: string): string {
+  return /^[\w@%+=:,./-]+$/.test(p) ? p : `'${p.replace(/'/g, `'\\''`)}'`;
+}
+
+export function resumeCommand(flavor: "pi" | "omp" | null, file: string): string {
+  return flavor === "omp" ? `omp --resume ${shellQuote(file)}` : `pi --session ${shellQuote(file)}`;
+}
+
+function fileOf(el: unknown): string | undefined {
+  if (typeof el === "string") return el;
+  if (el && typeof el === "object" && "file" in el && typeof (el as { file: unknown }).file === "string") return (el as { file: string }).file;
+  return undefined;
+}
+
+function entryIdOf(el: unknown): string | undefined {
+  if (!el || typeof el !== "object") return undefined;
+  const e = el as Element;
+  if (e.kind === "row") return e.item.id;
+  if (e.kind === "entry" || e.kind === "detail") return e.entryId;
+  return undefined;
+}
+
+export function applyFilterDescription(view: vscode.TreeView<Element>, mode: FilterMode): void {
+  view.description = mode === "default" ? undefined : `Filter: ${mode}`;
+  // The description is not shown when the view is alone in its container, so the message says it too.
+  view.message = mode === "default" ? undefined : `Filter: ${mode}. Some entries are hidden.`;
+  void vscode.commands.executeCommand("setContext", "piSessions.filter", mode);
+}
+
+export function registerSessionCommands(ctx: CommandContext): vscode.Disposable {
+  const { service, tree, view, logger } = ctx;
+  const lib = () => service.lib;
+
+  /** Only sessions the store listed (inside the configured roots) are ever opened. */
+  const knownSession = (file: string | undefined) => {
+    if (!file) throw new Error("no session selected");
+    const s = lib().get(file);
+    if (!s) throw new Error(`${file} is not a session under the configured session roots`);
+    return s;
+  };
+
+  const revealSession = async (file: string) => {
+    knownSession(file);
+    const el = await tree.sessionElementFor(file);
+    if (!el) throw new Error(`session ${basename(file)} is not in the tree`);
+    await view.reveal(el, { select: true, focus: true, expand: true });
+    return el;
+  };
+
+  const revealEntry = async (file: string, entryId: string) => {
+    const sessionEl = await revealSession(file);
+    const el = await tree.entryElementFor(sessionEl, entryId);
+    if (!el) throw new Error(`entry ${entryId} is not shown under the current filter (${tree.filter})`);
+    await view.reveal(el, { select: true, focus: true, expand: false });
+    return el;
+  };
+
+  return vscode.Disposable.from(
+    registerCommand(CommandId.Refresh, async () => {
+      service.flushWatcher();
+      await service.refresh();
+    }, logger),
+
+    registerCommand(CommandId.SetFilter, async (mode?: unknown) => {
+      let next: FilterMode | undefined = isFilterMode(mode) ? mode : undefined;
+      if (!next) {
+        const pick = await vscode.window.showQuickPick(
+          FILTER_MODES.map((m) => ({ label: m, description: m === tree.filter ? "(current)" : undefined, detail: FILTER_TEXT[m], mode: m })),
+          { title: "Pi Sessions: filter the entry tree", placeHolder: `Current: ${tree.filter}` },
+        );
+        next = pick?.mode;
+      }
+      if (!next) return undefined;
+      tree.setFilter(next);
+      applyFilterDescription(view, next);
+      await ctx.state.update("piSessions.filter", next);
+      return next;
+    }, logger),
+
+    registerCommand(CommandId.Search, async () => {
+      await service.ensureStarted();
+      type Item = vscode.QuickPickItem & { file: string; entryId?: string };
+      const items: Item[] = [];
+      // Newest first, this workspace's sessions before the others.
+      const inWorkspace = new Set(lib().workspaceSessions(tree.workspaceFolderPaths(), hostPaths()));
+      const sessions = lib().sessions.sort((a, b) => Number(inWorkspace.has(b)) - Number(inWorkspace.has(a)) || lastActivity(b) - lastActivity(a));
+      for (const s of sessions) {
+        const sum = s.summary;
+        if (!sum.ok) {
+          items.push({ label: `$(error) ${basename(s.file)}`, description: "not readable", detail: sum.rejection.message, file: s.file });
+          continue;
+        }
+        const title = sum.name ?? sum.firstPrompt ?? "(no prompt yet)";
+        items.push({
+          label: `$(comment-discussion) ${title}`,
+          description: `${sum.cwd ?? ""} · ${relativeTime(lastActivity(s))}`,
+          detail: sum.name && sum.firstPrompt ? sum.firstPrompt : undefined,
+          file: s.file,
+        });
+        for (const [entryId, label] of sum.labels) {
+          items.push({ label: `$(tag) ${label}`, description: `in ${title}`, file: s.file, entryId });
+        }
+      }
+      const pick = await vscode.window.showQuickPick(items, { title: "Pi Sessions: search", placeHolder: "Session name, first prompt or label", matchOnDescription: true, matchOnDetail: true });
+      if (!pick) return undefined;
+      if (pick.entryId) await revealEntry(pick.file, pick.entryId);
+      else await revealSession(pick.file);
+      return pick.file;
+    }, logger),
+
+    registerCommand(CommandId.ShowLog, () => logger.show(), logger),
+
+    registerCommand(CommandId.OpenEntry, async (arg?: unknown, lineArg?: unknown) => {
+      const file = fileOf(arg);
+      knownSession(file);
+      let line = typeof lineArg === "number" ? lineArg : 1;
+      const entryId = entryIdOf(arg);
+      if (entryId) {
+        const r = await lib().open(file!);
+        const e = r.ok ? r.session.byId.get(entryId) : undefined;
+        if (e) line = e.line;
+      }
+      const position = new vscode.Position(Math.max(0, line - 1), 0);
+      const editor = await vscode.window.showTextDocument(vscode.Uri.file(file!), { selection: new vscode.Range(position, position), preview: true });
+      editor.revealRange(new vscode.Range(position, position), vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+      return line;
+    }, logger),
+
+    registerCommand(CommandId.CopyEntryId, async (el?: unknown) => {
+      const id = entryIdOf(el);
+      if (!id) throw new Error("select an entry to copy its id");
+      await vscode.env.clipboard.writeText(id);
+      vscode.window.setStatusBarMessage(`Copied entry id ${id}`, 3000);
+      return id;
+    }, logger),
+
+    registerCommand(CommandId.CopyResumeCommand, async (el?: unknown) => {
+      const s = knownSession(fileOf(el));
+      const cmd = resumeCommand(s.summary.ok ? s.summary.flavor : null, s.file);
+      await vscode.env.clipboard.writeText(cmd);
+      vscode.window.setStatusBarMessage(`Copied: ${cmd}`, 3000);
+      return cmd;
+    }, logger),
+
+    registerCommand(CommandId.RevealParent, async (el?: unknown) => {
+      const s = knownSession(fileOf(el));
+      if (!s.summary.ok || !s.summary.parentSession) throw new Error(`${basename(s.file)} is not a fork`);
+      if (!s.parent) {
+        throw new Error(
+          s.parentState === "external"
+            ? `the parent ${s.summary.parentSession.raw} is outside the configured session roots; it is not opened`
+            : `the parent ${s.summary.parentSession.raw} is not under the session roots (orphan fork)`,
+        );
+      }
+      if (s.forkPointId) return revealEntry(s.parent.file, s.forkPointId);
+      return revealSession(s.parent.file);
+    }, logger),
+
+    registerCommand(CommandId.RevealSession, async (file?: unknown) => revealSession(fileOf(file) ?? ""), logger),
+
+    registerCommand(CommandId.RevealEntry, async (file?: unknown, entryId?: unknown) => {
+      if (typeof entryId !== "string") throw new Error("no entry given");
+      return revealEntry(fileOf(file) ?? "", entryId);
+    }, logger),
+  );
+}

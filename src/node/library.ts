@@ -1,0 +1,252 @@
+/**
+ * The live session library behind the explorer: the store (listing from the metadata cache), full session models
+ * for the sessions a user expands, and incremental updates from the file watcher. No `vscode` import: the
+ * extension wraps it, and plain-Node tests drive it on real files.
+ */
+import { realpath } from "node:fs/promises";
+import { join, relative, sep } from "node:path";
+import type { HostPaths } from "../core/slug.js";
+import { summarize } from "../core/summary.js";
+import type { ParseResult } from "../core/session.js";
+import type { SessionRoot } from "./roots.js";
+import { belongsToWorkspace, computeOwnership, linkLineage, loadStore, newStoreSession, type StoreSession } from "./store.js";
+import { SessionTracker } from "./tracker.js";
+
+export interface LibraryOptions {
+  roots: SessionRoot[];
+  cacheFile: string | null;
+  includePi?: boolean;
+  includeOmp?: boolean;
+}
+
+export type SessionChange = { file: string; kind: "added" | "changed" | "removed" };
+
+export interface ChangeSet {
+  changes: SessionChange[];
+  /** True when the list of sessions or their lineage changed (group nodes must refresh, not only sessions). */
+  structural: boolean;
+}
+
+export interface Project {
+  /** The project's working directory, or a placeholder for sessions without one. */
+  cwd: string;
+  sessions: StoreSession[];
+  lastActivity: number;
+}
+
+export class SessionLibrary {
+  private sessionsByFile = new Map<string, StoreSession>();
+  private readonly trackers = new Map<string, SessionTracker>();
+  private loaded: Promise<void> | null = null;
+  errors: { path: string; message: string }[] = [];
+  /** Session files parsed in full by the last `load` (0 when the cache answered everything). */
+  filesRead = 0;
+
+  constructor(private readonly options: LibraryOptions) {}
+
+  get roots(): SessionRoot[] {
+    return this.options.roots;
+  }
+
+  /** Load once; later calls wait for the same load. */
+  ensureLoaded(): Promise<void> {
+    this.loaded ??= this.load();
+    return this.loaded;
+  }
+
+  /** (Re)list every session under the roots. Trackers of sessions still present are kept. */
+  async load(): Promise<void> {
+    const store = await loadStore({ roots: this.options.roots, cacheFile: this.options.cacheFile });
+    this.errors = store.errors;
+    this.filesRead = store.filesRead;
+    const next = new Map<string, StoreSession>();
+    for (const s of store.sessions) {
+      if (!this.included(s)) continue;
+      const tracker = this.trackers.get(s.file);
+      // A session followed live is newer than the cache's view of it.
+      if (tracker && tracker.sizeBytes === s.sizeBytes) s.summary = summarize(tracker.result());
+      next.set(s.file, s);
+    }
+    for (const file of this.trackers.keys()) if (!next.has(file)) this.trackers.delete(file);
+    this.sessionsByFile = next;
+    this.relink();
+    this.loaded = Promise.resolve();
+  }
+
+  private included(s: StoreSession): boolean {
+    const kind = s.summary.ok ? s.summary.flavor : s.root.agent;
+    if (kind === "pi" && this.options.includePi === false) return false;
+    if (kind === "omp" && this.options.includeOmp === false) return false;
+    return true;
+  }
+
+  private relink(): void {
+    const all = [...this.sessionsByFile.values()];
+    linkLineage(all, this.options.roots);
+    computeOwnership(all);
+  }
+
+  get sessions(): StoreSession[] {
+    return [...this.sessionsByFile.values()];
+  }
+
+  get(file: string): StoreSession | undefined {
+    return this.sessionsByFile.get(file);
+  }
+
+  findById(id: string): StoreSession | undefined {
+    for (const s of this.sessionsByFile.values()) if (s.summary.ok && s.summary.id === id) return s;
+    return undefined;
+  }
+
+  /** The full model of a listed session, read once and then followed incrementally. */
+  async open(file: string): Promise<ParseResult> {
+    const s = this.sessionsByFile.get(file);
+    if (!s) throw new Error(`${file} is not a session under the configured roots`);
+    let tracker = this.trackers.get(file);
+    if (!tracker) {
+      tracker = new SessionTracker(file);
+      this.trackers.set(file, tracker);
+      await tracker.update();
+      this.absorb(s, tracker);
+    }
+    return tracker.result();
+  }
+
+  /** The model if it is already loaded (no I/O). */
+  peek(file: string): ParseResult | undefined {
+    return this.trackers.get(file)?.result();
+  }
+
+  tracker(file: string): SessionTracker | undefined {
+    return this.trackers.get(file);
+  }
+
+  private absorb(s: StoreSession, tracker: SessionTracker): void {
+    s.summary = summarize(tracker.result());
+    s.sizeBytes = Math.max(0, tracker.sizeBytes);
+    s.mtimeMs = tracker.mtimeMs;
+  }
+
+  /**
+   * Apply changed paths reported by the watcher. A followed session reads only its appended bytes; a session
+   * seen for the first time is read once and followed from then on. Paths outside the roots are ignored.
+   */
+  async applyChanges(paths: string[]): Promise<ChangeSet> {
+    await this.ensureLoaded();
+    const changes: SessionChange[] = [];
+    let structural = false;
+    for (const file of paths) {
+      const placed = await this.place(file);
+      const known = this.sessionsByFile.get(file);
+      let tracker = this.trackers.get(file);
+      if (!tracker) {
+        tracker = new SessionTracker(file);
+        this.trackers.set(file, tracker);
+      }
+      const { change } = await tracker.update();
+      if (!placed || tracker.sizeBytes < 0) {
+        this.trackers.delete(file);
+        if (known) {
+          this.sessionsByFile.delete(file);
+          changes.push({ file, kind: "removed" });
+          structural = true;
+        }
+        continue;
+      }
+      if (change === "unchanged" && known) continue;
+      const before = known?.summary;
+      const s = known ?? newStoreSession({ ...placed, file, size: 0 }, summarize(tracker.result()));
+      this.absorb(s, tracker);
+      if (!this.included(s)) {
+        if (known) {
+          this.sessionsByFile.delete(file);
+          changes.push({ file, kind: "removed" });
+          structural = true;
+        }
+        continue;
+      }
+      if (!known) {
+        this.sessionsByFile.set(file, s);
+        changes.push({ file, kind: "added" });
+        structural = true;
+        continue;
+      }
+      changes.push({ file, kind: "changed" });
+      // An append changes neither lineage nor ownership; a rewrite may change the id or the parent.
+      const after = s.summary;
+      if (change === "replaced" || before?.ok !== after.ok || (before.ok && after.ok && (before.id !== after.id || before.parentSession?.raw !== after.parentSession?.raw))) {
+        structural = true;
+      }
+    }
+    if (structural) this.relink();
+    return { changes, structural };
+  }
+
+  /** Where a path sits under the roots (slug folder, nested artifacts dir), or null when it is not a session file there. */
+  private async place(file: string): Promise<{ root: SessionRoot; slug: string | null; nestedIn: string | null } | null> {
+    if (!file.endsWith(".jsonl")) return null;
+    for (const root of this.options.roots) {
+      const rel = relative(root.dir, file);
+      if (!rel || rel.startsWith("..") || rel.startsWith(sep)) continue;
+      const parts = rel.split(sep);
+      if (parts.some((p) => p.startsWith("."))) return null;
+      // A symlink must not lead out of its root (the same rule as discovery).
+      try {
+        const [realRoot, realFile] = await Promise.all([realpath(root.dir), realpath(file)]);
+        if (!realFile.startsWith(realRoot + sep)) return null;
+      } catch {
+        // Gone: still placed, so that a removal is reported.
+      }
+      if (parts.length === 1) return { root, slug: null, nestedIn: null };
+      if (parts.length === 2) return { root, slug: parts[0]!, nestedIn: null };
+      if (parts.length === 3) return { root, slug: parts[0]!, nestedIn: join(root.dir, parts[0]!, `${parts[1]!}.jsonl`) };
+      return null;
+    }
+    return null;
+  }
+
+  /** Sessions whose cwd (or slug folder) belongs to one of the workspace folders, newest first. */
+  workspaceSessions(folders: string[], host: HostPaths): StoreSession[] {
+    if (!folders.length) return [];
+    return this.sessions.filter((s) => folders.some((f) => belongsToWorkspace(s, f, host))).sort(byActivity);
+  }
+
+  /** Every session grouped by project cwd; projects and their sessions newest first. */
+  projects(): Project[] {
+    const groups = new Map<string, StoreSession[]>();
+    for (const s of this.sessions) {
+      const cwd = (s.summary.ok && s.summary.cwd) || (s.slug ? `(${s.slug})` : "(no project)");
+      let list = groups.get(cwd);
+      if (!list) groups.set(cwd, (list = []));
+      list.push(s);
+    }
+    return [...groups.entries()]
+      .map(([cwd, sessions]) => {
+        sessions.sort(byActivity);
+        return { cwd, sessions, lastActivity: lastActivity(sessions[0]!) };
+      })
+      .sort((a, b) => b.lastActivity - a.lastActivity || a.cwd.localeCompare(b.cwd));
+  }
+}
+
+/** When a session was last written: the file's mtime, else its newest entry. */
+export function lastActivity(s: StoreSession): number {
+  if (s.mtimeMs) return s.mtimeMs;
+  if (!s.summary.ok) return 0;
+  let last = s.summary.created || 0;
+  for (const [, t] of s.summary.entries) if (t > last) last = t;
+  return last;
+}
+
+function byActivity(a: StoreSession, b: StoreSession): number {
+  return lastActivity(b) - lastActivity(a) || a.file.localeCompare(b.file);
+}
+
+/** Cost of the entries this session owns (inherited fork entries are the parent's). */
+export function ownCost(s: StoreSession): number {
+  if (!s.summary.ok) return 0;
+  let cost = 0;
+  for (const r of s.summary.usage) if (!s.inherited.has(r.entryId)) cost += r.cost;
+  return cost;
+}

@@ -1,0 +1,167 @@
+/**
+ * Follows one session file while an agent writes it. The first read parses the whole file; after that only the
+ * bytes appended since the last read are read and parsed (`SessionReader` keeps what it already has). A partial
+ * last line is held back until its newline arrives.
+ *
+ * The agents also rewrite files (session-format.md §10): OMP replaces the file by temp + rename (a new inode, T15)
+ * and rewrites its 256-byte title slot in place at offset 0 (same size, new mtime, T2); pi rewrites a file when it
+ * migrates it. Any of these (a new inode, a shorter file, or a changed first line) makes the next read a full one.
+ */
+import { type FileHandle, open, stat } from "node:fs/promises";
+import type { Diagnostic } from "../core/diagnostics.js";
+import { decodeUtf8, scanLines } from "../core/jsonl.js";
+import { type ParseOptions, type ParseResult, SessionReader } from "../core/session.js";
+
+export type TrackerChange = "initial" | "appended" | "replaced" | "unchanged" | "removed";
+
+export interface TrackerUpdate {
+  change: TrackerChange;
+  /** Bytes read by this update. */
+  bytesRead: number;
+}
+
+/** How much of the start of the file is compared to detect in-place rewrites (the OMP title slot is 256 bytes). */
+const PREFIX_BYTES = 4096;
+
+export class SessionTracker {
+  private reader: SessionReader;
+  private offset = 0;
+  private newlines = 0;
+  /** Bytes of an incomplete last line, kept so they are not read twice. */
+  private pendingBytes: Buffer = Buffer.alloc(0);
+  private ino: bigint | null = null;
+  private size = -1;
+  private mtimeNs = -1n;
+  private prefix: Buffer = Buffer.alloc(0);
+  private cached: ParseResult | null = null;
+  /** Bytes read since the tracker was made (for benchmarks and tests). */
+  totalBytesRead = 0;
+
+  constructor(
+    readonly file: string,
+    private readonly options: ParseOptions = {},
+  ) {
+    this.reader = new SessionReader(file, options);
+  }
+
+  get mtimeMs(): number {
+    return Number(this.mtimeNs / 1_000_000n);
+  }
+
+  get sizeBytes(): number {
+    return this.size;
+  }
+
+  /** Bring the model up to date with the file. Never throws: an unreadable file reports `removed`. */
+  async update(): Promise<TrackerUpdate> {
+    let st;
+    try {
+      st = await stat(this.file, { bigint: true });
+    } catch {
+      const had = this.size >= 0;
+      this.reset();
+      this.size = -1;
+      return { change: had ? "removed" : "unchanged", bytesRead: 0 };
+    }
+    const size = Number(st.size);
+    const first = this.size < 0;
+    if (!first && st.ino === this.ino && size === this.size && st.mtimeNs === this.mtimeNs) return { change: "unchanged", bytesRead: 0 };
+    try {
+      const handle = await open(this.file, "r");
+      try {
+        // Re-stat through the handle: the bytes we read belong to this inode.
+        const hst = await handle.stat({ bigint: true });
+        const hsize = Number(hst.size);
+        let full = first || hst.ino !== this.ino || hsize < this.offset + this.pendingBytes.length;
+        let bytesRead = 0;
+        if (!full) {
+          const n = Math.min(this.prefix.length, hsize);
+          const now = Buffer.alloc(n);
+          if (n) await handle.read(now, 0, n, 0);
+          bytesRead += n;
+          full = !now.equals(this.prefix);
+        }
+        if (full) {
+          this.reset();
+          this.ino = hst.ino;
+        }
+        bytesRead += await this.readFrom(handle, hsize);
+        this.size = hsize;
+        this.mtimeNs = hst.mtimeNs;
+        this.totalBytesRead += bytesRead;
+        this.cached = null;
+        return { change: first ? "initial" : full ? "replaced" : "appended", bytesRead };
+      } finally {
+        await handle.close();
+      }
+    } catch {
+      const had = this.size >= 0;
+      this.reset();
+      this.size = -1;
+      return { change: had ? "removed" : "unchanged", bytesRead: 0 };
+    }
+  }
+
+  private reset(): void {
+    this.reader = new SessionReader(this.file, this.options);
+    this.offset = 0;
+    this.newlines = 0;
+    this.pendingBytes = Buffer.alloc(0);
+    this.prefix = Buffer.alloc(0);
+    this.cached = null;
+  }
+
+  /** Read [offset + pending, size) and feed the complete lines; returns the bytes read. */
+  private async readFrom(handle: FileHandle, size: number): Promise<number> {
+    const start = this.offset + this.pendingBytes.length;
+    const length = size - start;
+    if (length <= 0) return 0;
+    const buf = Buffer.alloc(length);
+    let got = 0;
+    while (got < length) {
+      const { bytesRead } = await handle.read(buf, got, length - got, start + got);
+      if (bytesRead === 0) break;
+      got += bytesRead;
+    }
+    const data = this.pendingBytes.length ? Buffer.concat([this.pendingBytes, buf.subarray(0, got)]) : buf.subarray(0, got);
+    const lastNl = data.lastIndexOf(0x0a);
+    const complete = data.subarray(0, lastNl + 1);
+    if (complete.length) {
+      const scan = scanLines(decodeUtf8(complete), this.newlines + 1);
+      this.reader.feed(scan.lines, scan.hadBom);
+      let count = 0;
+      for (let i = complete.indexOf(0x0a); i >= 0; i = complete.indexOf(0x0a, i + 1)) count++;
+      this.newlines += count;
+      if (this.offset === 0) this.prefix = Buffer.from(complete.subarray(0, Math.min(complete.indexOf(0x0a) + 1, PREFIX_BYTES)));
+      this.offset += complete.length;
+    }
+    this.pendingBytes = Buffer.from(data.subarray(complete.length));
+    return got;
+  }
+
+  /** The session as of the last update. A pending partial line is reported, not parsed. */
+  result(): ParseResult {
+    if (this.cached) return this.cached;
+    const r = this.reader.result(this.pendingBytes.length === 0);
+    const pending = this.pendingBytes.length;
+    if (pending > 0) {
+      const d: Diagnostic = {
+        line: this.newlines + 1,
+        severity: "warning",
+        code: "truncated-last-line",
+        message: `last line is incomplete (${pending} bytes, no newline): the agent is writing or crashed; held back until it is complete`,
+      };
+      if (r.ok) {
+        r.session.diagnostics.push(d);
+        r.session.truncatedTail = true;
+      } else {
+        r.diagnostics.push(d);
+        if (r.rejection.code === "empty-file") {
+          r.rejection = { line: 1, code: "no-header", message: `the first line is still being written (${pending} bytes, no newline)` };
+        }
+      }
+    }
+    this.cached = r;
+    return r;
+  }
+}

@@ -1,0 +1,272 @@
+// In-host integration tests: they run inside the real VS Code extension host (code-server 4.100.3), against a HOME
+// whose ~/.pi and ~/.omp session stores were built from fixtures/real (scripts/vscode/fixture-home.mjs).
+import * as assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import * as vscode from "vscode";
+import type { PiSessionsApi } from "../../src/extension/extension.js";
+import type { Element, RowEl, SessionEl } from "../../src/extension/tree.js";
+
+const HOME = process.env.PI_SESSIONS_FIXTURE_HOME ?? "";
+const PI = path.join(HOME, ".pi", "agent", "sessions");
+const OMP = path.join(HOME, ".omp", "agent", "sessions");
+const piSlug = (cwd: string) => `--${cwd.replace(/^[/\\]/, "").replace(/[/\\:]/g, "-")}--`;
+const PROJ = path.join(PI, piSlug(path.join(HOME, "src", "proj")));
+const byId = (dir: string, idPart: string) => {
+  const name = fs.readdirSync(dir).find((f) => f.includes(idPart));
+  assert.ok(name, `fixture ${idPart} in ${dir}`);
+  return path.join(dir, name);
+};
+const S1 = () => byId(PROJ, "d404"); // linear, tools
+const S2 = () => byId(PROJ, "d4f8"); // 2 branches, labels, name
+const S3 = () => byId(PROJ, "d565"); // 2 compactions
+const S5A = () => byId(PROJ, "d64a"); // /fork of S2
+const O1 = () => byId(path.join(OMP, "-src-proj"), "d97d"); // OMP, title slot
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+async function waitFor<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 15_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(100);
+  }
+}
+
+suite("Pi Sessions explorer in a real VS Code", () => {
+  let api: PiSessionsApi;
+  const item = (el: Element) => api.tree.getTreeItem(el);
+  const label = (el: Element) => {
+    const l = item(el).label;
+    return typeof l === "string" ? l : (l?.label ?? "");
+  };
+  const desc = (el: Element) => String(item(el).description ?? "");
+  const kids = (el?: Element) => api.tree.getChildren(el);
+  const sessionEl = async (file: string) => {
+    const el = await api.tree.sessionElementFor(file);
+    assert.ok(el, `session ${path.basename(file)} is in the tree`);
+    return el;
+  };
+  const rows = async (el: Element) => (await kids(el)).filter((k): k is RowEl => k.kind === "row");
+
+  suiteSetup(async () => {
+    assert.ok(HOME && fs.existsSync(PI), `fixture HOME at ${HOME}`);
+    const ext = vscode.extensions.getExtension<PiSessionsApi>("pi-session-explorer.pi-session-explorer");
+    assert.ok(ext, "the extension is loaded from the working tree");
+    api = await ext.activate();
+    await vscode.commands.executeCommand("workbench.view.extension.piSessions");
+    await api.service.ensureStarted();
+  });
+
+  teardown(async () => {
+    if (api.tree.filter !== "default") await vscode.commands.executeCommand("piSessions.setFilter", "default");
+  });
+
+  test("activates with every contributed command registered, in the Pi Sessions category", async () => {
+    const ext = vscode.extensions.getExtension("pi-session-explorer.pi-session-explorer")!;
+    assert.equal(ext.isActive, true);
+    const contributed = ext.packageJSON.contributes.commands as { command: string; category: string }[];
+    const registered = new Set(await vscode.commands.getCommands(true));
+    for (const c of contributed) {
+      assert.ok(registered.has(c.command), `${c.command} is registered`);
+      assert.equal(c.category, "Pi Sessions");
+    }
+    assert.equal(api.service.state, "ready");
+  });
+
+  test("top level: This Workspace, then All Projects grouped by project cwd", async () => {
+    const roots = await kids();
+    assert.deepEqual(roots.map(label), ["This Workspace", "All Projects"]);
+    const ws = await kids(roots[0]);
+    const files = ws.filter((e): e is SessionEl => e.kind === "session").map((e) => e.file);
+    for (const f of [S1(), S2(), S3(), S5A(), O1()]) assert.ok(files.includes(f), `${path.basename(f)} is in This Workspace`);
+    assert.ok(!files.some((f) => f.includes("other-project")), "other projects are not in This Workspace");
+    const projects = await kids(roots[1]);
+    assert.ok(projects.every((p) => p.kind === "project"));
+    const cwds = projects.map((p) => (p.kind === "project" ? p.cwd : ""));
+    assert.ok(cwds.includes(path.join(HOME, "src", "proj")));
+    assert.ok(cwds.includes(path.join(HOME, "src", "other-project")));
+    // Stable hierarchical ids.
+    const s2 = ws.find((e) => e.kind === "session" && e.file === S2())!;
+    assert.match(s2.id, /^ws\/session:01a228a4-d4f8-7759-87f6-e1f7077b112f$/);
+    assert.equal(item(s2).id, s2.id);
+  });
+
+  test("a session node shows name, time · model · cost, a rich tooltip and its state", async () => {
+    const s2 = await sessionEl(S2());
+    assert.equal(label(s2), "Stats helpers (sum/avg/median)");
+    assert.match(desc(s2), /^\d+ (min|h|d) ago · claude-sonnet-4-5 · (<)?\$\d/);
+    assert.doesNotMatch(desc(s2), /live/);
+    const tip = item(s2).tooltip as vscode.MarkdownString;
+    assert.equal(tip.isTrusted, false);
+    for (const k of ["Id", "File", "Cwd", "Created", "Size", "Entries", "Branch points", "Forks", "Compactions"]) assert.ok(tip.value.includes(`**${k}:**`), `tooltip has ${k}`);
+    assert.match(String(item(s2).contextValue), /^piSessions:session:pi$/);
+    assert.match(String(item(await sessionEl(S5A())).contextValue), /^piSessions:session:pi:fork$/);
+    assert.match(String(item(await sessionEl(O1())).contextValue), /^piSessions:session:omp/);
+    assert.equal(label(await sessionEl(O1())), "mathkit overview");
+    const broken = await sessionEl(path.join(PROJ, "broken-empty.jsonl"));
+    assert.match(String(item(broken).contextValue), /rejected/);
+    const reason = await kids(broken);
+    assert.match(label(reason[0]!), /^Not readable: file is empty/);
+  });
+
+  test("entry tree: turns fold replies and tool calls; a branch point lists its branches, active first; the leaf and labels are marked", async () => {
+    const s2 = await sessionEl(S2());
+    const top = await rows(s2);
+    assert.deepEqual(
+      top.map((r) => [r.item.kind, label(r)]),
+      [
+        ["turn", "Write a `sum(xs: number[])` helper."],
+        ["branch", "Active branch 1/2: Actually, add `median(xs)` instead."],
+        ["branch", "Branch 2/2: Also add `avg(xs)`."],
+      ],
+    );
+    assert.equal(top[0]!.id, "ws/session:01a228a4-d4f8-7759-87f6-e1f7077b112f/entry:3a09a93f");
+    assert.equal(item(top[1]!).collapsibleState, vscode.TreeItemCollapsibleState.Expanded);
+    assert.equal(item(top[2]!).collapsibleState, vscode.TreeItemCollapsibleState.Collapsed);
+    const folded = (await kids(top[0]!)).filter((k) => k.kind === "entry");
+    assert.deepEqual(folded.map(label), ["assistant: → edit", "tool result edit", 'assistant: "Added `sum()` using `reduce`."']);
+    assert.match(desc(folded[2]!), /\[sum-added \(v2\)\]/, "labels show on their entries");
+    // The leaf is a label entry, hidden by the default filter: its nearest visible entry carries the marker.
+    const active = await rows(top[1]!);
+    assert.equal(active[0]!.item.kind, "turn");
+    assert.match(desc(active[0]!), /● leaf inside/);
+    const inside = (await kids(active[0]!)).filter((k) => k.kind === "entry");
+    assert.match(desc(inside[inside.length - 1]!), /^● active leaf \(label hidden by the filter\)/);
+    const abandoned = await rows(top[2]!);
+    assert.match(desc(abandoned[0]!), /abandoned branch/);
+  });
+
+  test("compaction nodes read tokens summarized and kept-from, and expand to the summary and the kept range", async () => {
+    const s3 = await sessionEl(S3());
+    const compactions = (await rows(s3)).filter((r) => label(r).startsWith("Compaction"));
+    assert.equal(compactions.length, 2);
+    assert.match(label(compactions[0]!), /^Compaction · 4k tokens summarized · kept from /);
+    const details = await kids(compactions[0]!);
+    const labels = details.map(label);
+    assert.ok(labels[0]!.startsWith("Summary: "), labels[0]);
+    assert.ok(labels.some((l) => l.startsWith("Kept: from ")), labels.join(" | "));
+    assert.ok(labels.some((l) => /^Replaced: \d+ entries summarized$/.test(l)), labels.join(" | "));
+  });
+
+  test("fork nodes: the child under its fork point, and 'forked from' on the fork, which reveals the parent", async () => {
+    const s2 = await sessionEl(S2());
+    const turn = (await rows(s2))[0]!;
+    const forks = (await kids(turn)).filter((k) => k.kind === "fork");
+    assert.ok(forks.some((f) => f.kind === "fork" && f.child === S5A()), "the /fork child hangs under the turn it forked at");
+    const fork = await sessionEl(S5A());
+    const first = (await kids(fork))[0]!;
+    assert.equal(first.kind, "forkedFrom");
+    assert.match(label(first), /^Forked from: Stats helpers/);
+    await vscode.commands.executeCommand("piSessions.revealParent", fork);
+    const selected = await waitFor("a selection", () => api.view.selection[0]);
+    assert.ok("file" in selected && selected.file === S2(), "the parent session's entry is selected");
+  });
+
+  test("filters: user-only, labeled-only, no-tools and all, as pi's /tree", async () => {
+    const s2 = await sessionEl(S2());
+    await vscode.commands.executeCommand("piSessions.setFilter", "user-only");
+    assert.equal(api.view.description, "Filter: user-only");
+    assert.match(String(api.view.message), /^Filter: user-only\./);
+    let top = await rows(s2);
+    assert.deepEqual(top.map((r) => r.item.kind), ["turn", "branch", "branch"]);
+    assert.equal((await kids(top[0]!)).filter((k) => k.kind === "entry").length, 0);
+    await vscode.commands.executeCommand("piSessions.setFilter", "labeled-only");
+    top = await rows(s2);
+    assert.deepEqual(top.map((r) => [r.item.kind, r.item.id]), [["entry", "c699fe70"]]);
+    await vscode.commands.executeCommand("piSessions.setFilter", "no-tools");
+    top = await rows(s2);
+    assert.deepEqual((await kids(top[0]!)).filter((k) => k.kind === "entry").map(label), ['assistant: "Added `sum()` using `reduce`."']);
+    await vscode.commands.executeCommand("piSessions.setFilter", "all");
+    top = await rows(s2);
+    assert.equal(label(top[0]!), "model → anthropic/claude-sonnet-4-5");
+    await vscode.commands.executeCommand("piSessions.setFilter", "default");
+    assert.equal(api.view.description, undefined);
+    assert.equal(api.view.message, undefined);
+  });
+
+  test("commands: copy entry id, copy resume command, open the file at the entry's line", async () => {
+    const s2 = await sessionEl(S2());
+    const turn = (await rows(s2))[0]!;
+    assert.equal(await vscode.commands.executeCommand("piSessions.copyEntryId", turn), "3a09a93f");
+    assert.equal(await vscode.env.clipboard.readText(), "3a09a93f");
+    await vscode.commands.executeCommand("piSessions.copyResumeCommand", s2);
+    assert.equal(await vscode.env.clipboard.readText(), `pi --session ${S2()}`);
+    await vscode.commands.executeCommand("piSessions.copyResumeCommand", await sessionEl(O1()));
+    assert.equal(await vscode.env.clipboard.readText(), `omp --resume ${O1()}`);
+    const line = await vscode.commands.executeCommand<number>("piSessions.openEntry", turn);
+    const editor = await waitFor("an editor", () => vscode.window.activeTextEditor);
+    assert.equal(editor.document.uri.fsPath, S2());
+    assert.equal(editor.selection.active.line, line - 1);
+    assert.match(editor.document.lineAt(line - 1).text, /"id":"3a09a93f"/);
+    await vscode.commands.executeCommand("workbench.action.closeAllEditors");
+  });
+
+  test("a command error is shown, not thrown: paths outside the session roots are refused", async () => {
+    const r = await vscode.commands.executeCommand("piSessions.openEntry", "/etc/passwd", 1);
+    assert.equal(r, undefined);
+    assert.ok(!vscode.window.visibleTextEditors.some((e) => e.document.uri.fsPath === "/etc/passwd"));
+  });
+
+  test("live: an appended entry appears in its session only; a partial last line is held back until complete", async () => {
+    const file = S1();
+    const s1 = await sessionEl(file);
+    const before = await rows(s1);
+    const lines = fs.readFileSync(file, "utf8").trimEnd().split("\n");
+    const leaf = JSON.parse(lines[lines.length - 1]!);
+    const entry = { type: "message", id: "live0001", parentId: leaf.id, timestamp: new Date().toISOString(), message: { role: "user", content: "Live prompt from the test", timestamp: Date.now() } };
+    const line = `${JSON.stringify(entry)}\n`;
+    const tracker = api.service.lib.tracker(file)!;
+    assert.ok(tracker, "the expanded session is followed");
+    const readBefore = tracker.totalBytesRead;
+    const events: (Element | Element[] | undefined)[] = [];
+    const sub = api.tree.onDidChangeTreeData((e) => events.push(e));
+    try {
+      fs.appendFileSync(file, line.slice(0, 40));
+      await waitFor("the partial line to be seen", () => api.service.lib.get(file)?.summary.ok && (api.service.lib.get(file)!.summary as { truncatedTail: boolean }).truncatedTail);
+      assert.equal((await rows(s1)).length, before.length, "nothing new while the line is partial");
+      fs.appendFileSync(file, line.slice(40));
+      const after = await waitFor("the new turn", async () => {
+        const r = await rows(s1);
+        return r.length === before.length + 1 ? r : undefined;
+      });
+      assert.equal(label(after[after.length - 1]!), "Live prompt from the test");
+      assert.match(desc(after[after.length - 1]!), /^● active leaf/);
+      assert.match(desc(s1), /● live/);
+      // Only that session's nodes were refreshed, never the whole tree.
+      assert.ok(events.length > 0);
+      for (const e of events) {
+        assert.ok(Array.isArray(e), "a targeted refresh");
+        assert.ok(e.every((x) => x.kind === "session" && x.file === file));
+      }
+      // Only the new bytes (plus the first line, compared to detect in-place rewrites) were read.
+      const header = Buffer.byteLength(lines[0]!) + 1;
+      assert.equal(tracker.totalBytesRead - readBefore, Buffer.byteLength(line) + 2 * header);
+    } finally {
+      sub.dispose();
+    }
+  });
+
+  test("live: OMP's in-place title-slot rewrite and its rename-replace are picked up", async () => {
+    const file = O1();
+    const el = await sessionEl(file);
+    await kids(el);
+    const text = fs.readFileSync(file, "utf8");
+    const size = fs.statSync(file).size;
+    // T2: same size, new title, written at offset 0.
+    const fd = fs.openSync(file, "r+");
+    fs.writeSync(fd, Buffer.from('"title":"mathkit renamed!"'), 0, undefined, text.indexOf('"title":"mathkit overview"'));
+    fs.closeSync(fd);
+    assert.equal(fs.statSync(file).size, size);
+    await waitFor("the renamed title", () => label(el) === "mathkit renamed!");
+    // T15: a full rewrite to a temp file renamed over the session (a new inode), with one more entry.
+    const current = fs.readFileSync(file, "utf8").trimEnd().split("\n");
+    const last = JSON.parse(current[current.length - 1]!);
+    const added = { type: "message", id: "omp00001", parentId: last.id, timestamp: new Date().toISOString(), message: { role: "user", content: "After rename-replace", timestamp: Date.now() } };
+    const tmp = path.join(path.dirname(file), `.${path.basename(file)}.tmp`);
+    fs.writeFileSync(tmp, `${current.join("\n")}\n${JSON.stringify(added)}\n`);
+    fs.renameSync(tmp, file);
+    await waitFor("the entry written by rename-replace", async () => (await rows(el)).some((r) => label(r) === "After rename-replace"));
+  });
+});

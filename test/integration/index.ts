@@ -1,0 +1,17 @@
+// The extension-tests entry point VS Code loads inside the extension host (the @vscode/test-electron contract).
+import * as fs from "node:fs";
+import * as path from "node:path";
+
+export async function run(): Promise<void> {
+  // mocha is external to the bundle and resolved from the project's node_modules by the extension host.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const mod = require("mocha");
+  const Mocha = (mod.default ?? mod) as typeof import("mocha");
+  const mocha = new Mocha({ ui: "tdd", color: false, timeout: 60_000, reporter: "spec" });
+  for (const f of fs.readdirSync(__dirname).sort()) {
+    if (f.endsWith(".test.cjs")) mocha.addFile(path.join(__dirname, f));
+  }
+  await new Promise<void>((resolve, reject) => {
+    mocha.run((failures) => (failures ? reject(new Error(`${failures} integration test(s) failed`)) : resolve()));
+  });
+}
