@@ -45,6 +45,7 @@ export async function startCodeServer({ tmpRoot = process.env.RUNTIME_TMP || os.
     'workbench.enableExperiments': false,
     'security.workspace.trust.enabled': false,
     'workbench.secondarySideBar.defaultVisibility': 'hidden',
+    'git.openRepositoryInParentFolders': 'never',
     ...settings,
   }, null, 2));
   writeFileSync(path.join(root, 'config.yaml'), '');

@@ -125,11 +125,14 @@ export class SessionService implements vscode.Disposable {
   async reconfigure(settings: Settings = readSettings()): Promise<void> {
     this.settings = settings;
     this.generation++;
-    await this.watcher?.close();
+    // Swap synchronously, so that nothing reads the old library after this point.
+    const old = this.watcher;
     this.watcher = null;
     this.library = this.makeLibrary();
     this.started = null;
+    this.setState("idle");
     this.changeEmitter.fire(undefined);
+    await old?.close();
   }
 
   /** Deliver pending watcher events now (tests; the Refresh command). */

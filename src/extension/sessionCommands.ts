@@ -2,6 +2,7 @@
 import { basename } from "node:path";
 import * as vscode from "vscode";
 import { FILTER_MODES, type FilterMode, isFilterMode } from "../core/outline.js";
+import { resumeCommand } from "../core/resume.js";
 import { CommandId, registerCommand } from "./commands.js";
 import type { Logger } from "./logging.js";
 import type { SessionService } from "./service.js";
@@ -22,15 +23,6 @@ export interface CommandContext {
   view: vscode.TreeView<Element>;
   logger: Logger;
   state: vscode.Memento;
-}
-
-/** Quote a path for a POSIX shell when it needs it. */
-export function shellQuote(p: string): string {
-  return /^[\w@%+=:,./-]+$/.test(p) ? p : `'${p.replace(/'/g, `'\\''`)}'`;
-}
-
-export function resumeCommand(flavor: "pi" | "omp" | null, file: string): string {
-  return flavor === "omp" ? `omp --resume ${shellQuote(file)}` : `pi --session ${shellQuote(file)}`;
 }
 
 function fileOf(el: unknown): string | undefined {

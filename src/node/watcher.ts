@@ -48,18 +48,22 @@ export class SessionWatcher {
     }
     watcher.on("error", (err) => this.options.onError?.(err));
     const ready = new Promise<void>((resolve) => watcher.once("ready", () => resolve()));
-    this.addExistingRoots();
-    await ready;
+    // chokidar only reports "ready" for paths it was given: with no existing root there is nothing to wait for.
+    if (this.addExistingRoots() > 0) await ready;
     this.rootTimer = setInterval(() => this.addExistingRoots(), this.options.rootPollMs ?? 5000);
     this.rootTimer.unref();
   }
 
-  private addExistingRoots(): void {
+  /** Start watching roots that exist now; returns how many were added. */
+  private addExistingRoots(): number {
+    let added = 0;
     for (const root of this.roots) {
       if (this.watched.has(root) || !existsSync(root)) continue;
       this.watched.add(root);
       this.watcher?.add(root);
+      added++;
     }
+    return added;
   }
 
   private queue(path: string): void {

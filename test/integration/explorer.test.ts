@@ -269,4 +269,53 @@ suite("Pi Sessions explorer in a real VS Code", () => {
     fs.renameSync(tmp, file);
     await waitFor("the entry written by rename-replace", async () => (await rows(el)).some((r) => label(r) === "After rename-replace"));
   });
+
+  test("live: new forks appear; orphan and external parents are shown as such and never opened", async () => {
+    const header = (id: string, parentSession: string) =>
+      `${JSON.stringify({ type: "session", version: 3, id, timestamp: "2026-11-29T18:55:00.000Z", cwd: path.join(HOME, "src", "proj"), parentSession })}\n` +
+      `${JSON.stringify({ type: "message", id: "x1", parentId: null, timestamp: "2026-11-29T18:55:01.000Z", message: { role: "user", content: `prompt of ${id}`, timestamp: 1 } })}\n`;
+    const orphan = path.join(PROJ, "2026-11-29T18-55-00-000Z_orphan.jsonl");
+    const external = path.join(PROJ, "2026-11-29T18-55-00-000Z_external.jsonl");
+    fs.writeFileSync(orphan, header("orphan-fork", path.join(PROJ, "gone.jsonl")));
+    fs.writeFileSync(external, header("external-fork", "/etc/passwd"));
+    try {
+      const orphanEl = await waitFor("the orphan fork", () => api.tree.sessionElementFor(orphan));
+      const externalEl = await waitFor("the external fork", () => api.tree.sessionElementFor(external));
+      assert.match(String(item(orphanEl).contextValue), /:fork:orphan/);
+      assert.match(String(item(externalEl).contextValue), /:fork:external/);
+      assert.equal(label((await kids(orphanEl))[0]!), "Forked from a session that is gone (orphan fork)");
+      assert.equal(label((await kids(externalEl))[0]!), "Forked from a session outside the session roots");
+      assert.equal(await vscode.commands.executeCommand("piSessions.revealParent", externalEl), undefined, "refused with an error message");
+    } finally {
+      fs.rmSync(orphan, { force: true });
+      fs.rmSync(external, { force: true });
+    }
+    await waitFor("the forks to disappear", async () => !(await api.tree.sessionElementFor(orphan)));
+  });
+
+  test("settings: includeOmp hides OMP sessions; an empty or missing agent dir gives its welcome state", async () => {
+    const config = vscode.workspace.getConfiguration("piSessions");
+    const stateAfter = async () => {
+      await kids();
+      return api.service.state;
+    };
+    try {
+      await config.update("includeOmp", false, vscode.ConfigurationTarget.Global);
+      await waitFor("OMP sessions to go", async () => (await stateAfter()) === "ready" && !api.service.lib.get(O1()));
+      assert.ok(api.service.lib.get(S2()), `pi sessions stay (${api.service.state}, ${api.service.lib.sessions.length} sessions: ${api.service.lib.sessions.map((x) => path.basename(x.file)).join(", ")})`);
+      const empty = fs.mkdtempSync(path.join(HOME, "empty-agent-"));
+      await config.update("agentDirs", [empty], vscode.ConfigurationTarget.Global);
+      await waitFor("the no-sessions state", async () => (await stateAfter()) === "noSessions");
+      assert.deepEqual(await kids(), [], "the view is empty, so viewsWelcome explains");
+      await config.update("agentDirs", [path.join(HOME, "no-such-agent-dir")], vscode.ConfigurationTarget.Global);
+      await waitFor("the no-agent-dir state", async () => (await stateAfter()) === "noAgentDir");
+    } finally {
+      await config.update("agentDirs", undefined, vscode.ConfigurationTarget.Global);
+      await config.update("includeOmp", undefined, vscode.ConfigurationTarget.Global);
+    }
+    await waitFor("the store to come back", async () => (await stateAfter()) === "ready" && !!api.service.lib.get(O1()));
+    await vscode.commands.executeCommand("piSessions.refresh");
+    assert.ok(await api.tree.sessionElementFor(S2()));
+  });
 });
+

@@ -1,0 +1,279 @@
+// Incremental reading (SessionReader, SessionTracker), the file watcher and the live library, on real files.
+import * as assert from "node:assert/strict";
+import { appendFileSync, closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, truncateSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { basename, dirname, join } from "node:path";
+import { scanLines } from "../src/core/jsonl.js";
+import { parseSession, type ParseResult, SessionReader } from "../src/core/session.js";
+import { SessionLibrary } from "../src/node/library.js";
+import { resolveRoots } from "../src/node/roots.js";
+import { SessionTracker } from "../src/node/tracker.js";
+import { SessionWatcher } from "../src/node/watcher.js";
+// @ts-expect-error: a plain ESM script shared with the VS Code runners (no type declarations)
+import { buildFixtureHome } from "../scripts/vscode/fixture-home.mjs";
+import { OMP_FIXTURES, PI_FIXTURES, plain, rel } from "./helpers.js";
+
+/** What a parse result says, without object identity (comparable across readers). */
+function view(r: ParseResult) {
+  if (!r.ok) return { rejection: r.rejection, diagnostics: r.diagnostics };
+  const s = r.session;
+  return plain({
+    entries: s.entries.map((e) => [e.id, e.parentId, e.type, e.line, !!e.shadowed]),
+    children: [...s.children],
+    roots: s.roots,
+    leafId: s.leafId,
+    labels: [...s.labels],
+    name: s.name,
+    compactions: s.compactions,
+    diagnostics: s.diagnostics,
+    truncatedTail: s.truncatedTail,
+    endsWithNewline: s.endsWithNewline,
+  });
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+async function waitFor<T>(what: string, probe: () => T | undefined | false, timeoutMs = 10_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = probe();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
+describe("SessionReader: feeding a file in chunks equals parsing it whole", () => {
+  for (const file of [...PI_FIXTURES, ...OMP_FIXTURES]) {
+    it(rel(file), () => {
+      const text = readFileSync(file, "utf8");
+      const whole = parseSession(file, text);
+      const { lines, hadBom, endsWithNewline } = scanLines(text);
+      // Irregular chunk sizes, and a result() in between that must not disturb later feeds.
+      const reader = new SessionReader(file);
+      let i = 0;
+      for (let size = 1; i < lines.length; size = (size * 3) % 7 || 1) {
+        reader.feed(lines.slice(i, i + size), i === 0 && hadBom);
+        i += size;
+        reader.result();
+      }
+      assert.deepEqual(view(reader.result(endsWithNewline)), view(whole));
+    });
+  }
+});
+
+describe("SessionTracker: follows a file while an agent writes it", () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), "pi-tracker-"));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  const piFile = PI_FIXTURES.find((f) => f.includes("d4f8"))!;
+  const ompFile = OMP_FIXTURES.find((f) => f.includes("d97d"))!;
+  const entryLine = (id: string, parentId: string, text = "next") =>
+    `${JSON.stringify({ type: "message", id, parentId, timestamp: "2026-11-29T19:00:00.000Z", message: { role: "user", content: text, timestamp: 1 } })}\n`;
+
+  it("reads appended bytes only, and always equals a full parse", async () => {
+    const file = join(dir, "s.jsonl");
+    writeFileSync(file, readFileSync(piFile));
+    const t = new SessionTracker(file);
+    assert.deepEqual(await t.update(), { change: "initial", bytesRead: statSync(file).size });
+    assert.deepEqual(view(t.result()), view(parseSession(file, readFileSync(file))));
+    const header = readFileSync(file, "utf8").split("\n")[0]!.length + 1;
+    let parent = (t.result() as { session: { leafId: string } }).session.leafId;
+    for (let i = 0; i < 5; i++) {
+      const line = entryLine(`n${i}`, parent);
+      appendFileSync(file, line);
+      const u = await t.update();
+      assert.equal(u.change, "appended");
+      assert.equal(u.bytesRead, Buffer.byteLength(line) + header, "the appended line plus the first line (rewrite check)");
+      assert.deepEqual(view(t.result()), view(parseSession(file, readFileSync(file))));
+      parent = `n${i}`;
+    }
+    assert.deepEqual(await t.update(), { change: "unchanged", bytesRead: 0 });
+  });
+
+  it("holds a partial last line back, reports it, and never reads it twice", async () => {
+    const file = join(dir, "s.jsonl");
+    writeFileSync(file, readFileSync(piFile));
+    const t = new SessionTracker(file);
+    await t.update();
+    const before = view(t.result()) as { entries: unknown[] };
+    const line = entryLine("p1", "3603b1f1");
+    appendFileSync(file, line.slice(0, 30));
+    const u1 = await t.update();
+    const r1 = t.result();
+    assert.ok(r1.ok);
+    assert.equal(r1.session.entries.length, before.entries.length, "the partial line is not an entry");
+    assert.equal(r1.session.truncatedTail, true);
+    assert.equal(r1.session.diagnostics.at(-1)!.code, "truncated-last-line");
+    assert.equal(r1.session.diagnostics.at(-1)!.line, 28);
+    appendFileSync(file, line.slice(30));
+    const u2 = await t.update();
+    const header = readFileSync(file, "utf8").split("\n")[0]!.length + 1;
+    assert.equal(u1.bytesRead + u2.bytesRead, Buffer.byteLength(line) + 2 * header);
+    assert.deepEqual(view(t.result()), view(parseSession(file, readFileSync(file))));
+    assert.equal((t.result() as { session: { leafId: string } }).session.leafId, "p1");
+  });
+
+  it("re-reads in full after OMP's in-place title-slot rewrite (T2) and its rename-replace (T15)", async () => {
+    const file = join(dir, "o.jsonl");
+    writeFileSync(file, readFileSync(ompFile));
+    const t = new SessionTracker(file);
+    await t.update();
+    assert.equal((t.result() as { session: { name: string } }).session.name, "mathkit overview");
+    const text = readFileSync(file, "utf8");
+    const size = statSync(file).size;
+    const fd = openSync(file, "r+");
+    writeSync(fd, Buffer.from('"title":"mathkit renamed!"'), 0, undefined, text.indexOf('"title":"mathkit overview"'));
+    closeSync(fd);
+    assert.equal(statSync(file).size, size);
+    assert.equal((await t.update()).change, "replaced");
+    assert.equal((t.result() as { session: { name: string } }).session.name, "mathkit renamed!");
+    const tmp = join(dir, ".o.jsonl.tmp");
+    writeFileSync(tmp, `${readFileSync(file, "utf8")}${entryLine("r1", "fcbe5a3b", "after replace")}`);
+    renameSync(tmp, file);
+    assert.equal((await t.update()).change, "replaced");
+    assert.deepEqual(view(t.result()), view(parseSession(file, readFileSync(file))));
+  });
+
+  it("a shorter file is read again in full; a removed file reports removed", async () => {
+    const file = join(dir, "s.jsonl");
+    writeFileSync(file, readFileSync(piFile));
+    const t = new SessionTracker(file);
+    await t.update();
+    const lines = readFileSync(file, "utf8").split("\n");
+    truncateSync(file, Buffer.byteLength(lines.slice(0, 10).join("\n") + "\n"));
+    assert.equal((await t.update()).change, "replaced");
+    assert.deepEqual(view(t.result()), view(parseSession(file, readFileSync(file))));
+    unlinkSync(file);
+    assert.equal((await t.update()).change, "removed");
+  });
+
+  it("a file whose first line is still being written is not 'empty'", async () => {
+    const file = join(dir, "s.jsonl");
+    writeFileSync(file, '{"type":"session","version":3,"id":"x');
+    const t = new SessionTracker(file);
+    await t.update();
+    const r = t.result();
+    assert.ok(!r.ok);
+    assert.equal(r.rejection.code, "no-header");
+    assert.match(r.rejection.message, /still being written/);
+  });
+});
+
+describe("SessionWatcher: coalesced batches of changed session files", () => {
+  it("starts when no root exists yet (no agent dir), and closes", async () => {
+    const w = new SessionWatcher([join(tmpdir(), "pi-no-such-root-" + process.pid)], () => {}, { rootPollMs: 50 });
+    await w.start();
+    await w.close();
+  });
+
+  let dir: string;
+  let watcher: SessionWatcher | undefined;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), "pi-watch-"));
+  });
+  afterEach(async () => {
+    await watcher?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("a burst of appends becomes one batch; lock and tmp files are ignored; a root made later is watched", async () => {
+    const root = join(dir, "sessions");
+    const late = join(dir, "late");
+    mkdirSync(join(root, "--proj--"), { recursive: true });
+    const file = join(root, "--proj--", "a.jsonl");
+    writeFileSync(file, "");
+    const batches: string[][] = [];
+    watcher = new SessionWatcher([root, late], (files) => batches.push(files), { debounceMs: 200, maxWaitMs: 2000, rootPollMs: 100 });
+    await watcher.start();
+    for (let i = 0; i < 20; i++) appendFileSync(file, `{"n":${i}}\n`);
+    writeFileSync(join(root, "--proj--", "a.jsonl.lock"), "x");
+    writeFileSync(join(root, "--proj--", ".a.jsonl.123.tmp"), "x");
+    await waitFor("a batch", () => batches.length > 0);
+    await sleep(400);
+    assert.deepEqual(batches, [[file]]);
+    mkdirSync(join(late, "--other--"), { recursive: true });
+    await sleep(300);
+    const nested = join(late, "--other--", "b.jsonl");
+    writeFileSync(nested, "{}\n");
+    await waitFor("the late root's file", () => batches.some((b) => b.includes(nested)));
+  });
+});
+
+describe("SessionLibrary: listing plus live changes", () => {
+  let dir: string;
+  let home: { home: string; workspace: string; piSessions: string; ompSessions: string };
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), "pi-lib-"));
+    home = buildFixtureHome(join(dir, "home"));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  const library = (opts: { includeOmp?: boolean } = {}) => new SessionLibrary({ roots: resolveRoots({ env: {}, home: home.home }), cacheFile: join(dir, "cache.json"), ...opts });
+  const hostPaths = () => ({ home: home.home, tmpdir: tmpdir(), windows: false });
+
+  it("lists both agents, groups by project, and finds this workspace's sessions", async () => {
+    const lib = library();
+    await lib.ensureLoaded();
+    assert.equal(lib.sessions.length, 29);
+    const ws = lib.workspaceSessions([home.workspace], hostPaths());
+    assert.ok(ws.length >= 10);
+    assert.ok(ws.every((s) => (s.summary.ok && s.summary.cwd === home.workspace) || s.slug?.includes("src-proj")));
+    const projects = lib.projects();
+    assert.ok(projects.some((p) => p.cwd === home.workspace));
+    // Newest first.
+    for (let i = 1; i < projects.length; i++) assert.ok(projects[i - 1]!.lastActivity >= projects[i]!.lastActivity);
+    const noOmp = library({ includeOmp: false });
+    await noOmp.ensureLoaded();
+    assert.ok(noOmp.sessions.every((s) => !s.summary.ok || s.summary.flavor === "pi"));
+    assert.ok(noOmp.sessions.length < lib.sessions.length);
+  });
+
+  it("applies appends (not structural), new files and removals (structural), and ignores paths outside the roots", async () => {
+    const lib = library();
+    await lib.ensureLoaded();
+    const s2 = lib.sessions.find((s) => s.file.includes("d4f8"))!;
+    const opened = await lib.open(s2.file);
+    assert.ok(opened.ok);
+    const n = opened.session.entries.length;
+    const line = `${JSON.stringify({ type: "message", id: "zz01", parentId: opened.session.leafId, timestamp: new Date().toISOString(), message: { role: "user", content: "more", timestamp: 1 } })}\n`;
+    appendFileSync(s2.file, line);
+    let set = await lib.applyChanges([s2.file]);
+    assert.deepEqual(set, { changes: [{ file: s2.file, kind: "changed" }], structural: false });
+    const after = lib.peek(s2.file)!;
+    assert.ok(after.ok && after.session.entries.length === n + 1);
+    const summary = lib.get(s2.file)!.summary;
+    assert.equal(summary.ok && summary.leafId, "zz01");
+
+    const fresh = join(dirname(s2.file), "2026-11-29T20-00-00-000Z_new.jsonl");
+    writeFileSync(fresh, `${JSON.stringify({ type: "session", version: 3, id: "new-session", timestamp: new Date().toISOString(), cwd: home.workspace })}\n`);
+    set = await lib.applyChanges([fresh]);
+    assert.deepEqual(set, { changes: [{ file: fresh, kind: "added" }], structural: true });
+    assert.ok(lib.workspaceSessions([home.workspace], hostPaths()).some((s) => s.file === fresh));
+
+    unlinkSync(fresh);
+    set = await lib.applyChanges([fresh]);
+    assert.deepEqual(set, { changes: [{ file: fresh, kind: "removed" }], structural: true });
+    assert.equal(lib.get(fresh), undefined);
+
+    const outside = join(dir, "outside.jsonl");
+    writeFileSync(outside, readFileSync(s2.file));
+    set = await lib.applyChanges([outside, "/etc/passwd"]);
+    assert.deepEqual(set, { changes: [], structural: false });
+    assert.equal(lib.get(outside), undefined);
+  });
+
+  it("a re-listing keeps a followed session's live state", async () => {
+    const lib = library();
+    await lib.ensureLoaded();
+    const s1 = lib.sessions.find((s) => s.file.includes("d404"))!;
+    await lib.open(s1.file);
+    const tracker = lib.tracker(s1.file)!;
+    await lib.load();
+    assert.equal(lib.tracker(s1.file), tracker);
+    assert.equal(basename(lib.get(s1.file)!.file), basename(s1.file));
+  });
+});

@@ -1,0 +1,60 @@
+// package.json is part of the product: its contributions must match the code (commands, views, menus, settings).
+import * as assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { FILTER_MODES } from "../src/core/outline.js";
+import { ROOT } from "./helpers.js";
+
+const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
+const c = pkg.contributes;
+const source = (f: string) => readFileSync(join(ROOT, "src", "extension", f), "utf8");
+
+describe("package.json contributions", () => {
+  it("declares the Pi Sessions container and the Sessions view, and a CommonJS entry point", () => {
+    assert.deepEqual(c.viewsContainers.activitybar.map((v: { id: string; title: string }) => [v.id, v.title]), [["piSessions", "Pi Sessions"]]);
+    assert.deepEqual(c.views.piSessions.map((v: { id: string; name: string }) => [v.id, v.name]), [["piSessions.sessions", "Sessions"]]);
+    assert.equal(pkg.main, "./dist/extension.cjs");
+    assert.deepEqual(pkg.activationEvents, [], "activation is implicit (view and commands): nothing runs at startup");
+  });
+
+  it("every command in code is contributed with the Pi Sessions category, and vice versa", () => {
+    const inCode = [...source("commands.ts").matchAll(/"(piSessions\.[A-Za-z]+)"/g)].map((m) => m[1]).sort();
+    const contributed = c.commands.map((x: { command: string }) => x.command).sort();
+    assert.deepEqual(contributed, inCode);
+    for (const cmd of c.commands) assert.equal(cmd.category, "Pi Sessions", cmd.command);
+    // Every command id is registered somewhere in the extension.
+    const registered = source("sessionCommands.ts");
+    for (const name of [...source("commands.ts").matchAll(/^\s+(\w+): "piSessions\./gm)].map((m) => m[1])) {
+      assert.ok(registered.includes(`CommandId.${name},`), `CommandId.${name} is registered`);
+    }
+  });
+
+  it("view-only commands are hidden from the palette; palette commands are not", () => {
+    const hidden = c.menus.commandPalette.filter((m: { when: string }) => m.when === "false").map((m: { command: string }) => m.command).sort();
+    assert.deepEqual(hidden, ["piSessions.copyEntryId", "piSessions.copyResumeCommand", "piSessions.openEntry", "piSessions.revealEntry", "piSessions.revealParent", "piSessions.revealSession"]);
+  });
+
+  it("when clauses use only known context keys, and title-bar commands have icons", () => {
+    const known = new Set(["view", "viewItem", "piSessions.state", "piSessions.filter", "false"]);
+    const whens = [...Object.values(c.menus).flat(), ...c.viewsWelcome].map((m) => (m as { when: string }).when);
+    for (const when of whens) {
+      for (const clause of when.split(/&&|\|\|/)) {
+        const key = clause.trim().replace(/^!/, "").split(/\s*(?:==|=~|!=)\s*/)[0]!;
+        assert.ok(known.has(key), `unknown context key ${key} in ${when}`);
+      }
+    }
+    for (const m of c.menus["view/title"]) {
+      if (m.group.startsWith("navigation")) assert.ok(c.commands.find((x: { command: string; icon?: string }) => x.command === m.command)?.icon, m.command);
+    }
+    // The three empty states the view explains.
+    assert.deepEqual(c.viewsWelcome.map((w: { when: string }) => w.when), ["piSessions.state == noAgentDir", "piSessions.state == noSessions", "piSessions.state == loading"]);
+  });
+
+  it("settings: agentDirs, includePi, includeOmp and defaultFilter with the filter modes", () => {
+    const props = c.configuration.properties;
+    assert.deepEqual(Object.keys(props).sort(), ["piSessions.agentDirs", "piSessions.defaultFilter", "piSessions.includeOmp", "piSessions.includePi"]);
+    assert.deepEqual(props["piSessions.defaultFilter"].enum, [...FILTER_MODES]);
+    assert.equal(props["piSessions.includePi"].default, true);
+    assert.equal(props["piSessions.includeOmp"].default, true);
+  });
+});
