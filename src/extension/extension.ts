@@ -32,10 +32,10 @@ export function activate(context: vscode.ExtensionContext): PiSessionsApi {
       tree,
       view,
       registerSessionCommands({ service, tree, view, logger, state: context.workspaceState }),
-      vscode.workspace.onDidChangeConfiguration(async (e) => {
+      vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration("piSessions.agentDirs") || e.affectsConfiguration("piSessions.includePi") || e.affectsConfiguration("piSessions.includeOmp")) {
           logger.info("settings changed: reloading sessions");
-          await service.reconfigure();
+          service.reconfigure().catch((err) => logger.error("reloading after a settings change failed", err));
         }
       }),
       vscode.workspace.onDidChangeWorkspaceFolders(() => tree.refreshAll()),

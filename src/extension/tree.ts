@@ -222,8 +222,7 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<Element>, v
   }
 
   private sessionEl(s: StoreSession, parent: GroupEl | ProjectEl): SessionEl {
-    const prefix = parent.kind === "group" ? parent.id : parent.id;
-    return this.intern<SessionEl>({ kind: "session", id: `${prefix}/${this.keyOf(s.file)}`, file: s.file, parent });
+    return this.intern<SessionEl>({ kind: "session", id: `${parent.id}/${this.keyOf(s.file)}`, file: s.file, parent });
   }
 
   /** The session's model and its outline for the current filter (parsed on first use, then followed live). */
@@ -509,8 +508,16 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<Element>, v
       item.iconPath = new vscode.ThemeIcon(icon, new vscode.ThemeColor(color));
     }
     item.contextValue = `piSessions:session:${flags.join(":")}`;
-    item.tooltip = this.sessionTooltip(s);
     item.accessibilityInformation = { label: `${typeof item.label === "string" ? item.label : ""}, ${item.description ?? ""}` };
+    return item;
+  }
+
+  /** The session tooltip is built only when it is about to be shown. */
+  resolveTreeItem(item: vscode.TreeItem, el: Element): vscode.TreeItem {
+    if (el.kind === "session" && !item.tooltip) {
+      const s = this.service.lib.get(el.file);
+      if (s) item.tooltip = this.sessionTooltip(s);
+    }
     return item;
   }
 

@@ -98,7 +98,8 @@ suite("Pi Sessions explorer in a real VS Code", () => {
     assert.equal(label(s2), "Stats helpers (sum/avg/median)");
     assert.match(desc(s2), /^\d+ (min|h|d) ago · claude-sonnet-4-5 · (<)?\$\d/);
     assert.doesNotMatch(desc(s2), /live/);
-    const tip = item(s2).tooltip as vscode.MarkdownString;
+    assert.equal(item(s2).tooltip, undefined, "the tooltip is resolved lazily");
+    const tip = (await api.tree.resolveTreeItem(item(s2), s2)).tooltip as vscode.MarkdownString;
     assert.equal(tip.isTrusted, false);
     for (const k of ["Id", "File", "Cwd", "Created", "Size", "Entries", "Branch points", "Forks", "Compactions"]) assert.ok(tip.value.includes(`**${k}:**`), `tooltip has ${k}`);
     assert.match(String(item(s2).contextValue), /^piSessions:session:pi$/);
