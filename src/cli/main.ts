@@ -28,7 +28,7 @@ commands:
   lint FILE... [--json]              diagnostics as FILE:LINE: severity code: message
   list [--agent-dir DIR]... [--workspace PATH] [--json]
                                      every session under the agent dirs, with fork lineage
-  usage [--agent-dir DIR]... [--workspace PATH] [--file F] [--by session|model|day|project] [--since YYYY-MM-DD] [--json]
+  usage [--agent-dir DIR]... [--workspace PATH] [--file F] [--by session|model|day|project] [--since YYYY-MM-DD] [--until YYYY-MM-DD] [--json]
                                      tokens and cost, forks never double-counted
 
 store options: --agent-dir DIR (repeatable; default ~/.pi/agent, ~/.omp/agent and their env overrides),
@@ -217,11 +217,14 @@ async function listCommand(args: string[], io: Io): Promise<number> {
 }
 
 async function usageCommand(args: string[], io: Io): Promise<number> {
-  const { values, positionals } = parse(args, { ...STORE_OPTIONS, file: { type: "string" }, by: { type: "string" }, since: { type: "string" } });
+  const { values, positionals } = parse(args, { ...STORE_OPTIONS, file: { type: "string" }, by: { type: "string" }, since: { type: "string" }, until: { type: "string" } });
   if (positionals.length) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
   const by = (values.by ?? "session") as GroupBy;
   if (!["session", "model", "day", "project"].includes(by)) throw new UsageError(`--by must be session, model, day or project`);
-  if (values.since !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(values.since)) throw new UsageError("--since takes a date YYYY-MM-DD");
+  for (const flag of ["since", "until"] as const) {
+    const v = values[flag];
+    if (v !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(v)) throw new UsageError(`--${flag} takes a date YYYY-MM-DD`);
+  }
   let result: StoreSession[];
   if (values.file !== undefined) {
     const file = resolve(values.file);
@@ -236,7 +239,7 @@ async function usageCommand(args: string[], io: Io): Promise<number> {
   } else {
     result = (await openStore(values)).result;
   }
-  const report = usageReport(result, { by, since: values.since });
+  const report = usageReport(result, { by, since: values.since, until: values.until });
   if (values.json) {
     io.out(JSON.stringify(report));
     return EXIT_OK;

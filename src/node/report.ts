@@ -4,7 +4,7 @@
  * - an OMP subagent session whose parent is in the result is already counted through the parent's `task`
  *   tool result (`details.usage`), so its own records are shown on its row but never added to totals.
  */
-import { addRecord, emptyTotals, localDay, type UsageTotals } from "../core/usage.js";
+import { addRecord, emptyTotals, localDay, type UsageRecord, type UsageTotals } from "../core/usage.js";
 import { computeOwnership, isOk, type StoreSession } from "./store.js";
 
 export type GroupBy = "session" | "model" | "day" | "project";
@@ -24,6 +24,8 @@ export interface UsageRow extends UsageTotals {
 export interface UsageReport {
   by: GroupBy;
   rows: UsageRow[];
+  /** Only with `cellKey`: per row key, totals by cell key. */
+  cells?: Map<string, Map<string, UsageTotals>>;
   total: UsageTotals & { activeCost: number; inheritedCost: number };
 }
 
@@ -31,6 +33,10 @@ export interface UsageOptions {
   by: GroupBy;
   /** Keep records on or after this local day (YYYY-MM-DD). */
   since?: string;
+  /** Keep records on or before this local day (YYYY-MM-DD). */
+  until?: string;
+  /** Also fill `cells`: row key → `cellKey(record)` → totals (e.g. day × model for a stacked chart). */
+  cellKey?: (r: UsageRecord, s: StoreSession) => string;
 }
 
 export function usageReport(result: StoreSession[], options: UsageOptions): UsageReport {
@@ -38,6 +44,7 @@ export function usageReport(result: StoreSession[], options: UsageOptions): Usag
   const inResult = new Set(result);
   const rows = new Map<string, UsageRow>();
   const total = { ...emptyTotals(), activeCost: 0, inheritedCost: 0 };
+  const cells = options.cellKey ? new Map<string, Map<string, UsageTotals>>() : undefined;
   const row = (key: string) => {
     let r = rows.get(key);
     if (!r) rows.set(key, (r = { key, ...emptyTotals(), activeCost: 0 }));
@@ -56,6 +63,7 @@ export function usageReport(result: StoreSession[], options: UsageOptions): Usag
     }
     for (const r of sum.usage) {
       if (options.since && localDay(r.time) < options.since) continue;
+      if (options.until && localDay(r.time) > options.until) continue;
       if (s.inherited.has(r.entryId)) {
         total.inheritedCost += r.cost;
         if (sessionRow) sessionRow.inheritedCost = (sessionRow.inheritedCost ?? 0) + r.cost;
@@ -65,6 +73,14 @@ export function usageReport(result: StoreSession[], options: UsageOptions): Usag
       const key = options.by === "session" ? sum.id : options.by === "model" ? `${r.provider}/${r.model}` : options.by === "day" ? localDay(r.time) : (sum.cwd ?? "(unknown)");
       const target = row(key);
       addRecord(target, r);
+      if (cells && options.cellKey) {
+        let byCell = cells.get(key);
+        if (!byCell) cells.set(key, (byCell = new Map()));
+        const ck = options.cellKey(r, s);
+        let cell = byCell.get(ck);
+        if (!cell) byCell.set(ck, (cell = emptyTotals()));
+        addRecord(cell, r);
+      }
       if (r.active) target.activeCost += r.cost;
       if (includedInParent) continue;
       addRecord(total, r);
@@ -74,5 +90,5 @@ export function usageReport(result: StoreSession[], options: UsageOptions): Usag
   const list = [...rows.values()].filter((r) => r.messages > 0 || (r.inheritedCost ?? 0) > 0);
   if (options.by === "day") list.sort((a, b) => a.key.localeCompare(b.key));
   else list.sort((a, b) => b.cost - a.cost || a.key.localeCompare(b.key));
-  return { by: options.by, rows: list, total };
+  return { by: options.by, rows: list, total, ...(cells ? { cells } : {}) };
 }

@@ -1,0 +1,73 @@
+/** The effective context at an entry: the messages the model saw, with estimated sizes, and what compactions dropped. */
+import { buildContext, type ContextMessage } from "../../core/context.js";
+import { contentText } from "../../core/describe.js";
+import { isPlainObject, pathTo, type Session } from "../../core/session.js";
+import type { ContextModel, ContextRow } from "../../protocol/views.js";
+
+/** Rough token estimate (chars / 4), as pi estimates context size; images count a flat 1,200. */
+export function estimateTokens(m: ContextMessage): number {
+  let chars = 0;
+  const add = (v: unknown) => {
+    if (typeof v === "string") chars += v.length;
+  };
+  add(m.summary);
+  const content = m.content;
+  if (typeof content === "string") chars += content.length;
+  else if (Array.isArray(content)) {
+    for (const b of content) {
+      if (!isPlainObject(b)) continue;
+      if (b.type === "image") chars += 4800;
+      add(b.text);
+      add(b.thinking);
+      if (b.type === "toolCall") chars += JSON.stringify(b.arguments ?? {}).length + String(b.name ?? "").length;
+    }
+  }
+  add(m.command);
+  add(m.output);
+  return Math.ceil(chars / 4);
+}
+
+function messageText(m: ContextMessage): string {
+  if (typeof m.summary === "string") return m.summary;
+  const parts: string[] = [];
+  const text = contentText(m.content);
+  if (text) parts.push(text);
+  if (Array.isArray(m.content)) {
+    for (const b of m.content) if (isPlainObject(b) && b.type === "toolCall") parts.push(`→ ${String(b.name)}(${JSON.stringify(b.arguments ?? {})})`);
+  }
+  if (typeof m.command === "string") parts.push(`$ ${m.command}`);
+  if (typeof m.output === "string") parts.push(m.output);
+  return parts.join("\n");
+}
+
+const MAX_TEXT = 4000;
+
+export function contextModel(session: Session, entryId: string | null, title: string): ContextModel {
+  const ctx = buildContext(session, entryId ?? undefined);
+  const rows: ContextRow[] = ctx.messages.map((m, index) => {
+    const text = messageText(m);
+    return { index, role: m.role, kind: m.role, text: text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT)}…` : text, tokens: estimateTokens(m) };
+  });
+  const path = pathTo(session, ctx.leafId);
+  const position = new Map(path.map((e, i) => [e.id, i]));
+  const compactions = session.compactions
+    .filter((c) => position.has(c.id))
+    .map((c) => {
+      const at = position.get(c.id)!;
+      const keptAt = c.keptFromId !== null ? (position.get(c.keptFromId) ?? at) : at;
+      const dropped = path.slice(0, keptAt).filter((e) => e.type === "message" || e.type === "custom_message" || e.type === "branch_summary");
+      const droppedTokens = dropped.reduce((n, e) => n + (isPlainObject(e.data.message) ? estimateTokens(e.data.message as ContextMessage) : 0), 0);
+      return { entryId: c.id, active: c.id === ctx.compactionId, droppedEntries: dropped.length, droppedTokens, tokensBefore: c.tokensBefore };
+    });
+  return {
+    kind: "context",
+    file: session.file,
+    entryId: ctx.leafId,
+    title,
+    model: ctx.model ? `${ctx.model.provider}/${ctx.model.modelId}` : null,
+    thinkingLevel: ctx.thinkingLevel ?? null,
+    rows,
+    totalTokens: rows.reduce((n, r) => n + r.tokens, 0),
+    compactions,
+  };
+}

@@ -1,0 +1,81 @@
+/**
+ * The fork-lineage graph around one session: its root ancestor and every descendant, orphan and external parents as
+ * placeholder nodes. Laid out by dagre (top to bottom), so the webview only draws the SVG.
+ */
+import dagre from "@dagrejs/dagre";
+import type { LineageModel, LineageNode } from "../../protocol/views.js";
+import type { StoreSession } from "../store.js";
+
+export interface LineageOptions {
+  /** Display name of a session. */
+  title: (s: StoreSession) => string;
+  ownCost: (s: StoreSession) => number;
+  /** Text for the fork point of a child (its last inherited entry), e.g. the entry's prompt. */
+  forkLabel: (child: StoreSession) => string;
+  keyOf: (s: StoreSession) => string;
+}
+
+const W = 240;
+const H = 58;
+
+export function lineageModel(focus: StoreSession, o: LineageOptions): LineageModel {
+  let root = focus;
+  const seen = new Set<StoreSession>([focus]);
+  while (root.parent && !seen.has(root.parent)) {
+    root = root.parent;
+    seen.add(root);
+  }
+  const members: StoreSession[] = [];
+  const stack = [root];
+  const inGraph = new Set<StoreSession>();
+  while (stack.length) {
+    const s = stack.pop()!;
+    if (inGraph.has(s)) continue;
+    inGraph.add(s);
+    members.push(s);
+    stack.push(...[...s.children].reverse());
+  }
+  const g = new dagre.graphlib.Graph();
+  g.setGraph({ rankdir: "TB", nodesep: 28, ranksep: 56, marginx: 16, marginy: 16 });
+  g.setDefaultEdgeLabel(() => ({}));
+  const nodes = new Map<string, Omit<LineageNode, "x" | "y">>();
+  const edges: { from: string; to: string; label: string }[] = [];
+  for (const s of members) {
+    const key = o.keyOf(s);
+    nodes.set(key, {
+      key,
+      file: s.file,
+      label: o.title(s),
+      date: s.summary.ok && Number.isFinite(s.summary.created) ? new Date(s.summary.created).toISOString() : null,
+      ownCost: o.ownCost(s),
+      flavor: s.summary.ok ? s.summary.flavor : null,
+      kind: "session",
+      focus: s === focus,
+      width: W,
+      height: H,
+    });
+    if (s.parent && inGraph.has(s.parent)) edges.push({ from: o.keyOf(s.parent), to: key, label: o.forkLabel(s) });
+  }
+  // The root's parent is missing: draw where it pointed.
+  if (root.summary.ok && root.summary.parentSession && !root.parent) {
+    const key = `missing:${root.summary.parentSession.raw}`;
+    const external = root.parentState === "external";
+    nodes.set(key, { key, file: null, label: root.summary.parentSession.raw, date: null, ownCost: 0, flavor: null, kind: external ? "external" : "orphan", focus: false, width: W, height: H });
+    edges.push({ from: key, to: o.keyOf(root), label: external ? "outside the session roots" : "parent not found" });
+  }
+  for (const [key, n] of nodes) g.setNode(key, { width: n.width, height: n.height });
+  for (const e of edges) g.setEdge(e.from, e.to, { label: e.label, width: 120, height: 16 });
+  dagre.layout(g);
+  const graph = g.graph();
+  return {
+    kind: "lineage",
+    focusFile: focus.file,
+    width: Math.ceil(graph.width ?? W),
+    height: Math.ceil(graph.height ?? H),
+    nodes: [...nodes.values()].map((n) => {
+      const p = g.node(n.key);
+      return { ...n, x: p.x - n.width / 2, y: p.y - n.height / 2 };
+    }),
+    edges: edges.map((e) => ({ ...e, points: (g.edge(e.from, e.to)?.points ?? []).map((p: { x: number; y: number }) => ({ x: p.x, y: p.y })) })),
+  };
+}

@@ -1,0 +1,87 @@
+/** One session's usage: cost and tokens per branch segment, the per-turn timeline and the context size over time. */
+import { describeEntry, contentText, truncate } from "../../core/describe.js";
+import { isPlainObject, pathTo, type Entry, type Session } from "../../core/session.js";
+import { addRecord, emptyTotals, usageRecords, type UsageRecord } from "../../core/usage.js";
+import type { SegmentRow, SessionUsageModel } from "../../protocol/views.js";
+import { buckets } from "./dashboard.js";
+
+function segmentLabel(e: Entry): string {
+  if (e.role === "user" && isPlainObject(e.data.message)) return truncate(contentText(e.data.message.content) || "(empty prompt)", 80);
+  return describeEntry(e);
+}
+
+/**
+ * Branch segments: maximal chains between branch points, each entry in exactly one segment, so the segments add up
+ * to the session's total. `inherited`: a fork's entries copied from its parent (their cost is the parent's).
+ */
+export function sessionUsageModel(session: Session, inherited: Set<string>, title: string): SessionUsageModel {
+  const records = usageRecords(session);
+  const byEntry = new Map<string, UsageRecord[]>();
+  for (const r of records) {
+    let list = byEntry.get(r.entryId);
+    if (!list) byEntry.set(r.entryId, (list = []));
+    list.push(r);
+  }
+  const activePath = pathTo(session, session.leafId);
+  const active = new Set(activePath.map((e) => e.id));
+  const segments: SegmentRow[] = [];
+  const stack: { id: string; depth: number }[] = [...session.roots].reverse().map((id) => ({ id, depth: 0 }));
+  const seen = new Set<string>();
+  while (stack.length) {
+    const { id, depth } = stack.pop()!;
+    if (seen.has(id)) continue;
+    const first = session.byId.get(id)!;
+    const totals = emptyTotals();
+    let activeCost = 0;
+    let inheritedCost = 0;
+    let entries = 0;
+    let label: string | null = null;
+    let current = id;
+    let kids: string[];
+    for (;;) {
+      seen.add(current);
+      entries++;
+      const e = session.byId.get(current)!;
+      if (label === null && e.role === "user") label = segmentLabel(e);
+      for (const r of byEntry.get(current) ?? []) {
+        if (inherited.has(current)) {
+          inheritedCost += r.cost;
+          continue;
+        }
+        addRecord(totals, r);
+        if (r.active) activeCost += r.cost;
+      }
+      kids = session.children.get(current) ?? [];
+      if (kids.length !== 1 || seen.has(kids[0]!)) break;
+      current = kids[0]!;
+    }
+    segments.push({ startId: id, endId: current, label: label ?? segmentLabel(first), entries, depth, active: active.has(id), inheritedCost, ...buckets(totals), activeCost });
+    // Like the tree: the branch holding the active leaf first.
+    const ordered = [...kids.filter((k) => active.has(k)), ...kids.filter((k) => !active.has(k))];
+    for (let i = ordered.length - 1; i >= 0; i--) if (!seen.has(ordered[i]!)) stack.push({ id: ordered[i]!, depth: depth + 1 });
+  }
+  const total = emptyTotals();
+  let activeCost = 0;
+  let inheritedCost = 0;
+  for (const r of records) {
+    if (inherited.has(r.entryId)) {
+      inheritedCost += r.cost;
+      continue;
+    }
+    addRecord(total, r);
+    if (r.active) activeCost += r.cost;
+  }
+  const turns: SessionUsageModel["turns"] = [];
+  const compactions: SessionUsageModel["compactions"] = [];
+  for (const e of activePath) {
+    if (e.type === "compaction") {
+      const info = session.compactions.find((c) => c.id === e.id);
+      compactions.push({ entryId: e.id, afterTurn: turns.length - 1, tokensBefore: info?.tokensBefore ?? null, tokensAfter: info?.tokensAfter ?? null });
+    }
+    for (const r of byEntry.get(e.id) ?? []) {
+      if (r.source !== "assistant") continue;
+      turns.push({ entryId: e.id, time: r.time, cost: r.cost, context: r.input + r.cacheRead + r.cacheWrite, model: r.model });
+    }
+  }
+  return { kind: "sessionUsage", file: session.file, title, totals: { ...buckets(total), activeCost, inheritedCost }, segments, turns, compactions };
+}

@@ -1,0 +1,40 @@
+/**
+ * Messages between the extension host and the panels' webviews. The webview side is untrusted (it renders session
+ * content), so the host validates every message with these schemas before acting on it.
+ */
+import { z } from "zod";
+import type { PanelModel } from "./views.js";
+
+export const PANEL_KINDS = ["usage", "sessionUsage", "checkpoint", "lineage", "context"] as const;
+export type PanelKind = (typeof PANEL_KINDS)[number];
+
+const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
+const id = z.string().min(1).max(200);
+const file = z.string().min(1).max(4096);
+
+/** What a panel is about; also its persisted webview state (revived after a window reload). */
+export const panelStateSchema = z.object({
+  panel: z.enum(PANEL_KINDS),
+  file: file.optional(),
+  entryId: id.optional(),
+  scope: z.enum(["workspace", "all"]).optional(),
+  since: day.nullable().optional(),
+  until: day.nullable().optional(),
+});
+export type PanelState = z.infer<typeof panelStateSchema>;
+
+export const fromWebviewSchema = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("ready") }),
+  /** What the page shows after rendering a model (counts and figures), for tests and the log. */
+  z.object({ type: z.literal("rendered"), seq: z.number().int(), facts: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])) }),
+  z.object({ type: z.literal("revealSession"), file }),
+  z.object({ type: z.literal("revealEntry"), file, entryId: id }),
+  z.object({ type: z.literal("inspectCheckpoint"), file, entryId: id }),
+  z.object({ type: z.literal("showContext"), file, entryId: id }),
+  z.object({ type: z.literal("showSessionUsage"), file }),
+  z.object({ type: z.literal("setRange"), scope: z.enum(["workspace", "all"]), since: day.nullable(), until: day.nullable() }),
+  z.object({ type: z.literal("export"), format: z.enum(["csv", "json"]), table: z.enum(["models", "projects", "sessions", "days"]) }),
+]);
+export type FromWebview = z.infer<typeof fromWebviewSchema>;
+
+export type ToWebview = { type: "model"; seq: number; model: PanelModel } | { type: "error"; message: string };

@@ -1,0 +1,174 @@
+/**
+ * What each panel shows: plain JSON view models, built by pure functions in `src/node/views` and rendered by the
+ * browser bundles in `src/webview`. No `vscode`, no DOM, no Node.
+ */
+
+export interface Buckets {
+  cost: number;
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  totalTokens: number;
+  messages: number;
+}
+
+export interface UsageTableRow extends Buckets {
+  key: string;
+  label: string;
+  activeCost: number;
+  inheritedCost?: number;
+  file?: string;
+  includedInParent?: boolean;
+}
+
+export interface DashboardModel {
+  kind: "usage";
+  scope: "workspace" | "all";
+  since: string | null;
+  until: string | null;
+  /** Workspace folders the workspace scope is about. */
+  folders: string[];
+  sessions: number;
+  totals: Buckets & { activeCost: number; inheritedCost: number };
+  /** Days in order; per day, cost by model. */
+  days: { day: string; byModel: Record<string, number>; cost: number }[];
+  models: UsageTableRow[];
+  projects: UsageTableRow[];
+  topSessions: UsageTableRow[];
+}
+
+export interface SegmentRow extends Buckets {
+  /** First entry of the branch segment. */
+  startId: string;
+  endId: string;
+  label: string;
+  entries: number;
+  depth: number;
+  active: boolean;
+  activeCost: number;
+  /** Inherited from the parent session (a fork's copied entries): counted there. */
+  inheritedCost: number;
+}
+
+export interface TurnPoint {
+  entryId: string;
+  time: number;
+  cost: number;
+  /** input + cacheRead + cacheWrite: the context the model read on this turn. */
+  context: number;
+  model: string;
+}
+
+export interface SessionUsageModel {
+  kind: "sessionUsage";
+  file: string;
+  title: string;
+  totals: Buckets & { activeCost: number; inheritedCost: number };
+  segments: SegmentRow[];
+  /** Assistant turns on the active path, in order. */
+  turns: TurnPoint[];
+  /** Compactions on the active path: after which turn index the context was replaced. */
+  compactions: { entryId: string; afterTurn: number; tokensBefore: number | null; tokensAfter: number | null }[];
+}
+
+export interface EncryptedBlob {
+  length: number;
+  sha256: string;
+  prefix: string;
+}
+
+export interface CheckpointModel {
+  kind: "checkpoint";
+  file: string;
+  entryId: string;
+  line: number;
+  timestamp: string | null;
+  summary: string;
+  tokensBefore: number | null;
+  tokensAfter: number | null;
+  firstKeptEntryId: string | null;
+  kept: { id: string; label: string; entries: number } | null;
+  replaced: { firstId: string | null; throughId: string | null; entries: number };
+  readFiles: string[];
+  modifiedFiles: string[];
+  onActivePath: boolean;
+  /** The active branch's checkpoint (latest compaction on the active path, and valid). */
+  activeCheckpoint: boolean;
+  /** A later compaction on this compaction's path to the session leaf. */
+  supersededBy: string | null;
+  fromExtension: boolean;
+  omp: { method: string | null; shortSummary: string | null; preserveData: boolean } | null;
+  blackmagic: {
+    schemaVersion: unknown;
+    state: string | null;
+    identity: Record<string, string>;
+    checkpoint: {
+      items: number;
+      bytes: number;
+      retention: string | null;
+      storedHash: string | null;
+      storedLength: number | null;
+      computedHash: string;
+      computedLength: number;
+      hashOk: boolean;
+      lengthOk: boolean;
+      encrypted: EncryptedBlob[];
+    } | null;
+    usage: Record<string, number> | null;
+    latencyMs: number | null;
+    lineage: Record<string, string> | null;
+    replay: { namespace: string | null; scope: string | null; hashes: number; hashesWellFormed: boolean } | null;
+    fallback: { method: string | null; failureClass: string | null } | null;
+    /** Why the checkpoint would not replay, or null when it would. */
+    invalidReason: string | null;
+  } | null;
+}
+
+export interface LineageNode {
+  key: string;
+  file: string | null;
+  label: string;
+  date: string | null;
+  ownCost: number;
+  flavor: "pi" | "omp" | null;
+  kind: "session" | "orphan" | "external";
+  focus: boolean;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+export interface LineageModel {
+  kind: "lineage";
+  focusFile: string;
+  width: number;
+  height: number;
+  nodes: LineageNode[];
+  edges: { from: string; to: string; label: string; points: { x: number; y: number }[] }[];
+}
+
+export interface ContextRow {
+  index: number;
+  role: string;
+  /** compactionSummary, branchSummary, or the message role. */
+  kind: string;
+  text: string;
+  tokens: number;
+}
+
+export interface ContextModel {
+  kind: "context";
+  file: string;
+  entryId: string | null;
+  title: string;
+  model: string | null;
+  thinkingLevel: string | null;
+  rows: ContextRow[];
+  totalTokens: number;
+  /** Every compaction on the path: what it dropped from the context. */
+  compactions: { entryId: string; active: boolean; droppedEntries: number; droppedTokens: number; tokensBefore: number | null }[];
+}
+
+export type PanelModel = DashboardModel | SessionUsageModel | CheckpointModel | LineageModel | ContextModel;
