@@ -22,6 +22,19 @@ await Promise.all([
     format: "cjs",
     external: ["vscode"],
   }),
+  // Webview bundles: one per panel, for the browser.
+  esbuild.build({
+    bundle: true,
+    platform: "browser",
+    format: "iife",
+    target: "es2022",
+    minify: production,
+    sourcemap: !production,
+    logLevel: "warning",
+    logOverride: { "import-is-undefined": "error" },
+    entryPoints: ["usage", "sessionUsage", "checkpoint", "lineage", "context"].map((n) => ({ in: `src/webview/${n}.ts`, out: n })),
+    outdir: "dist/webview",
+  }),
   esbuild.build({
     ...common,
     sourcemap: true,

@@ -23,7 +23,7 @@ describe("package.json contributions", () => {
     assert.deepEqual(contributed, inCode);
     for (const cmd of c.commands) assert.equal(cmd.category, "Pi Sessions", cmd.command);
     // Every command id is registered somewhere in the extension.
-    const registered = source("sessionCommands.ts");
+    const registered = source("sessionCommands.ts") + source("panelCommands.ts");
     for (const name of [...source("commands.ts").matchAll(/^\s+(\w+): "piSessions\./gm)].map((m) => m[1])) {
       assert.ok(registered.includes(`CommandId.${name},`), `CommandId.${name} is registered`);
     }

@@ -13,6 +13,11 @@ export const CommandId = {
   RevealParent: "piSessions.revealParent",
   RevealSession: "piSessions.revealSession",
   RevealEntry: "piSessions.revealEntry",
+  ShowUsage: "piSessions.showUsage",
+  ShowSessionUsage: "piSessions.showSessionUsage",
+  InspectCheckpoint: "piSessions.inspectCheckpoint",
+  ShowLineage: "piSessions.showLineage",
+  ShowContext: "piSessions.showContext",
 } as const;
 export type CommandId = (typeof CommandId)[keyof typeof CommandId];
 

@@ -7,13 +7,16 @@ import { type FilterMode, isFilterMode } from "../core/outline.js";
 import { OutputLogger } from "./logging.js";
 import { readSettings, SessionService } from "./service.js";
 import { applyFilterDescription, registerSessionCommands } from "./sessionCommands.js";
+import { registerPanelCommands } from "./panelCommands.js";
 import { type Element, SessionsTreeProvider } from "./tree.js";
+import { PanelManager } from "./webviews/panels.js";
 
 /** What tests (and other extensions) can reach. */
 export interface PiSessionsApi {
   service: SessionService;
   tree: SessionsTreeProvider;
   view: vscode.TreeView<Element>;
+  panels: PanelManager;
 }
 
 export function activate(context: vscode.ExtensionContext): PiSessionsApi {
@@ -27,7 +30,10 @@ export function activate(context: vscode.ExtensionContext): PiSessionsApi {
     const tree = new SessionsTreeProvider(service, filter);
     const view = vscode.window.createTreeView("piSessions.sessions", { treeDataProvider: tree, showCollapseAll: true });
     applyFilterDescription(view, filter);
+    const panels = new PanelManager(context.extensionUri, service, logger, tree.workspaceFolderPaths);
     context.subscriptions.push(
+      panels,
+      registerPanelCommands(service, panels, logger),
       service,
       tree,
       view,
@@ -41,7 +47,7 @@ export function activate(context: vscode.ExtensionContext): PiSessionsApi {
       vscode.workspace.onDidChangeWorkspaceFolders(() => tree.refreshAll()),
     );
     logger.info(`activated (VS Code ${vscode.version}, ${vscode.env.appName})`);
-    return { service, tree, view };
+    return { service, tree, view, panels };
   } catch (err) {
     // VS Code shows nothing when activation fails, so say it ourselves.
     logger.error("activation failed", err);

@@ -7,7 +7,7 @@ import { CommandId, registerCommand } from "./commands.js";
 import type { Logger } from "./logging.js";
 import type { SessionService } from "./service.js";
 import { type Element, hostPaths, relativeTime, type SessionsTreeProvider } from "./tree.js";
-import { lastActivity } from "../node/library.js";
+import { lastActivity, sessionTitle } from "../node/library.js";
 
 const FILTER_TEXT: Record<FilterMode, string> = {
   default: "Default: hide settings and bookkeeping entries",
@@ -109,7 +109,7 @@ export function registerSessionCommands(ctx: CommandContext): vscode.Disposable 
           items.push({ label: `$(error) ${basename(s.file)}`, description: "not readable", detail: sum.rejection.message, file: s.file });
           continue;
         }
-        const title = sum.name ?? sum.firstPrompt ?? "(no prompt yet)";
+        const title = sessionTitle(s);
         items.push({
           label: `$(comment-discussion) ${title}`,
           description: `${sum.cwd ?? ""} · ${relativeTime(lastActivity(s))}`,

@@ -10,7 +10,7 @@ import { contentText, describeEntry, formatTokens, truncate } from "../core/desc
 import { type FilterMode, type OutlineItem, SessionOutline } from "../core/outline.js";
 import { type Entry, isPlainObject, pathTo, type Session } from "../core/session.js";
 import type { HostPaths } from "../core/slug.js";
-import { lastActivity, ownCost } from "../node/library.js";
+import { lastActivity, ownCost, sessionTitle } from "../node/library.js";
 import type { StoreSession } from "../node/store.js";
 import { CommandId } from "./commands.js";
 import type { SessionService } from "./service.js";
@@ -483,7 +483,7 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<Element>, v
       item.iconPath = new vscode.ThemeIcon("error", new vscode.ThemeColor("list.errorForeground"));
       flags.push("rejected");
     } else {
-      item.label = truncate(sum.name ?? sum.firstPrompt ?? "(no prompt yet)", 80);
+      item.label = truncate(sessionTitle(s), 80);
       const parts = [relativeTime(lastActivity(s))];
       if (sum.model) parts.push(sum.model.split("/").pop()!);
       parts.push(formatCost(ownCost(s)));
@@ -531,7 +531,7 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<Element>, v
     };
     if (sum.ok) {
       md.appendMarkdown("**");
-      md.appendText(truncate(sum.name ?? sum.firstPrompt ?? "(no prompt yet)", 120));
+      md.appendText(truncate(sessionTitle(s), 120));
       md.appendMarkdown("**\n\n");
       row("Id", sum.id);
       row("Agent", sum.flavor === "omp" ? `Oh My Pi (v${sum.version} file)` : `pi (v${sum.version} file)`);
@@ -702,7 +702,7 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<Element>, v
 
   private forkItem(el: ForkEl): vscode.TreeItem {
     const child = this.service.lib.get(el.child);
-    const title = child?.summary.ok ? (child.summary.name ?? child.summary.firstPrompt ?? basename(el.child)) : basename(el.child);
+    const title = child ? sessionTitle(child) : basename(el.child);
     const t = new vscode.TreeItem(`Fork: ${truncate(title, 70)}`, vscode.TreeItemCollapsibleState.None);
     t.id = el.id;
     t.description = child ? `${child.summary.ok && child.summary.subagent ? "subagent · " : ""}${relativeTime(lastActivity(child))} · ${formatCost(ownCost(child))}` : undefined;
@@ -721,7 +721,7 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<Element>, v
     const raw = s.summary.parentSession.raw;
     const parent = s.parent;
     if (parent) {
-      const title = parent.summary.ok ? (parent.summary.name ?? parent.summary.firstPrompt ?? basename(parent.file)) : basename(parent.file);
+      const title = sessionTitle(parent);
       t.label = `Forked from: ${truncate(title, 60)}`;
       const at = s.forkPointId && this.service.lib.peek(parent.file);
       const atEntry = at && at.ok ? at.session.byId.get(s.forkPointId!) : undefined;

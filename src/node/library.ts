@@ -4,7 +4,7 @@
  * extension wraps it, and plain-Node tests drive it on real files.
  */
 import { realpath } from "node:fs/promises";
-import { join, relative, sep } from "node:path";
+import { basename, join, relative, sep } from "node:path";
 import type { HostPaths } from "../core/slug.js";
 import { summarize } from "../core/summary.js";
 import type { ParseResult } from "../core/session.js";
@@ -241,6 +241,12 @@ export function lastActivity(s: StoreSession): number {
 
 function byActivity(a: StoreSession, b: StoreSession): number {
   return lastActivity(b) - lastActivity(a) || a.file.localeCompare(b.file);
+}
+
+/** A session's display title: its name or title, else its first prompt, else the file name. */
+export function sessionTitle(s: StoreSession): string {
+  if (!s.summary.ok) return basename(s.file);
+  return s.summary.name ?? s.summary.firstPrompt ?? "(no prompt yet)";
 }
 
 /** Cost of the entries this session owns (inherited fork entries are the parent's). */

@@ -18,7 +18,8 @@ export interface LineageOptions {
 const W = 240;
 const H = 58;
 
-export function lineageModel(focus: StoreSession, o: LineageOptions): LineageModel {
+/** The session's root ancestor first, then every descendant of it (depth first). */
+export function lineageMembers(focus: StoreSession): StoreSession[] {
   let root = focus;
   const seen = new Set<StoreSession>([focus]);
   while (root.parent && !seen.has(root.parent)) {
@@ -35,6 +36,13 @@ export function lineageModel(focus: StoreSession, o: LineageOptions): LineageMod
     members.push(s);
     stack.push(...[...s.children].reverse());
   }
+  return members;
+}
+
+export function lineageModel(focus: StoreSession, o: LineageOptions): LineageModel {
+  const members = lineageMembers(focus);
+  const root = members[0]!;
+  const inGraph = new Set(members);
   const g = new dagre.graphlib.Graph();
   g.setGraph({ rankdir: "TB", nodesep: 28, ranksep: 56, marginx: 16, marginy: 16 });
   g.setDefaultEdgeLabel(() => ({}));

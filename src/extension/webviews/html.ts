@@ -1,0 +1,42 @@
+/**
+ * The one HTML builder for every panel: a strict CSP (`default-src 'none'`, scripts by nonce only, styles and images
+ * from the extension), resources through `asWebviewUri`, and startup data in an escaped `data-` attribute.
+ */
+import { randomBytes } from "node:crypto";
+import * as vscode from "vscode";
+import type { PanelState } from "../../protocol/messages.js";
+
+/** Escape text for a double-quoted attribute value. */
+export function escapeAttribute(value: string): string {
+  return value.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+
+export function webviewOptions(extensionUri: vscode.Uri): vscode.WebviewPanelOptions & vscode.WebviewOptions {
+  return {
+    enableScripts: true,
+    enableCommandUris: false,
+    localResourceRoots: [vscode.Uri.joinPath(extensionUri, "dist", "webview"), vscode.Uri.joinPath(extensionUri, "media")],
+  };
+}
+
+export function renderHtml(webview: vscode.Webview, extensionUri: vscode.Uri, bundle: string, title: string, state: PanelState): string {
+  const nonce = randomBytes(16).toString("base64");
+  const script = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, "dist", "webview", `${bundle}.js`));
+  const style = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, "media", "webview.css"));
+  const csp = [`default-src 'none'`, `img-src ${webview.cspSource} data:`, `style-src ${webview.cspSource}`, `font-src ${webview.cspSource}`, `script-src 'nonce-${nonce}'`].join("; ");
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${escapeAttribute(csp)}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeAttribute(title)}</title>
+<link rel="stylesheet" href="${escapeAttribute(style.toString())}">
+</head>
+<body>
+<div id="bootstrap" data-state="${escapeAttribute(JSON.stringify(state))}"></div>
+<main id="root" aria-live="polite"><p class="muted">Loading…</p></main>
+<script nonce="${nonce}" src="${escapeAttribute(script.toString())}"></script>
+</body>
+</html>`;
+}

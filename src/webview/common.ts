@@ -1,0 +1,119 @@
+/**
+ * Shared webview runtime: the bootstrap from the escaped data attribute, the ready handshake, typed messages,
+ * persisted state, and DOM helpers that only ever set text (session content is untrusted: never innerHTML).
+ */
+import type { FromWebview, PanelState, ToWebview } from "../protocol/messages.js";
+import type { PanelModel } from "../protocol/views.js";
+
+const vscode = acquireVsCodeApi<PanelState>();
+
+export function send(message: FromWebview): void {
+  vscode.postMessage(message);
+}
+
+/** The panel's state: what it is about. Persisted so the panel comes back after a reload. */
+export function panelState(): PanelState {
+  const el = document.getElementById("bootstrap");
+  const boot = el?.dataset.state ? (JSON.parse(el.dataset.state) as PanelState) : undefined;
+  return { ...(boot ?? { panel: "usage" }), ...(vscode.getState() ?? {}) } as PanelState;
+}
+
+export function saveState(state: PanelState): void {
+  vscode.setState(state);
+}
+
+export type Facts = Record<string, string | number | boolean>;
+
+/**
+ * Start the panel: render every model the host sends, report what was rendered, and say "ready" once listening
+ * (the host sends nothing before that).
+ */
+export function boot<M extends PanelModel>(render: (model: M) => Facts): void {
+  saveState(panelState());
+  const root = document.getElementById("root")!;
+  window.addEventListener("message", (event: MessageEvent<ToWebview>) => {
+    const msg = event.data;
+    if (msg.type === "error") {
+      root.replaceChildren(h("p", { class: "error", role: "alert" }, msg.message));
+      return;
+    }
+    if (msg.type === "model") {
+      const facts = render(msg.model as M);
+      send({ type: "rendered", seq: msg.seq, facts });
+    }
+  });
+  send({ type: "ready" });
+}
+
+type Child = Node | string | number | null | undefined | false;
+
+/** Create an element. Attributes are set as attributes (no inline style), children as text or nodes. */
+export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string | number | boolean | undefined> = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === false) continue;
+    el.setAttribute(k, v === true ? "" : String(v));
+  }
+  for (const c of children) if (c !== null && c !== undefined && c !== false) el.append(typeof c === "number" ? String(c) : c);
+  return el;
+}
+
+export const SVG_NS = "http://www.w3.org/2000/svg";
+export function svg<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string, string | number> = {}, ...children: (Node | string)[]): SVGElementTagNameMap[K] {
+  const el = document.createElementNS(SVG_NS, tag);
+  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
+  el.append(...children);
+  return el;
+}
+
+export function cost(usd: number): string {
+  if (usd === 0) return "$0.00";
+  if (Math.abs(usd) < 0.01) return `$${usd.toFixed(4)}`;
+  return `$${usd.toFixed(2)}`;
+}
+
+export function tokens(n: number): string {
+  if (n >= 1_000_000) return `${(n / 1_000_000).toFixed(2)}M`;
+  if (n >= 10_000) return `${Math.round(n / 1000)}k`;
+  if (n >= 1000) return `${(n / 1000).toFixed(1)}k`;
+  return String(n);
+}
+
+export interface Column<R> {
+  title: string;
+  value: (row: R) => Child;
+  numeric?: boolean;
+}
+
+/** An accessible data table (also the table view of every chart). */
+export function table<R>(caption: string, columns: Column<R>[], rows: R[], rowAttrs?: (row: R) => Record<string, string | undefined>): HTMLTableElement {
+  return h(
+    "table",
+    {},
+    h("caption", {}, caption),
+    h("thead", {}, h("tr", {}, ...columns.map((c) => h("th", { scope: "col", class: c.numeric ? "num" : undefined }, c.title)))),
+    h("tbody", {}, ...rows.map((r) => h("tr", rowAttrs?.(r) ?? {}, ...columns.map((c) => h("td", { class: c.numeric ? "num" : undefined }, c.value(r)))))),
+  );
+}
+
+/** A link-styled button that posts a message (no navigation, no URLs). */
+export function action(label: string, message: FromWebview, title?: string): HTMLButtonElement {
+  const b = h("button", { class: "link", type: "button", title }, label);
+  b.addEventListener("click", () => send(message));
+  return b;
+}
+
+/** A theme colour from the VS Code CSS variables (charts follow the theme). */
+export function themeColor(name: string, fallback: string): string {
+  return getComputedStyle(document.body).getPropertyValue(name).trim() || fallback;
+}
+
+export const CHART_COLORS = ["--vscode-charts-blue", "--vscode-charts-orange", "--vscode-charts-green", "--vscode-charts-purple", "--vscode-charts-red", "--vscode-charts-yellow"];
+
+export function seriesColor(i: number): string {
+  return themeColor(CHART_COLORS[i % CHART_COLORS.length]!, "#888");
+}
+
+export function section(title: string, ...children: Child[]): HTMLElement {
+  return h("section", {}, h("h2", {}, title), ...children);
+}
