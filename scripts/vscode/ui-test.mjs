@@ -1,6 +1,7 @@
 // UI test: drives the real VS Code workbench (code-server 4.100.3) in headless Debian Chromium with Playwright,
 // clicks through the Pi Sessions view over the fixture store, and saves screenshots under test-results/ui/.
 // Exit code 0 = every step passed. Needs `npm run build` first.
+import { execFileSync } from 'child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'fs';
 import os from 'os';
 import path from 'path';
@@ -102,6 +103,120 @@ try {
   await view.locator('.monaco-list-row.selected', { hasText: 'mathkit overview' }).first().waitFor({ timeout: 15000 });
   step('search revealed the session');
   await page.screenshot({ path: `${shots}/05-search-revealed.png` });
+
+  // ---- Panels --------------------------------------------------------------------------------
+  const runCommand = async (title) => {
+    await page.keyboard.press('F1');
+    await input.waitFor({ timeout: 10000 });
+    await input.fill(`>${title}`);
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 10000 });
+    await page.keyboard.press('Enter');
+  };
+  /** The content frame of the webview panel whose tab is active. */
+  const webview = () => page.frameLocator('iframe.webview.ready:visible').last().frameLocator('#active-frame');
+  await runCommand('Pi Sessions: Set Entry Filter');
+  await input.fill('default');
+  await page.keyboard.press('Enter');
+
+  // Usage & Cost: the numbers shown equal `pi-sessions usage --json` on the same store and scope.
+  await runCommand('Pi Sessions: Show Usage & Cost');
+  const totalCost = webview().locator('#total-cost');
+  await totalCost.waitFor({ timeout: 30000 });
+  const cliArgs = ['--agent-dir', path.join(home, '.pi', 'agent'), '--agent-dir', path.join(home, '.omp', 'agent'), '--workspace', workspace, '--json', '--no-cache'];
+  const cli = (by) => JSON.parse(execFileSync(process.execPath, [path.join(root, 'dist', 'cli.js'), 'usage', '--by', by, ...cliArgs], { encoding: 'utf8' }));
+  const byModel = cli('model');
+  const money = (usd) => (usd === 0 ? '$0.00' : Math.abs(usd) < 0.01 ? `$${usd.toFixed(4)}` : `$${usd.toFixed(2)}`);
+  const expectText = async (locator, expected, what) => {
+    const got = (await locator.textContent())?.trim();
+    if (got !== expected) throw new Error(`${what}: the dashboard shows ${got}, pi-sessions usage says ${expected}`);
+  };
+  await expectText(totalCost, money(byModel.total.cost), 'total cost');
+  await expectText(webview().locator('#total-messages'), String(byModel.total.messages), 'messages');
+  await expectText(webview().locator('#inherited-cost'), money(byModel.total.inheritedCost), 'inherited cost');
+  for (const row of byModel.rows) {
+    await webview().locator('table', { hasText: 'Cost by model' }).locator('tr', { hasText: row.key }).locator('td', { hasText: money(row.cost) }).first().waitFor({ timeout: 5000 });
+  }
+  step(`dashboard equals pi-sessions usage (${money(byModel.total.cost)}, ${byModel.rows.length} models)`);
+  await page.mouse.move(1200, 850);
+  await page.screenshot({ path: `${shots}/10-usage-dark.png` });
+
+  // Session usage, checkpoint inspector, effective context and lineage, from the tree's context menus.
+  const contextMenu = async (rowText, item) => {
+    await page.mouse.move(1200, 850); // no hover tooltip over the rows
+    await page.keyboard.press('Escape');
+    await row(rowText).scrollIntoViewIfNeeded();
+    await row(rowText).click({ button: 'right' });
+    const entry = page.locator('.context-view .action-item', { hasText: item }).first();
+    await entry.waitFor({ timeout: 10000 });
+    await entry.hover();
+    await page.keyboard.press('Enter');
+  };
+  // Start from a collapsed tree so that every row used below is on screen.
+  await page.mouse.move(1200, 850);
+  await view.locator('[aria-label^="Collapse All"]').first().click();
+  await row('This Workspace').click();
+  await row('Explain the layout of this repo.').first().waitFor({ timeout: 15000 });
+  await contextMenu('Explain the layout of this repo.', 'Show Session Usage');
+  await webview().locator('h2', { hasText: 'Context size over time' }).waitFor({ timeout: 30000 });
+  step('session usage panel');
+  await page.mouse.move(1200, 850);
+  await page.screenshot({ path: `${shots}/11-session-usage-dark.png` });
+
+  await row('Explain the layout of this repo.').first().click();
+  await row('Compaction · 4k tokens summarized').waitFor({ timeout: 15000 });
+  await contextMenu('Compaction · 4k tokens summarized', 'Inspect Checkpoint');
+  await webview().locator('#summary h2', { hasText: 'Goal' }).waitFor({ timeout: 30000 });
+  step('checkpoint inspector renders the summary as Markdown');
+  await page.mouse.move(1200, 850);
+  await page.screenshot({ path: `${shots}/12-checkpoint-dark.png` });
+
+  await contextMenu("What's left to do?", 'Show Effective Context');
+  await webview().locator('td', { hasText: 'compaction summary' }).first().waitFor({ timeout: 30000 });
+  step('effective context panel');
+  await page.mouse.move(1200, 850);
+  await page.screenshot({ path: `${shots}/13-context-dark.png` });
+
+  await row('Stats helpers (sum/avg/median)').first().waitFor({ timeout: 15000 });
+  await contextMenu('Stats helpers (sum/avg/median)', 'Show Fork Lineage');
+  const node = webview().locator('g.node.focus');
+  await node.waitFor({ timeout: 30000 });
+  step('lineage graph drawn');
+  await page.mouse.move(1200, 850);
+  await page.screenshot({ path: `${shots}/14-lineage-dark.png` });
+  // Clicking a node reveals that session in the tree.
+  await webview().locator('g.node:not(.focus)[role="button"]').first().click();
+  await view.locator('.monaco-list-row.selected').first().waitFor({ timeout: 15000 });
+  step('a click on a lineage node revealed its session in the tree');
+
+  // Light theme: the panels follow the theme's colours.
+  await page.keyboard.press('F1');
+  await input.waitFor({ timeout: 10000 });
+  await input.fill('>Toggle between Light/Dark Themes');
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Toggle between Light/Dark Themes' }).first().waitFor({ timeout: 10000 });
+  await page.keyboard.press('Enter');
+  await page.locator('.monaco-workbench.vs').waitFor({ timeout: 20000 });
+  await page.waitForTimeout(800);
+  await page.screenshot({ path: `${shots}/20-lineage-light.png` });
+  await page.locator('.tab', { hasText: 'Usage & Cost' }).first().click();
+  await totalCost.waitFor({ timeout: 20000 });
+  await page.waitForTimeout(500);
+  await page.screenshot({ path: `${shots}/21-usage-light.png` });
+  await page.locator('.tab', { hasText: 'Checkpoint' }).first().click();
+  await webview().locator('#summary').waitFor({ timeout: 20000 });
+  await page.screenshot({ path: `${shots}/22-checkpoint-light.png` });
+  step('light theme screenshots');
+
+  // A window reload: every panel comes back (WebviewPanelSerializer) and renders again.
+  await page.reload({ waitUntil: 'domcontentloaded' });
+  await page.locator('.monaco-workbench').waitFor({ timeout: 60000 });
+  for (const title of ['Usage & Cost', 'Checkpoint', 'Context:', 'Lineage:', 'Usage: ']) {
+    await page.locator('.tab', { hasText: title }).first().waitFor({ timeout: 30000 });
+  }
+  await page.locator('.tab', { hasText: 'Usage & Cost' }).first().click();
+  await totalCost.waitFor({ timeout: 30000 });
+  await expectText(totalCost, money(byModel.total.cost), 'total cost after a reload');
+  step('panels restored after a window reload');
+  await page.screenshot({ path: `${shots}/23-after-reload-light.png` });
 } catch (e) {
   failed = true;
   console.error('UI TEST FAILED:', e.message);

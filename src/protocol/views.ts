@@ -146,7 +146,7 @@ export interface LineageModel {
   width: number;
   height: number;
   nodes: LineageNode[];
-  edges: { from: string; to: string; label: string; points: { x: number; y: number }[] }[];
+  edges: { from: string; to: string; label: string; points: { x: number; y: number }[]; labelX: number; labelY: number }[];
 }
 
 export interface ContextRow {

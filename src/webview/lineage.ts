@@ -34,8 +34,7 @@ boot<LineageModel>((m) => {
     if (e.points.length < 2) continue;
     const d = e.points.map((p, i) => `${i ? "L" : "M"} ${p.x} ${p.y}`).join(" ");
     graph.append(svg("path", { d, class: "edge", "marker-end": "url(#arrow)" }));
-    const mid = e.points[Math.floor(e.points.length / 2)]!;
-    graph.append(svg("text", { x: mid.x + 6, y: mid.y, class: "edge-label" }, clip(e.label, 40)));
+    graph.append(svg("text", { x: e.labelX, y: e.labelY + 4, class: "edge-label" }, clip(e.label, 42)));
   }
   for (const n of m.nodes) graph.append(nodeEl(n));
   const byKey = new Map(m.nodes.map((n) => [n.key, n]));

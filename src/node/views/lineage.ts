@@ -72,7 +72,8 @@ export function lineageModel(focus: StoreSession, o: LineageOptions): LineageMod
     edges.push({ from: key, to: o.keyOf(root), label: external ? "outside the session roots" : "parent not found" });
   }
   for (const [key, n] of nodes) g.setNode(key, { width: n.width, height: n.height });
-  for (const e of edges) g.setEdge(e.from, e.to, { label: e.label, width: 120, height: 16 });
+  // Edge labels take part in the layout (dagre places them beside the edge and makes room).
+  for (const e of edges) g.setEdge(e.from, e.to, { label: e.label, width: Math.min(260, 12 + e.label.length * 6.2), height: 16, labelpos: "r", labeloffset: 8 });
   dagre.layout(g);
   const graph = g.graph();
   return {
@@ -84,6 +85,13 @@ export function lineageModel(focus: StoreSession, o: LineageOptions): LineageMod
       const p = g.node(n.key);
       return { ...n, x: p.x - n.width / 2, y: p.y - n.height / 2 };
     }),
-    edges: edges.map((e) => ({ ...e, points: (g.edge(e.from, e.to)?.points ?? []).map((p: { x: number; y: number }) => ({ x: p.x, y: p.y })) })),
+    edges: edges.map((e) => {
+      const laid = g.edge(e.from, e.to) as { points?: { x: number; y: number }[]; x?: number; y?: number; width?: number } | undefined;
+      const points = (laid?.points ?? []).map((p) => ({ x: p.x, y: p.y }));
+      const mid = points[Math.floor(points.length / 2)] ?? { x: 0, y: 0 };
+      // dagre gives the label's centre; the webview draws it left-aligned from its left edge.
+      const labelX = laid?.x !== undefined && laid.width !== undefined ? laid.x - laid.width / 2 + 6 : mid.x + 6;
+      return { ...e, points, labelX, labelY: laid?.y ?? mid.y };
+    }),
   };
 }
