@@ -8,6 +8,7 @@
  * nothing else. Pure: used by the VS Code tree and testable in plain Node.
  */
 import type { Entry, Session } from "./session.js";
+import { OMP_ENTRY_TYPES } from "./schema.js";
 import { isPlainObject, pathTo } from "./session.js";
 
 export const FILTER_MODES = ["default", "no-tools", "user-only", "labeled-only", "all"] as const;
@@ -17,22 +18,11 @@ export function isFilterMode(value: unknown): value is FilterMode {
   return typeof value === "string" && (FILTER_MODES as readonly string[]).includes(value);
 }
 
-/** Settings and bookkeeping entries: hidden by pi's default filter (pi's list plus OMP's equivalents). */
-const BOOKKEEPING = new Set([
-  "label",
-  "custom",
-  "model_change",
-  "thinking_level_change",
-  "session_info",
-  "title_change",
-  "model_usage",
-  "credential_pin",
-  "service_tier_change",
-  "mode_change",
-  "ttsr_injection",
-  "session_init",
-  "mcp_tool_selection",
-]);
+/**
+ * Settings and bookkeeping entries, hidden by pi's default filter: pi's list, plus every OMP-only entry type except
+ * `reset_boundary` (a /clear, which changes what the model sees).
+ */
+const BOOKKEEPING = new Set<string>(["label", "custom", "model_change", "thinking_level_change", "session_info", ...OMP_ENTRY_TYPES.filter((t) => t !== "reset_boundary")]);
 
 /** Entries that start their own row at the segment level; everything else folds under the preceding user turn. */
 const STANDALONE = new Set(["compaction", "branch_summary", "reset_boundary"]);

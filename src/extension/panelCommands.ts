@@ -4,25 +4,12 @@ import * as vscode from "vscode";
 import { formatTokens } from "../core/describe.js";
 import { lastActivity, type SessionLibrary, sessionTitle } from "../node/library.js";
 import type { StoreSession } from "../node/store.js";
+import { entryIdOf, fileOf } from "./args.js";
 import { CommandId, registerCommand } from "./commands.js";
 import type { Logger } from "./logging.js";
 import type { SessionService } from "./service.js";
-import { type Element, relativeTime } from "./tree.js";
+import { relativeTime } from "./tree.js";
 import type { PanelManager } from "./webviews/panels.js";
-
-function fileOf(arg: unknown): string | undefined {
-  if (typeof arg === "string") return arg;
-  if (arg && typeof arg === "object" && "file" in arg && typeof (arg as { file: unknown }).file === "string") return (arg as { file: string }).file;
-  return undefined;
-}
-
-function entryOf(arg: unknown): string | undefined {
-  if (!arg || typeof arg !== "object") return undefined;
-  const e = arg as Element;
-  if (e.kind === "row") return e.item.id;
-  if (e.kind === "entry" || e.kind === "detail") return e.entryId;
-  return undefined;
-}
 
 async function pickSession(lib: SessionLibrary, title: string, filter: (s: StoreSession) => boolean = (s) => s.summary.ok): Promise<StoreSession | undefined> {
   const items = lib.sessions
@@ -54,13 +41,13 @@ export function registerPanelCommands(service: SessionService, panels: PanelMana
     registerCommand(CommandId.ShowContext, async (arg?: unknown, entryArg?: unknown) => {
       const file = await sessionFile(arg, "Show the effective context of which session (at its active leaf)?");
       if (!file) return undefined;
-      const entryId = typeof entryArg === "string" ? entryArg : entryOf(arg);
+      const entryId = typeof entryArg === "string" ? entryArg : entryIdOf(arg);
       return panels.show({ panel: "context", file, ...(entryId ? { entryId } : {}) });
     }, logger),
     registerCommand(CommandId.InspectCheckpoint, async (arg?: unknown, entryArg?: unknown) => {
       const file = await sessionFile(arg, "Inspect a compaction of which session?", (s) => s.summary.ok && s.summary.compactions > 0);
       if (!file) return undefined;
-      let entryId = typeof entryArg === "string" ? entryArg : entryOf(arg);
+      let entryId = typeof entryArg === "string" ? entryArg : entryIdOf(arg);
       if (!entryId) {
         const r = await lib().open(file);
         if (!r.ok || !r.session.compactions.length) throw new Error(`${basename(file)} has no compaction`);

@@ -3,6 +3,7 @@ import { basename } from "node:path";
 import * as vscode from "vscode";
 import { FILTER_MODES, type FilterMode, isFilterMode } from "../core/outline.js";
 import { resumeCommand } from "../core/resume.js";
+import { entryIdOf, fileOf } from "./args.js";
 import { CommandId, registerCommand } from "./commands.js";
 import type { Logger } from "./logging.js";
 import type { SessionService } from "./service.js";
@@ -23,20 +24,6 @@ export interface CommandContext {
   view: vscode.TreeView<Element>;
   logger: Logger;
   state: vscode.Memento;
-}
-
-function fileOf(el: unknown): string | undefined {
-  if (typeof el === "string") return el;
-  if (el && typeof el === "object" && "file" in el && typeof (el as { file: unknown }).file === "string") return (el as { file: string }).file;
-  return undefined;
-}
-
-function entryIdOf(el: unknown): string | undefined {
-  if (!el || typeof el !== "object") return undefined;
-  const e = el as Element;
-  if (e.kind === "row") return e.item.id;
-  if (e.kind === "entry" || e.kind === "detail") return e.entryId;
-  return undefined;
 }
 
 export function applyFilterDescription(view: vscode.TreeView<Element>, mode: FilterMode): void {

@@ -4,6 +4,7 @@ import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
+import { waitFor } from "./util.js";
 import type { PiSessionsApi } from "../../src/extension/extension.js";
 import type { Element, RowEl, SessionEl } from "../../src/extension/tree.js";
 
@@ -22,17 +23,6 @@ const S2 = () => byId(PROJ, "d4f8"); // 2 branches, labels, name
 const S3 = () => byId(PROJ, "d565"); // 2 compactions
 const S5A = () => byId(PROJ, "d64a"); // /fork of S2
 const O1 = () => byId(path.join(OMP, "-src-proj"), "d97d"); // OMP, title slot
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 15_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
 
 suite("Pi Sessions explorer in a real VS Code", () => {
   let api: PiSessionsApi;

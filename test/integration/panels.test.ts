@@ -4,6 +4,7 @@ import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
+import { waitFor } from "./util.js";
 import type { PiSessionsApi } from "../../src/extension/extension.js";
 import type { Element, RowEl } from "../../src/extension/tree.js";
 import type { OpenPanel } from "../../src/extension/webviews/panels.js";
@@ -14,17 +15,6 @@ const PI = path.join(HOME, ".pi", "agent", "sessions");
 const piSlug = (cwd: string) => `--${cwd.replace(/^[/\\]/, "").replace(/[/\\:]/g, "-")}--`;
 const PROJ = path.join(PI, piSlug(path.join(HOME, "src", "proj")));
 const file = (part: string) => path.join(PROJ, fs.readdirSync(PROJ).find((f) => f.includes(part))!);
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function waitFor<T>(what: string, probe: () => T | undefined | false, timeoutMs = 20_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = probe();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
 
 suite("Pi Sessions panels in a real VS Code", () => {
   let api: PiSessionsApi;
