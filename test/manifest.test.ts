@@ -14,7 +14,10 @@ describe("package.json contributions", () => {
     assert.deepEqual(c.viewsContainers.activitybar.map((v: { id: string; title: string }) => [v.id, v.title]), [["piSessions", "Pi Sessions"]]);
     assert.deepEqual(c.views.piSessions.map((v: { id: string; name: string }) => [v.id, v.name]), [["piSessions.sessions", "Sessions"]]);
     assert.equal(pkg.main, "./dist/extension.cjs");
-    assert.deepEqual(pkg.activationEvents, [], "activation is implicit (view and commands): nothing runs at startup");
+    // The view and the commands activate implicitly; panels left open are revived by their serializers.
+    assert.deepEqual(pkg.activationEvents, ["usage", "sessionUsage", "checkpoint", "lineage", "context"].map((k) => `onWebviewPanel:piSessions.${k}`));
+    const panels = readFileSync(join(ROOT, "src", "extension", "webviews", "panels.ts"), "utf8");
+    for (const k of ["usage", "sessionUsage", "checkpoint", "lineage", "context"]) assert.ok(panels.includes(`${k}: "piSessions.${k}"`), k);
   });
 
   it("every command in code is contributed with the Pi Sessions category, and vice versa", () => {

@@ -139,6 +139,25 @@ try {
   step(`dashboard equals pi-sessions usage (${money(byModel.total.cost)}, ${byModel.rows.length} models)`);
   await page.mouse.move(1200, 850);
   await page.screenshot({ path: `${shots}/10-usage-dark.png` });
+  // The page's own controls: all projects (a message from the webview, answered with a new model).
+  const allArgs = cliArgs.filter((a, i) => a !== '--workspace' && cliArgs[i - 1] !== '--workspace');
+  const everything = JSON.parse(execFileSync(process.execPath, [path.join(root, 'dist', 'cli.js'), 'usage', '--by', 'model', ...allArgs], { encoding: 'utf8' }));
+  await webview().locator('#scope').selectOption('all');
+  await webview().locator('#apply').click();
+  await webview().locator('#total-cost', { hasText: money(everything.total.cost) }).waitFor({ timeout: 15000 });
+  step(`all projects: ${money(everything.total.cost)}, as pi-sessions usage says`);
+  await webview().locator('#scope').selectOption('workspace');
+  await webview().locator('#apply').click();
+  await webview().locator('#total-cost', { hasText: money(byModel.total.cost) }).waitFor({ timeout: 15000 });
+
+  // From the palette, with a quick pick of sessions.
+  await runCommand('Pi Sessions: Show Session Usage');
+  await input.fill('mathkit overview');
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'mathkit overview' }).first().waitFor({ timeout: 10000 });
+  await page.keyboard.press('Enter');
+  await page.locator('.tab', { hasText: 'Usage: mathkit overview' }).waitFor({ timeout: 15000 });
+  await webview().locator('h1', { hasText: 'mathkit overview' }).waitFor({ timeout: 30000 });
+  step('session usage opened from the palette');
 
   // Session usage, checkpoint inspector, effective context and lineage, from the tree's context menus.
   const contextMenu = async (rowText, item) => {
@@ -204,6 +223,13 @@ try {
   await page.locator('.tab', { hasText: 'Checkpoint' }).first().click();
   await webview().locator('#summary').waitFor({ timeout: 20000 });
   await page.screenshot({ path: `${shots}/22-checkpoint-light.png` });
+  await page.locator('.tab', { hasText: 'Usage: Explain the layout' }).first().click();
+  await webview().locator('h2', { hasText: 'Context size over time' }).waitFor({ timeout: 20000 });
+  await page.waitForTimeout(300);
+  await page.screenshot({ path: `${shots}/24-session-usage-light.png` });
+  await page.locator('.tab', { hasText: 'Context:' }).first().click();
+  await webview().locator('td', { hasText: 'compaction summary' }).first().waitFor({ timeout: 20000 });
+  await page.screenshot({ path: `${shots}/25-context-light.png` });
   step('light theme screenshots');
 
   // A window reload: every panel comes back (WebviewPanelSerializer) and renders again.
