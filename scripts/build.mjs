@@ -1,10 +1,11 @@
 // Bundles the CLI, the extension and the in-host integration tests with esbuild.
 // `node scripts/build.mjs [--production]`
-import { chmodSync, readdirSync } from "node:fs";
+import { chmodSync, readdirSync, readFileSync } from "node:fs";
 import * as esbuild from "esbuild";
 
 const production = process.argv.includes("--production");
-const common = { bundle: true, platform: "node", target: "node20", sourcemap: !production, minify: production, logLevel: "warning" };
+const { version } = JSON.parse(readFileSync("package.json", "utf8"));
+const common = { bundle: true, platform: "node", target: "node20", sourcemap: !production, minify: production, logLevel: "warning", define: { __PI_SESSIONS_VERSION__: JSON.stringify(version) } };
 
 await Promise.all([
   esbuild.build({

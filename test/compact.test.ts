@@ -10,7 +10,7 @@ import { buildContext } from "../src/core/context.js";
 import { contextInput, type TargetModel } from "../src/core/compact/responses.js";
 import { prepareCompaction } from "../src/core/compact/prepare.js";
 import type { Session } from "../src/core/session.js";
-import { jsonl, loadFixture, parseOk, PI_FIXTURES, rel, ROOT, tempCopy, withTempDir } from "./helpers.js";
+import { fakeCodexToken, jsonl, loadFixture, parseOk, PI_FIXTURES, rel, ROOT, tempCopy, withTempDir } from "./helpers.js";
 
 const piCompaction = await import(pathToFileURL(join(ROOT, "node_modules", "@mariozechner", "pi-coding-agent", "dist", "core", "compaction", "compaction.js")).href);
 
@@ -110,11 +110,6 @@ async function probe(model: unknown, messages: unknown[], apiKey: string): Promi
   return captured;
 }
 
-/** A syntactically valid JWT carrying the ChatGPT account claim (pi-ai reads it before onPayload). */
-export function fakeCodexToken(account = "acct-test"): string {
-  const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString("base64url");
-  return `${b64({ alg: "none" })}.${b64({ "https://api.openai.com/auth": { chatgpt_account_id: account } })}.sig`;
-}
 
 const SURFACES: [string, string, string][] = [
   ["openai", "gpt-5.1", "sk-test"],

@@ -9,6 +9,7 @@ import { summarize } from "../core/summary.js";
 import { rejectedJson, treeJson } from "../core/treeJson.js";
 import { type ReadResult, readSessionFile } from "../node/readSession.js";
 import { type GroupBy, usageReport } from "../node/report.js";
+import { compactCommand } from "./compact.js";
 import { resolveRoots } from "../node/roots.js";
 import { belongsToWorkspace, cacheFileFor, computeOwnership, listedSession, loadStore, newStoreSession, type StoreSession } from "../node/store.js";
 import { stat } from "node:fs/promises";
@@ -19,6 +20,9 @@ import { renderTree } from "./treeText.js";
 export const EXIT_OK = 0;
 export const EXIT_REJECTED = 2;
 export const EXIT_USAGE = 64;
+/** The package version, recorded in checkpoints as the producer version (set at build time). */
+const VERSION = typeof __PI_SESSIONS_VERSION__ === "string" ? __PI_SESSIONS_VERSION__ : "0.0.0-dev";
+declare const __PI_SESSIONS_VERSION__: string | undefined;
 
 const USAGE = `usage: pi-sessions <command> [options]
 
@@ -30,12 +34,18 @@ commands:
                                      every session under the agent dirs, with fork lineage
   usage [--agent-dir DIR]... [--workspace PATH] [--file F] [--by session|model|day|project] [--since YYYY-MM-DD] [--until YYYY-MM-DD] [--json]
                                      tokens and cost, forks never double-counted
+  compact FILE [--leaf ID] --provider openai|azure|codex --model M [--azure-resource R] [--azure-deployment D]
+          [--base-url URL] [--keep-recent-tokens N] [--summary extractive|llm] [--dry-run] [--yes] [--json]
+          [--write-fallback] [--timeout-ms N]
+                                     compact a branch through server compaction and append the checkpoint
+                                     (credentials: OPENAI_API_KEY, AZURE_OPENAI_API_KEY, or the ChatGPT login in
+                                     ~/.pi/agent/auth.json or ~/.codex/auth.json); without --yes it only prints the plan
 
 store options: --agent-dir DIR (repeatable; default ~/.pi/agent, ~/.omp/agent and their env overrides),
   --session-dir DIR (a flat session dir, repeatable), --no-cache (metadata cache: $PI_SESSIONS_CACHE_DIR,
   else $XDG_CACHE_HOME/pi-session-explorer, else ~/.cache/pi-session-explorer)
 
-exit codes: 0 ok, 2 a file was rejected or is not a session, 64 usage error`;
+exit codes: 0 ok, 2 a file was rejected or is not a session, 3 compact wrote nothing (refused or failed), 64 usage error`;
 
 export interface Io {
   out: (text: string) => void;
@@ -58,6 +68,8 @@ export async function run(argv: string[], io: Io): Promise<number> {
         return await listCommand(rest, io);
       case "usage":
         return await usageCommand(rest, io);
+      case "compact":
+        return await compactCli(rest, io);
       case "help":
       case "--help":
       case "-h":
@@ -270,4 +282,51 @@ function formatTable(rows: string[][], rightAligned: number[], totalsRow = false
 /** The random tail of a session id (UUIDv7 ids share their time prefix). */
 function shortId(id: string | null): string {
   return id ? id.slice(-8) : "";
+}
+
+async function compactCli(args: string[], io: Io): Promise<number> {
+  const { values, positionals } = parse(args, {
+    leaf: { type: "string" },
+    provider: { type: "string" },
+    model: { type: "string" },
+    "azure-resource": { type: "string" },
+    "azure-deployment": { type: "string" },
+    "base-url": { type: "string" },
+    "keep-recent-tokens": { type: "string" },
+    summary: { type: "string" },
+    "dry-run": { type: "boolean" },
+    yes: { type: "boolean" },
+    json: { type: "boolean" },
+    "write-fallback": { type: "boolean" },
+    "timeout-ms": { type: "string" },
+  });
+  const provider = values.provider;
+  if (provider !== "openai" && provider !== "azure" && provider !== "codex") throw new UsageError("--provider must be openai, azure or codex");
+  if (!values.model) throw new UsageError("--model is required");
+  if (values.summary !== undefined && values.summary !== "extractive" && values.summary !== "llm") throw new UsageError("--summary must be extractive or llm");
+  const int = (name: string, v: string | undefined) => {
+    if (v === undefined) return undefined;
+    if (!/^\d+$/.test(v)) throw new UsageError(`--${name} takes a whole number`);
+    return Number(v);
+  };
+  return compactCommand(
+    {
+      file: oneFile(positionals),
+      leaf: values.leaf,
+      provider,
+      model: values.model,
+      azureResource: values["azure-resource"],
+      azureDeployment: values["azure-deployment"],
+      baseUrl: values["base-url"],
+      keepRecentTokens: int("keep-recent-tokens", values["keep-recent-tokens"]),
+      summary: values.summary as "extractive" | "llm" | undefined,
+      dryRun: !!values["dry-run"],
+      yes: !!values.yes,
+      json: !!values.json,
+      writeFallback: !!values["write-fallback"],
+      timeoutMs: int("timeout-ms", values["timeout-ms"]),
+    },
+    io,
+    VERSION,
+  );
 }

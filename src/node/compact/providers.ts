@@ -1,0 +1,200 @@
+/**
+ * The provider calls (server-compaction.md §1.5, §4.3): OpenAI and Azure through the official `openai` SDK v6
+ * (`responses.compact`), ChatGPT Codex through `fetch` with the `compaction_trigger` v2 body and SSE. Each result is
+ * validated (exactly one compaction item with non-empty encrypted content, and it is last) before anything else.
+ * Error messages name the status and the surface, never a credential or a response body.
+ */
+import { arch, platform, release } from "node:os";
+import OpenAI, { AzureOpenAI } from "openai";
+import type { Identity } from "../../core/compact/identity.js";
+import type { InputItem } from "../../core/compact/responses.js";
+
+export type FailureClass = "auth" | "auth_unavailable" | "model_or_protocol" | "remote_error" | "timeout" | "serialization_unavailable" | "session_changed" | "session_busy";
+
+export class CompactionFailure extends Error {
+  constructor(
+    readonly failureClass: FailureClass,
+    message: string,
+  ) {
+    super(message);
+    this.name = "CompactionFailure";
+  }
+}
+
+export interface ProviderResult {
+  artifact: InputItem[];
+  retention: string;
+  usage?: Record<string, number>;
+  latencyMs: number;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+  fetchImpl?: typeof fetch;
+}
+
+function classifyStatus(status: number, surface: string): CompactionFailure {
+  if (status === 401 || status === 403) return new CompactionFailure("auth", `${surface} refused the credentials (HTTP ${status})`);
+  if (status === 404 || status === 422) return new CompactionFailure("model_or_protocol", `${surface} does not support this model or request (HTTP ${status})`);
+  return new CompactionFailure("remote_error", `${surface} failed (HTTP ${status})`);
+}
+
+/** The output must hold exactly one compaction item, with encrypted content, and it must be last. */
+export function validateOutput(output: unknown, surface: string, exactlyOne: boolean): InputItem {
+  if (!Array.isArray(output) || output.length === 0) throw new CompactionFailure("remote_error", `${surface} returned no output items`);
+  const compactions = output.filter((i) => i && typeof i === "object" && (i as InputItem).type === "compaction");
+  if (compactions.length !== 1) throw new CompactionFailure("remote_error", `${surface} returned ${compactions.length} compaction items, expected exactly one`);
+  const item = compactions[0] as InputItem;
+  if (output[output.length - 1] !== item) throw new CompactionFailure("remote_error", `${surface}: the compaction item is not the last output item`);
+  if (typeof item.encrypted_content !== "string" || item.encrypted_content === "") throw new CompactionFailure("remote_error", `${surface}: the compaction item has no encrypted content`);
+  if (exactlyOne && output.length !== 1) throw new CompactionFailure("remote_error", `${surface} returned ${output.length} output items, expected only the compaction item`);
+  return item;
+}
+
+function numericUsage(u: unknown): Record<string, number> | undefined {
+  if (!u || typeof u !== "object") return undefined;
+  const out: Record<string, number> = {};
+  for (const k of ["input_tokens", "output_tokens", "total_tokens", "cached_tokens"]) {
+    const v = (u as Record<string, unknown>)[k];
+    if (typeof v === "number" && Number.isFinite(v)) out[k] = v;
+  }
+  return Object.keys(out).length ? out : undefined;
+}
+
+/** OpenAI (`/v1/responses/compact`, Bearer) and Azure (`/openai/v1/responses/compact?api-version=v1`, api-key). */
+export async function compactResponses(identity: Identity, baseURL: string, apiKey: string, input: InputItem[], o: CallOptions = {}): Promise<ProviderResult> {
+  const surface = identity.surface === "azure_openai" ? "Azure OpenAI" : "OpenAI";
+  const common = { apiKey, baseURL, maxRetries: 0, timeout: o.timeoutMs ?? 120_000, ...(o.fetchImpl ? { fetch: o.fetchImpl } : {}) };
+  const client = identity.surface === "azure_openai" ? new AzureOpenAI({ ...common, apiVersion: "v1" }) : new OpenAI(common);
+  const model = identity.surface === "azure_openai" ? (identity.deployment ?? identity.model) : identity.model;
+  const started = Date.now();
+  let res: { output?: unknown; usage?: unknown };
+  try {
+    res = (await client.responses.compact({ model, input: input as never }, { signal: o.signal })) as never;
+  } catch (err) {
+    throw classifySdkError(err, surface);
+  }
+  const item = validateOutput(res.output, surface, false);
+  const users = (res.output as InputItem[]).filter((i) => i.type === "message" && i.role === "user");
+  return { artifact: [...users, item], retention: "canonical_provider_window", usage: numericUsage(res.usage), latencyMs: Date.now() - started };
+}
+
+function classifySdkError(err: unknown, surface: string): CompactionFailure {
+  if (err instanceof CompactionFailure) return err;
+  if (err instanceof OpenAI.APIConnectionTimeoutError) return new CompactionFailure("timeout", `${surface} did not answer in time`);
+  if (err instanceof OpenAI.APIUserAbortError || (err instanceof Error && err.name === "AbortError")) return new CompactionFailure("timeout", `the call to ${surface} was cancelled`);
+  if (err instanceof OpenAI.APIError && typeof err.status === "number") return classifyStatus(err.status, surface);
+  if (err instanceof OpenAI.APIConnectionError) return new CompactionFailure("remote_error", `${surface} could not be reached`);
+  // e.g. a body that is not JSON
+  return new CompactionFailure("remote_error", `${surface} sent an answer that could not be read`);
+}
+
+/** The ChatGPT account id from the access token's claim (pi-ai's `extractAccountId`). */
+export function codexAccountId(token: string): string {
+  const parts = token.split(".");
+  if (parts.length !== 3) throw new CompactionFailure("auth_unavailable", "the ChatGPT token is not a JWT");
+  try {
+    const claims = JSON.parse(Buffer.from(parts[1]!, "base64url").toString("utf8"));
+    const id = claims?.["https://api.openai.com/auth"]?.chatgpt_account_id;
+    if (typeof id === "string" && id) return id;
+  } catch {
+    // fall through
+  }
+  throw new CompactionFailure("auth_unavailable", "the ChatGPT token carries no account id");
+}
+
+const CODEX_RETAIN_TOKENS = 64_000;
+
+/** Blackmagic's `retainCodexInput`: the newest real user messages within 64k estimated tokens, in original order. */
+export function retainCodexInput(input: InputItem[]): InputItem[] {
+  const kept: InputItem[] = [];
+  let budget = CODEX_RETAIN_TOKENS;
+  for (let i = input.length - 1; i >= 0; i--) {
+    const item = input[i]!;
+    if (item.role !== "user" || (typeof item.name === "string" && item.name.startsWith("hc-"))) continue;
+    const cost = Math.ceil(JSON.stringify(item).length / 4);
+    if (cost > budget) break;
+    budget -= cost;
+    kept.unshift(item);
+  }
+  return kept;
+}
+
+/** Parse a Codex response: JSON, or SSE `data:` lines with `response.output_item.done` and `response.completed`. */
+export function parseCodexResponse(text: string): { output: unknown[]; usage?: unknown } {
+  const trimmed = text.trimStart();
+  if (trimmed.startsWith("{")) {
+    const json = JSON.parse(trimmed);
+    return { output: json.output ?? json.response?.output ?? [], usage: json.usage ?? json.response?.usage };
+  }
+  const items: unknown[] = [];
+  let completed: { output?: unknown[]; usage?: unknown } | null = null;
+  for (const line of text.split(/\r?\n/)) {
+    if (!line.startsWith("data:")) continue;
+    const data = line.slice(5).trim();
+    if (!data || data === "[DONE]") continue;
+    let event: { type?: string; item?: unknown; response?: { output?: unknown[]; usage?: unknown } };
+    try {
+      event = JSON.parse(data);
+    } catch {
+      throw new CompactionFailure("remote_error", "ChatGPT Codex sent an event that is not JSON");
+    }
+    if (event.type === "response.output_item.done") items.push(event.item);
+    else if (event.type === "response.completed") completed = event.response ?? {};
+    else if (event.type === "response.failed" || event.type === "error") throw new CompactionFailure("remote_error", "ChatGPT Codex reported a failed response");
+  }
+  if (!completed) throw new CompactionFailure("remote_error", "the ChatGPT Codex stream ended without response.completed");
+  const output = completed.output && completed.output.length ? completed.output : items;
+  return { output, usage: completed.usage };
+}
+
+/** ChatGPT Codex: the pi-ai Codex body with `compaction_trigger` appended, to `/codex/responses`. */
+export async function compactCodex(identity: Identity, baseURL: string, token: string, body: Record<string, unknown>, sessionId: string | undefined, o: CallOptions = {}): Promise<ProviderResult> {
+  const accountId = codexAccountId(token);
+  const input = body.input as InputItem[];
+  const request = { ...body, input: [...input, { type: "compaction_trigger" }] };
+  const headers: Record<string, string> = {
+    Authorization: `Bearer ${token}`,
+    "chatgpt-account-id": accountId,
+    originator: "pi",
+    "User-Agent": `pi (${platform()} ${release()}; ${arch()})`,
+    "OpenAI-Beta": "responses=experimental",
+    accept: "text/event-stream",
+    "content-type": "application/json",
+  };
+  if (sessionId) headers.session_id = sessionId;
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), o.timeoutMs ?? 120_000);
+  const onAbort = () => controller.abort();
+  o.signal?.addEventListener("abort", onAbort);
+  const started = Date.now();
+  try {
+    let res: Response;
+    try {
+      res = await (o.fetchImpl ?? fetch)(`${baseURL}/codex/responses`, { method: "POST", headers, body: JSON.stringify(request), signal: controller.signal });
+    } catch (err) {
+      if (controller.signal.aborted) throw new CompactionFailure("timeout", o.signal?.aborted ? "the call to ChatGPT Codex was cancelled" : "ChatGPT Codex did not answer in time");
+      throw new CompactionFailure("remote_error", `ChatGPT Codex could not be reached (${(err as Error).name})`);
+    }
+    if (!res.ok) throw classifyStatus(res.status, "ChatGPT Codex");
+    let text: string;
+    try {
+      text = await res.text();
+    } catch {
+      throw new CompactionFailure(controller.signal.aborted ? "timeout" : "remote_error", "the ChatGPT Codex stream broke off");
+    }
+    let parsed: { output: unknown[]; usage?: unknown };
+    try {
+      parsed = parseCodexResponse(text);
+    } catch (err) {
+      if (err instanceof CompactionFailure) throw err;
+      throw new CompactionFailure("remote_error", "ChatGPT Codex sent an answer that could not be read");
+    }
+    const item = validateOutput(parsed.output, "ChatGPT Codex", true);
+    return { artifact: [...retainCodexInput(input), item], retention: "recent_real_user_messages_64000_plus_canonical_provider_window", usage: numericUsage(parsed.usage), latencyMs: Date.now() - started };
+  } finally {
+    clearTimeout(timer);
+    o.signal?.removeEventListener("abort", onAbort);
+  }
+}

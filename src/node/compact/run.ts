@@ -1,0 +1,340 @@
+/**
+ * Compact a branch (issue #6 pipeline): read and validate, prepare, serialize, summarize, call the provider,
+ * validate, re-check the file, append one line. Nothing touches the file before the last step, and the last step
+ * happens only if the file is byte-for-byte what was read (size, mtime, inode, last line).
+ */
+import { createHash, randomBytes } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import { appendFile, open, readFile, stat, unlink } from "node:fs/promises";
+import { homedir } from "node:os";
+import { basename, dirname, join } from "node:path";
+import { buildContext } from "../../core/context.js";
+import { type Identity, identityFor, type Provider, RouteError, targetModel, transportBase } from "../../core/compact/identity.js";
+import { DEFAULT_KEEP_RECENT_TOKENS, prepareCompaction } from "../../core/compact/prepare.js";
+import { codexBody, contextInput, type InputItem, isInstructionItem } from "../../core/compact/responses.js";
+import { extractiveSummary } from "../../core/compact/summary.js";
+import { parseSession, type Session } from "../../core/session.js";
+import { BLACKMAGIC_NAMESPACE } from "../views/checkpoint.js";
+import { CompactionFailure, compactCodex, compactResponses, type FailureClass, type ProviderResult } from "./providers.js";
+
+export const PRODUCER = "pi-session-explorer";
+
+export interface Credentials {
+  /** OpenAI or Azure API key. */
+  apiKey?: string;
+  /** ChatGPT access token (Codex). */
+  codexToken?: string;
+}
+
+export interface CompactOptions {
+  file: string;
+  leafId?: string;
+  provider: Provider;
+  model: string;
+  azureResource?: string;
+  azureDeployment?: string;
+  baseUrl?: string;
+  keepRecentTokens?: number;
+  summary?: "extractive" | "llm";
+  dryRun?: boolean;
+  credentials: Credentials;
+  signal?: AbortSignal;
+  timeoutMs?: number;
+  /** A file written less than this long ago is busy (an agent is likely writing it). */
+  busyWindowMs?: number;
+  /** After a provider failure, append the readable-only compaction (`local_fallback`). Never the default. */
+  writeFallback?: boolean;
+  version?: string;
+  /** Test hook: runs after the provider answered, before the file is checked again. */
+  beforeRecheck?: () => Promise<void> | void;
+  fetchImpl?: typeof fetch;
+}
+
+export interface CompactPlan {
+  leafId: string;
+  firstKeptEntryId: string;
+  tokensBefore: number;
+  summarizedMessages: number;
+  keptEntries: number;
+  isSplitTurn: boolean;
+  identity: Identity;
+  transport: string;
+  /** The request body, without credentials (headers are never part of it). */
+  requestBody: Record<string, unknown>;
+  summary: string;
+}
+
+export type CompactResult =
+  | { state: "written"; entryId: string; checkpoint: boolean; failureClass?: FailureClass; identity: Identity; firstKeptEntryId: string; tokensBefore: number; message: string }
+  | { state: "planned"; plan: CompactPlan; identity: Identity; firstKeptEntryId: string; tokensBefore: number }
+  | { state: "refused"; reason: string; identity?: Identity; failureClass?: FailureClass }
+  | { state: "failed"; failureClass: FailureClass; message: string; identity: Identity; firstKeptEntryId: string; tokensBefore: number };
+
+/** How much of the end of the file the last-line check compares. */
+const TAIL = 1 << 20;
+
+const sha256 = (s: string) => createHash("sha256").update(s, "utf8").digest("hex");
+
+interface Snapshot {
+  size: number;
+  mtimeNs: bigint;
+  ino: bigint;
+  lastLineHash: string;
+}
+
+function lastLineHash(bytes: Uint8Array): string {
+  const end = bytes.length;
+  let start = end - 1;
+  while (start > 0 && bytes[start - 1] !== 0x0a) start--;
+  return sha256(Buffer.from(bytes.subarray(Math.max(0, start), end)).toString("utf8"));
+}
+
+async function snapshot(file: string): Promise<{ snap: Snapshot; bytes: Buffer }> {
+  const st = await stat(file, { bigint: true });
+  const bytes = await readFile(file);
+  return { snap: { size: Number(st.size), mtimeNs: st.mtimeNs, ino: st.ino, lastLineHash: lastLineHash(bytes.subarray(Math.max(0, bytes.length - TAIL))) }, bytes };
+}
+
+async function unchanged(file: string, before: Snapshot): Promise<boolean> {
+  const st = await stat(file, { bigint: true });
+  if (Number(st.size) !== before.size || st.mtimeNs !== before.mtimeNs || st.ino !== before.ino) return false;
+  const h = await open(file, "r");
+  try {
+    const tail = Buffer.alloc(Math.min(before.size, TAIL));
+    await h.read(tail, 0, tail.length, before.size - tail.length);
+    return lastLineHash(tail) === before.lastLineHash;
+  } finally {
+    await h.close();
+  }
+}
+
+/** Why a session cannot be compacted as read (fail closed), or null. */
+function refusal(session: Session, bytes: Buffer): string | null {
+  if (session.version < 3) return `the session is version ${session.version}; pi migrates (rewrites) files below version 3 when it opens them, so compact only after pi has opened it`;
+  if (!session.endsWithNewline || session.truncatedTail) return "the last line is incomplete (the agent is writing, or crashed)";
+  const lines = bytes.toString("utf8").trimEnd().split("\n").length;
+  const bad = session.diagnostics.find((d) => d.code === "malformed-json" && d.line === lines);
+  if (bad) return `the last line is malformed (line ${bad.line})`;
+  return null;
+}
+
+function newEntryId(session: Session): string {
+  for (;;) {
+    const id = randomBytes(4).toString("hex");
+    if (!session.byId.has(id)) return id;
+  }
+}
+
+/** The ChatGPT access token, read-only: pi's auth.json (`openai-codex`), then Codex CLI's auth.json. Never refreshed. */
+export function readCodexToken(env: NodeJS.ProcessEnv = process.env, home = homedir()): string | undefined {
+  const piAgent = env.PI_CODING_AGENT_DIR || join(home, ".pi", "agent");
+  const candidates: [string, (j: Record<string, unknown>) => unknown][] = [
+    [join(piAgent, "auth.json"), (j) => (j["openai-codex"] as Record<string, unknown> | undefined)?.access],
+    [join(env.CODEX_HOME || join(home, ".codex"), "auth.json"), (j) => (j.tokens as Record<string, unknown> | undefined)?.access_token],
+  ];
+  for (const [file, pick] of candidates) {
+    if (!existsSync(file)) continue;
+    try {
+      const token = pick(JSON.parse(readFileSync(file, "utf8")));
+      if (typeof token === "string" && token) return token;
+    } catch {
+      // unreadable: try the next one
+    }
+  }
+  return undefined;
+}
+
+function tokenExpired(token: string): boolean {
+  try {
+    const exp = JSON.parse(Buffer.from(token.split(".")[1] ?? "", "base64url").toString("utf8")).exp;
+    return typeof exp === "number" && exp * 1000 < Date.now();
+  } catch {
+    return false;
+  }
+}
+
+/** Every secret the run knows, for the check that none reaches the file. */
+function secretsOf(c: Credentials): string[] {
+  const out = [c.apiKey, c.codexToken].filter((s): s is string => typeof s === "string" && s.length >= 6);
+  if (c.codexToken) {
+    try {
+      out.push(JSON.parse(Buffer.from(c.codexToken.split(".")[1] ?? "", "base64url").toString("utf8"))["https://api.openai.com/auth"].chatgpt_account_id);
+    } catch {
+      // no claim
+    }
+  }
+  return out.filter(Boolean);
+}
+
+async function withOmpLock<T>(file: string, fn: () => Promise<T>): Promise<T> {
+  const lock = join(dirname(file), `.${basename(file)}.lock`);
+  let handle;
+  try {
+    handle = await open(lock, "wx");
+  } catch {
+    throw new CompactionFailure("session_busy", "Oh My Pi holds the session's lock: it is writing this session");
+  }
+  try {
+    await handle.writeFile(`${process.pid}:${Date.now()}\n`);
+    await handle.close();
+    return await fn();
+  } finally {
+    await unlink(lock).catch(() => undefined);
+  }
+}
+
+export async function compactBranch(o: CompactOptions): Promise<CompactResult> {
+  let identity: Identity;
+  let transport: string;
+  try {
+    identity = identityFor(o);
+    transport = transportBase(identity, o.baseUrl);
+  } catch (err) {
+    if (err instanceof RouteError) return { state: "refused", reason: err.message };
+    throw err;
+  }
+  if (o.summary === "llm") return { state: "refused", reason: "the LLM summary is not available yet; use the extractive summary", identity };
+
+  // 1. Read and validate.
+  let snap: Snapshot;
+  let bytes: Buffer;
+  try {
+    ({ snap, bytes } = await snapshot(o.file));
+  } catch (err) {
+    return { state: "refused", reason: `cannot read ${o.file}: ${(err as Error).message}`, identity };
+  }
+  const parsed = parseSession(o.file, bytes);
+  if (!parsed.ok) return { state: "refused", reason: `${o.file} line ${parsed.rejection.line}: ${parsed.rejection.message}`, identity };
+  const session = parsed.session;
+  const why = refusal(session, bytes);
+  if (why) return { state: "refused", reason: why, identity };
+  const leafId = o.leafId ?? session.leafId;
+  if (!leafId || !session.byId.has(leafId)) return { state: "refused", reason: `no entry ${JSON.stringify(leafId)} in the session`, identity };
+  const busyWindow = o.busyWindowMs ?? 3000;
+  if (!o.dryRun && Date.now() - Number(snap.mtimeNs / 1_000_000n) < busyWindow) {
+    return { state: "refused", reason: "the file was written in the last few seconds: an agent is likely writing it; close it and retry", identity, failureClass: "session_busy" };
+  }
+  if (session.flavor === "omp" && existsSync(join(dirname(o.file), `.${basename(o.file)}.lock`))) {
+    return { state: "refused", reason: "Oh My Pi holds the session's lock: it is writing this session", identity, failureClass: "session_busy" };
+  }
+
+  // 2. Prepare.
+  const prep = prepareCompaction(session, leafId, o.keepRecentTokens ?? DEFAULT_KEEP_RECENT_TOKENS);
+  if (prep === "already_compacted") return { state: "refused", reason: "the branch already ends in a compaction", identity };
+  if (typeof prep === "string" || prep.messagesToSummarize.length + prep.turnPrefixMessages.length === 0) {
+    return { state: "refused", reason: "nothing to compact: everything on the branch is within the recent context kept", identity };
+  }
+  const base = { identity, firstKeptEntryId: prep.firstKeptEntryId, tokensBefore: prep.tokensBefore };
+
+  // 3. Serialize the branch, and 4. the readable summary.
+  const model = targetModel(identity);
+  const summary = extractiveSummary(prep, `${identity.surface}/${identity.model}`);
+  let input: InputItem[];
+  let postHashes: string[];
+  const entryId = newEntryId(session);
+  try {
+    input = contextInput(model, buildContext(session, leafId).messages);
+    // The post-compaction conversation as pi will send it: the summary, then the kept messages.
+    const synthetic = { type: "compaction", id: entryId, parentId: leafId, timestamp: new Date().toISOString(), summary, firstKeptEntryId: prep.firstKeptEntryId, tokensBefore: prep.tokensBefore };
+    const after = parseSession(o.file, Buffer.concat([bytes, Buffer.from(`${JSON.stringify(synthetic)}\n`)]));
+    if (!after.ok) throw new Error("post-compaction session");
+    postHashes = contextInput(model, buildContext(after.session, entryId).messages)
+      .filter((i) => !isInstructionItem(i))
+      .map((i) => sha256(JSON.stringify(i)));
+  } catch {
+    return { state: "failed", failureClass: "serialization_unavailable", message: "the branch could not be serialized for the provider", ...base };
+  }
+  const requestBody: Record<string, unknown> =
+    identity.surface === "chatgpt_codex" ? { ...codexBody(model, input, { sessionId: session.header.id }), input: [...input, { type: "compaction_trigger" }] } : { model: identity.deployment ?? identity.model, input };
+
+  if (o.dryRun) {
+    const keptEntries = prep.path.length - prep.path.findIndex((e) => e.id === prep.firstKeptEntryId);
+    return {
+      state: "planned",
+      plan: { leafId, firstKeptEntryId: prep.firstKeptEntryId, tokensBefore: prep.tokensBefore, summarizedMessages: prep.messagesToSummarize.length + prep.turnPrefixMessages.length, keptEntries, isSplitTurn: prep.isSplitTurn, identity, transport, requestBody, summary },
+      ...base,
+    };
+  }
+
+  // 5. Call the provider.
+  let result: ProviderResult | null = null;
+  let failure: CompactionFailure | null = null;
+  try {
+    if (identity.surface === "chatgpt_codex") {
+      const token = o.credentials.codexToken;
+      if (!token) throw new CompactionFailure("auth_unavailable", "no ChatGPT login found (~/.pi/agent/auth.json or ~/.codex/auth.json); run pi and /login");
+      if (tokenExpired(token)) throw new CompactionFailure("auth_unavailable", "the ChatGPT login has expired; run pi (or codex) once to refresh it");
+      result = await compactCodex(identity, transport, token, { ...codexBody(model, input, { sessionId: session.header.id }) }, session.header.id, { signal: o.signal, timeoutMs: o.timeoutMs, fetchImpl: o.fetchImpl });
+    } else {
+      const key = o.credentials.apiKey;
+      if (!key) throw new CompactionFailure("auth_unavailable", identity.surface === "azure_openai" ? "no Azure OpenAI API key (AZURE_OPENAI_API_KEY)" : "no OpenAI API key (OPENAI_API_KEY)");
+      result = await compactResponses(identity, transport, key, input, { signal: o.signal, timeoutMs: o.timeoutMs, fetchImpl: o.fetchImpl });
+    }
+  } catch (err) {
+    if (!(err instanceof CompactionFailure)) throw err;
+    failure = err;
+  }
+  if (failure && !o.writeFallback) return { state: "failed", failureClass: failure.failureClass, message: failure.message, ...base };
+
+  // 6. The entry.
+  const method = identity.surface === "chatgpt_codex" ? "remote_codex_v2" : "remote_responses_v1";
+  const local = { readFiles: prep.readFiles, modifiedFiles: prep.modifiedFiles };
+  const producer = { tool: PRODUCER, version: o.version ?? "0", method: failure ? "local_fallback" : method, serializer: `${PRODUCER}/responses-port@pi-ai-0.73`, summary: "extractive" };
+  let details: Record<string, unknown>;
+  if (result) {
+    const json = JSON.stringify(result.artifact);
+    details = {
+      schemaVersion: 1,
+      state: "remote_applied",
+      identity,
+      checkpoint: { artifact: result.artifact, hash: sha256(json), length: json.length, retention: result.retention },
+      ...(result.usage ? { usage: result.usage } : {}),
+      latencyMs: result.latencyMs,
+      lineage: { firstKeptEntryId: prep.firstKeptEntryId, leafId },
+      replay: { namespace: BLACKMAGIC_NAMESPACE, scope: "conversation", replacedItemHashes: postHashes },
+      local,
+      producer,
+    };
+  } else {
+    details = { schemaVersion: 1, state: "local_fallback", failureClass: failure!.failureClass, local, producer };
+  }
+  const entry: Record<string, unknown> = {
+    type: "compaction",
+    id: entryId,
+    parentId: leafId,
+    timestamp: new Date().toISOString(),
+    summary,
+    firstKeptEntryId: prep.firstKeptEntryId,
+    tokensBefore: prep.tokensBefore,
+    details,
+    ...(session.flavor === "omp" ? { fromExtension: true } : { fromHook: true }),
+  };
+  // One line, one appendFile (the method label is in details.producer; no separate timeline entry).
+  const lines = `${JSON.stringify(entry)}\n`;
+  for (const secret of secretsOf(o.credentials)) {
+    if (lines.includes(secret)) return { state: "failed", failureClass: "remote_error", message: "refusing to write: a credential appeared in the entry", ...base };
+  }
+  if (/Bearer\s/.test(lines)) return { state: "failed", failureClass: "remote_error", message: "refusing to write: an Authorization value appeared in the entry", ...base };
+
+  // 7. Re-check, and 8. append (OMP: under its publish lock).
+  await o.beforeRecheck?.();
+  const append = async () => {
+    if (!(await unchanged(o.file, snap))) throw new CompactionFailure("session_changed", "the session changed while the provider was working; nothing was written");
+    await appendFile(o.file, lines, { flag: "a" });
+  };
+  try {
+    if (session.flavor === "omp") await withOmpLock(o.file, append);
+    else await append();
+  } catch (err) {
+    if (err instanceof CompactionFailure) return { state: "failed", failureClass: err.failureClass, message: err.message, ...base };
+    throw err;
+  }
+  return {
+    state: "written",
+    entryId,
+    checkpoint: result !== null,
+    ...(failure ? { failureClass: failure.failureClass } : {}),
+    message: result ? `checkpoint written (${result.artifact.length} items, ${identity.surface})` : `readable-only compaction written after ${failure!.failureClass}`,
+    ...base,
+  };
+}

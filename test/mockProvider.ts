@@ -1,0 +1,152 @@
+// A loopback mock of the three server-compaction surfaces (node:http on 127.0.0.1:0). It checks the wire shapes the
+// real services expect (paths, headers, auth in the right form and no other, bodies) and can serve every error mode.
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+export type Mode = "ok" | 401 | 403 | 404 | 422 | 500 | "malformed" | "empty" | "two" | "notLast" | "slow" | "truncated";
+
+export interface Recorded {
+  path: string;
+  search: string;
+  headers: IncomingMessage["headers"];
+  body: any;
+}
+
+export interface MockOptions {
+  apiKey: string;
+  azureKey: string;
+  codexToken: string;
+  accountId: string;
+  deployment: string;
+}
+
+export interface MockProvider {
+  url: string;
+  mode: Mode;
+  requests: Recorded[];
+  /** Wire-shape problems found in requests (each also answered with HTTP 400). */
+  violations: string[];
+  close(): Promise<void>;
+}
+
+const ENCRYPTED = "gAAAAABmock-" + "Zm9vYmFy".repeat(40);
+
+export async function startMockProvider(o: MockOptions): Promise<MockProvider> {
+  const mock: MockProvider = { url: "", mode: "ok", requests: [], violations: [], close: async () => {} };
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => void handle(req, res, Buffer.concat(chunks).toString("utf8")));
+  });
+  const problems = (list: string[]) => list.filter(Boolean);
+
+  async function handle(req: IncomingMessage, res: ServerResponse, raw: string) {
+    const url = new URL(req.url ?? "/", "http://127.0.0.1");
+    let body: any;
+    try {
+      body = JSON.parse(raw);
+    } catch {
+      body = undefined;
+    }
+    mock.requests.push({ path: url.pathname, search: url.search, headers: req.headers, body });
+    const h = req.headers;
+    let found: string[] = [];
+    let surface: "openai" | "azure" | "codex";
+    if (req.method === "POST" && url.pathname === "/v1/responses/compact") {
+      surface = "openai";
+      found = problems([
+        h.authorization !== `Bearer ${o.apiKey}` ? "openai: Authorization must be Bearer <key>" : "",
+        h["api-key"] !== undefined ? "openai: no api-key header" : "",
+      ]);
+    } else if (req.method === "POST" && url.pathname === "/openai/v1/responses/compact") {
+      surface = "azure";
+      found = problems([
+        url.searchParams.get("api-version") !== "v1" ? "azure: api-version=v1 query" : "",
+        h["api-key"] !== o.azureKey ? "azure: api-key header" : "",
+        h.authorization !== undefined ? "azure: no Authorization header" : "",
+        body?.model !== o.deployment ? "azure: model must be the deployment" : "",
+      ]);
+    } else if (req.method === "POST" && url.pathname === "/backend-api/codex/responses") {
+      surface = "codex";
+      const input: any[] = Array.isArray(body?.input) ? body.input : [];
+      found = problems([
+        h.authorization !== `Bearer ${o.codexToken}` ? "codex: Authorization must be Bearer <access token>" : "",
+        h["chatgpt-account-id"] !== o.accountId ? "codex: chatgpt-account-id from the token's claim" : "",
+        h.originator !== "pi" ? "codex: originator pi" : "",
+        h["openai-beta"] !== "responses=experimental" ? "codex: OpenAI-Beta" : "",
+        h.accept !== "text/event-stream" ? "codex: accept text/event-stream" : "",
+        h["api-key"] !== undefined ? "codex: no api-key" : "",
+        body?.store !== false || body?.stream !== true ? "codex: store false, stream true" : "",
+        input[input.length - 1]?.type !== "compaction_trigger" ? "codex: compaction_trigger must be the last input item" : "",
+        input.filter((i) => i?.type === "compaction_trigger").length !== 1 ? "codex: exactly one compaction_trigger" : "",
+        typeof body?.instructions !== "string" ? "codex: instructions" : "",
+      ]);
+    } else {
+      res.writeHead(404).end();
+      return;
+    }
+    if (surface !== "codex") {
+      found.push(
+        ...problems([
+          !String(h["content-type"] ?? "").startsWith("application/json") ? `${surface}: content-type application/json` : "",
+          typeof body?.model !== "string" ? `${surface}: model` : "",
+          !Array.isArray(body?.input) || body.input.length === 0 ? `${surface}: input items` : "",
+          ["tools", "stream", "store", "reasoning"].some((k) => k in (body ?? {})) ? `${surface}: no tools, stream, store or reasoning in a compact request` : "",
+        ]),
+      );
+    }
+    if (found.length) {
+      mock.violations.push(...found);
+      res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: found.join("; ") } }));
+      return;
+    }
+    const mode = mock.mode;
+    if (typeof mode === "number") {
+      res.writeHead(mode, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: `mock ${mode}`, type: "mock" } }));
+      return;
+    }
+    if (mode === "slow") await new Promise((r) => setTimeout(r, 5000));
+    const compaction = { id: "cmp_mock_1", type: "compaction", encrypted_content: ENCRYPTED };
+    const users = (body.input as any[]).filter((i) => i.role === "user").slice(-2).map((i) => ({ type: "message", role: "user", content: i.content, status: "completed", id: `msg_u${Math.random().toString(36).slice(2, 8)}` }));
+    let output: any[];
+    switch (mode) {
+      case "empty":
+        output = [];
+        break;
+      case "two":
+        output = [...users, compaction, { ...compaction, id: "cmp_mock_2" }];
+        break;
+      case "notLast":
+        output = [compaction, ...users];
+        break;
+      default:
+        output = surface === "codex" ? [compaction] : [...users, compaction];
+    }
+    const usage = { input_tokens: 4321, output_tokens: 87, total_tokens: 4408, input_tokens_details: { cached_tokens: 0 } };
+    if (mode === "malformed") {
+      res.writeHead(200, { "content-type": surface === "codex" ? "text/event-stream" : "application/json" }).end(surface === "codex" ? "data: {not json\n\n" : "{not json");
+      return;
+    }
+    if (surface !== "codex") {
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ id: "resp_mock", object: "response.compaction", created_at: 1, output, usage }));
+      return;
+    }
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    res.write(`data: ${JSON.stringify({ type: "response.created", response: { id: "resp_mock" } })}\n\n`);
+    for (const item of output) res.write(`event: response.output_item.done\ndata: ${JSON.stringify({ type: "response.output_item.done", item })}\n\n`);
+    if (mode === "truncated") {
+      res.destroy();
+      return;
+    }
+    res.end(`data: ${JSON.stringify({ type: "response.completed", response: { id: "resp_mock", output: [], usage } })}\n\n`);
+  }
+
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+  mock.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  mock.close = () =>
+    new Promise((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  return mock;
+}
