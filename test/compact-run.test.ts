@@ -12,8 +12,8 @@ import { run } from "../src/cli/main.js";
 import { buildContext } from "../src/core/context.js";
 import { parseSession } from "../src/core/session.js";
 import { compactBranch } from "../src/node/compact/run.js";
-import { type MockProvider, startMockProvider } from "./mockProvider.js";
-import { fakeCodexToken, OMP_FIXTURES, PI_FIXTURES, ROOT } from "./helpers.js";
+import { fakeCodexToken, type MockProvider, startMockProvider } from "./mockProvider.js";
+import { OMP_FIXTURES, PI_FIXTURES, ROOT } from "./helpers.js";
 
 const contract = await import(pathToFileURL(join(ROOT, "node_modules", "@hypercarrier", "pi-openai-blackmagic-compact", "src", "contract.mjs")).href);
 

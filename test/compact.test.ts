@@ -10,7 +10,8 @@ import { buildContext } from "../src/core/context.js";
 import { contextInput, type TargetModel } from "../src/core/compact/responses.js";
 import { prepareCompaction } from "../src/core/compact/prepare.js";
 import type { Session } from "../src/core/session.js";
-import { fakeCodexToken, jsonl, loadFixture, parseOk, PI_FIXTURES, rel, ROOT, tempCopy, withTempDir } from "./helpers.js";
+import { jsonl, loadFixture, parseOk, PI_FIXTURES, rel, ROOT, tempCopy, withTempDir } from "./helpers.js";
+import { fakeCodexToken } from "./mockProvider.js";
 
 const piCompaction = await import(pathToFileURL(join(ROOT, "node_modules", "@mariozechner", "pi-coding-agent", "dist", "core", "compaction", "compaction.js")).href);
 

@@ -26,7 +26,7 @@ describe("package.json contributions", () => {
     assert.deepEqual(contributed, inCode);
     for (const cmd of c.commands) assert.equal(cmd.category, "Pi Sessions", cmd.command);
     // Every command id is registered somewhere in the extension.
-    const registered = source("sessionCommands.ts") + source("panelCommands.ts");
+    const registered = source("sessionCommands.ts") + source("panelCommands.ts") + source("compactCommand.ts");
     for (const name of [...source("commands.ts").matchAll(/^\s+(\w+): "piSessions\./gm)].map((m) => m[1])) {
       assert.ok(registered.includes(`CommandId.${name},`), `CommandId.${name} is registered`);
     }
@@ -55,9 +55,27 @@ describe("package.json contributions", () => {
 
   it("settings: agentDirs, includePi, includeOmp and defaultFilter with the filter modes", () => {
     const props = c.configuration.properties;
-    assert.deepEqual(Object.keys(props).sort(), ["piSessions.agentDirs", "piSessions.defaultFilter", "piSessions.includeOmp", "piSessions.includePi"]);
+    assert.deepEqual(Object.keys(props).sort(), [
+      "piSessions.agentDirs",
+      "piSessions.compaction.azureDeployment",
+      "piSessions.compaction.azureResource",
+      "piSessions.compaction.baseUrl",
+      "piSessions.compaction.keepRecentTokens",
+      "piSessions.compaction.model",
+      "piSessions.defaultFilter",
+      "piSessions.includeOmp",
+      "piSessions.includePi",
+    ]);
     assert.deepEqual(props["piSessions.defaultFilter"].enum, [...FILTER_MODES]);
     assert.equal(props["piSessions.includePi"].default, true);
     assert.equal(props["piSessions.includeOmp"].default, true);
+  });
+
+  it("writing commands are disabled in untrusted workspaces; reading stays available", () => {
+    assert.equal(pkg.capabilities.untrustedWorkspaces.supported, "limited");
+    const compact = c.commands.find((x: { command: string }) => x.command === "piSessions.compactBranch");
+    assert.equal(compact.enablement, "isWorkspaceTrusted");
+    assert.deepEqual(pkg.capabilities.untrustedWorkspaces.restrictedConfigurations, ["piSessions.compaction.baseUrl"]);
+    for (const cmd of c.commands) if (cmd.command !== "piSessions.compactBranch") assert.equal(cmd.enablement, undefined, cmd.command);
   });
 });

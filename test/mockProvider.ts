@@ -150,3 +150,9 @@ export async function startMockProvider(o: MockOptions): Promise<MockProvider> {
     });
   return mock;
 }
+
+/** A syntactically valid JWT carrying the ChatGPT account claim (pi-ai reads it before onPayload). */
+export function fakeCodexToken(account = "acct-test"): string {
+  const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString("base64url");
+  return `${b64({ alg: "none" })}.${b64({ "https://api.openai.com/auth": { chatgpt_account_id: account } })}.sig`;
+}

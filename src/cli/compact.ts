@@ -1,6 +1,7 @@
 /** `pi-sessions compact`: compact a branch through a provider's server compaction and append the checkpoint. */
 import type { Provider } from "../core/compact/identity.js";
 import { type CompactResult, compactBranch, readCodexToken } from "../node/compact/run.js";
+import { piKeepRecentTokens } from "../node/compact/settings.js";
 
 export const EXIT_NOT_WRITTEN = 3;
 
@@ -51,7 +52,7 @@ export async function compactCommand(a: CompactArgs, io: { out: (t: string) => v
     azureResource: a.azureResource,
     azureDeployment: a.azureDeployment,
     baseUrl: a.baseUrl,
-    keepRecentTokens: a.keepRecentTokens,
+    keepRecentTokens: a.keepRecentTokens ?? piKeepRecentTokens(),
     summary: a.summary,
     dryRun,
     credentials: dryRun ? {} : credentialsFromEnv(a.provider),

@@ -18,6 +18,8 @@ export const CommandId = {
   InspectCheckpoint: "piSessions.inspectCheckpoint",
   ShowLineage: "piSessions.showLineage",
   ShowContext: "piSessions.showContext",
+  CompactBranch: "piSessions.compactBranch",
+  SetApiKey: "piSessions.setApiKey",
 } as const;
 export type CommandId = (typeof CommandId)[keyof typeof CommandId];
 

@@ -7,6 +7,7 @@ import { type FilterMode, isFilterMode } from "../core/outline.js";
 import { OutputLogger } from "./logging.js";
 import { readSettings, SessionService } from "./service.js";
 import { applyFilterDescription, registerSessionCommands } from "./sessionCommands.js";
+import { registerCompactCommands } from "./compactCommand.js";
 import { registerPanelCommands } from "./panelCommands.js";
 import { type Element, SessionsTreeProvider } from "./tree.js";
 import { PanelManager } from "./webviews/panels.js";
@@ -34,6 +35,7 @@ export function activate(context: vscode.ExtensionContext): PiSessionsApi {
     context.subscriptions.push(
       panels,
       registerPanelCommands(service, panels, logger),
+      registerCompactCommands(context, service, panels, logger),
       service,
       tree,
       view,

@@ -135,6 +135,13 @@ export class SessionService implements vscode.Disposable {
     await old?.close();
   }
 
+  /** Take a file's change in now (after our own append), without waiting for the watcher. */
+  async refreshFile(file: string): Promise<void> {
+    await this.ensureStarted();
+    const set = await this.library.applyChanges([file]);
+    if (set.changes.length) this.changeEmitter.fire(set);
+  }
+
   /** Deliver pending watcher events now (tests; the Refresh command). */
   flushWatcher(): void {
     this.watcher?.flush();

@@ -44,6 +44,8 @@ export interface CompactOptions {
   busyWindowMs?: number;
   /** After a provider failure, append the readable-only compaction (`local_fallback`). Never the default. */
   writeFallback?: boolean;
+  /** Write the readable-only compaction for this earlier failure without calling the provider again. */
+  localOnly?: FailureClass;
   version?: string;
   /** Test hook: runs after the provider answered, before the file is checked again. */
   beforeRecheck?: () => Promise<void> | void;
@@ -260,6 +262,7 @@ export async function compactBranch(o: CompactOptions): Promise<CompactResult> {
   let result: ProviderResult | null = null;
   let failure: CompactionFailure | null = null;
   try {
+    if (o.localOnly) throw new CompactionFailure(o.localOnly, "readable-only compaction requested");
     if (identity.surface === "chatgpt_codex") {
       const token = o.credentials.codexToken;
       if (!token) throw new CompactionFailure("auth_unavailable", "no ChatGPT login found (~/.pi/agent/auth.json or ~/.codex/auth.json); run pi and /login");
@@ -274,7 +277,7 @@ export async function compactBranch(o: CompactOptions): Promise<CompactResult> {
     if (!(err instanceof CompactionFailure)) throw err;
     failure = err;
   }
-  if (failure && !o.writeFallback) return { state: "failed", failureClass: failure.failureClass, message: failure.message, ...base };
+  if (failure && !o.writeFallback && !o.localOnly) return { state: "failed", failureClass: failure.failureClass, message: failure.message, ...base };
 
   // 6. The entry.
   const method = identity.surface === "chatgpt_codex" ? "remote_codex_v2" : "remote_responses_v1";

@@ -1,0 +1,81 @@
+// "Compact Branch…" in the real VS Code, against the loopback mock provider started inside the extension host.
+import * as assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import * as vscode from "vscode";
+import type { PiSessionsApi } from "../../src/extension/extension.js";
+import type { RowEl } from "../../src/extension/tree.js";
+import { fakeCodexToken, type MockProvider, startMockProvider } from "../mockProvider.js";
+import { waitFor } from "./util.js";
+
+const HOME = process.env.PI_SESSIONS_FIXTURE_HOME ?? "";
+const PI = path.join(HOME, ".pi", "agent", "sessions");
+const piSlug = (cwd: string) => `--${cwd.replace(/^[/\\]/, "").replace(/[/\\:]/g, "-")}--`;
+const PROJ = path.join(PI, piSlug(path.join(HOME, "src", "proj")));
+const file = (part: string) => path.join(PROJ, fs.readdirSync(PROJ).find((f) => f.includes(part))!);
+const KEY = "sk-it-SECRET-0123456789abcdef";
+const ACCOUNT = "acct-it-SECRET";
+const TOKEN = fakeCodexToken(ACCOUNT);
+
+suite("Compact Branch in a real VS Code", () => {
+  let api: PiSessionsApi;
+  let mock: MockProvider;
+  const config = () => vscode.workspace.getConfiguration("piSessions.compaction");
+
+  suiteSetup(async () => {
+    api = await vscode.extensions.getExtension<PiSessionsApi>("pi-session-explorer.pi-session-explorer")!.activate();
+    await api.service.ensureStarted();
+    mock = await startMockProvider({ apiKey: KEY, azureKey: "unused-azure", codexToken: TOKEN, accountId: ACCOUNT, deployment: "d" });
+    await config().update("keepRecentTokens", 30, vscode.ConfigurationTarget.Global);
+    await vscode.commands.executeCommand("piSessions.setApiKey", "openai", KEY);
+    fs.writeFileSync(path.join(HOME, ".pi", "agent", "auth.json"), JSON.stringify({ "openai-codex": { type: "oauth", access: TOKEN, refresh: "r", expires: Date.now() + 3_600_000 } }));
+  });
+
+  suiteTeardown(async () => {
+    await config().update("keepRecentTokens", undefined, vscode.ConfigurationTarget.Global);
+    await config().update("baseUrl", undefined, vscode.ConfigurationTarget.Global);
+    await mock.close();
+  });
+
+  const compact = async (target: string, provider: "openai" | "codex", baseUrl: string) => {
+    const past = new Date(Date.now() - 3_600_000);
+    fs.utimesSync(target, past, past);
+    await config().update("baseUrl", baseUrl, vscode.ConfigurationTarget.Global);
+    const el = await api.tree.sessionElementFor(target);
+    const before = fs.readFileSync(target);
+    const result = await vscode.commands.executeCommand<{ state: string; entryId: string; checkpoint: boolean }>("piSessions.compactBranch", el, { provider, model: "gpt-5.1", confirm: false });
+    assert.deepEqual(mock.violations, []);
+    assert.equal(result?.state, "written");
+    const after = fs.readFileSync(target);
+    assert.ok(after.subarray(0, before.length).equals(before), "appended only");
+    const entry = JSON.parse(after.subarray(before.length).toString("utf8"));
+    assert.equal(entry.id, result.entryId);
+    assert.ok(!after.includes(KEY) && !after.includes(TOKEN) && !after.includes(ACCOUNT), "no credential in the file");
+    // The tree shows the new compaction node, and the checkpoint inspector reads it as the active checkpoint.
+    const row = await waitFor("the new compaction row", async () => (await api.tree.getChildren(el)).find((k): k is RowEl => k.kind === "row" && k.item.id === entry.id));
+    assert.match(String(api.tree.getTreeItem(row).label), /^Compaction · /);
+    const model = await api.panels.model({ panel: "checkpoint", file: target, entryId: entry.id });
+    assert.equal(model.kind === "checkpoint" && model.activeCheckpoint, true);
+    return entry;
+  };
+
+  test("OpenAI: the key from secret storage, the transport from the setting, the checkpoint in the file and the tree", async () => {
+    const entry = await compact(file("d404"), "openai", `${mock.url}/v1`);
+    assert.equal(entry.details.identity.endpoint, "https://api.openai.com/v1");
+    assert.equal(mock.requests.at(-1)!.headers.authorization, `Bearer ${KEY}`);
+  });
+
+  test("ChatGPT Codex: the login read from pi's auth.json", async () => {
+    const entry = await compact(file("b851"), "codex", `${mock.url}/backend-api`);
+    assert.equal(entry.details.identity.surface, "chatgpt_codex");
+  });
+
+  test("a refused compaction reports why and leaves the file alone", async () => {
+    const target = file("d404");
+    const before = fs.readFileSync(target);
+    // The branch now ends in our compaction.
+    const r = await vscode.commands.executeCommand("piSessions.compactBranch", target, { provider: "openai", model: "gpt-5.1", confirm: false });
+    assert.equal(r, undefined, "the error is shown, not thrown");
+    assert.ok(fs.readFileSync(target).equals(before));
+  });
+});
