@@ -14,6 +14,7 @@ const piSlug = (cwd: string) => `--${cwd.replace(/^[/\\]/, "").replace(/[/\\:]/g
 const PROJ = path.join(PI, piSlug(path.join(HOME, "src", "proj")));
 const file = (part: string) => path.join(PROJ, fs.readdirSync(PROJ).find((f) => f.includes(part))!);
 const KEY = "sk-it-SECRET-0123456789abcdef";
+const AZURE_KEY = "az-it-SECRET-0123456789abcdef";
 const ACCOUNT = "acct-it-SECRET";
 const TOKEN = fakeCodexToken(ACCOUNT);
 
@@ -25,19 +26,22 @@ suite("Compact Branch in a real VS Code", () => {
   suiteSetup(async () => {
     api = await vscode.extensions.getExtension<PiSessionsApi>("pi-session-explorer.pi-session-explorer")!.activate();
     await api.service.ensureStarted();
-    mock = await startMockProvider({ apiKey: KEY, azureKey: "unused-azure", codexToken: TOKEN, accountId: ACCOUNT, deployment: "d" });
+    mock = await startMockProvider({ apiKey: KEY, azureKey: AZURE_KEY, codexToken: TOKEN, accountId: ACCOUNT, deployment: "gpt51-deploy" });
+    await config().update("azureResource", "myres", vscode.ConfigurationTarget.Global);
+    await config().update("azureDeployment", "gpt51-deploy", vscode.ConfigurationTarget.Global);
+    await vscode.commands.executeCommand("piSessions.setApiKey", "azure", AZURE_KEY);
     await config().update("keepRecentTokens", 30, vscode.ConfigurationTarget.Global);
     await vscode.commands.executeCommand("piSessions.setApiKey", "openai", KEY);
     fs.writeFileSync(path.join(HOME, ".pi", "agent", "auth.json"), JSON.stringify({ "openai-codex": { type: "oauth", access: TOKEN, refresh: "r", expires: Date.now() + 3_600_000 } }));
   });
 
   suiteTeardown(async () => {
-    await config().update("keepRecentTokens", undefined, vscode.ConfigurationTarget.Global);
+    for (const k of ["keepRecentTokens", "azureResource", "azureDeployment"]) await config().update(k, undefined, vscode.ConfigurationTarget.Global);
     await config().update("baseUrl", undefined, vscode.ConfigurationTarget.Global);
     await mock.close();
   });
 
-  const compact = async (target: string, provider: "openai" | "codex", baseUrl: string) => {
+  const compact = async (target: string, provider: "openai" | "azure" | "codex", baseUrl: string) => {
     const past = new Date(Date.now() - 3_600_000);
     fs.utimesSync(target, past, past);
     await config().update("baseUrl", baseUrl, vscode.ConfigurationTarget.Global);
@@ -50,9 +54,12 @@ suite("Compact Branch in a real VS Code", () => {
     assert.ok(after.subarray(0, before.length).equals(before), "appended only");
     const entry = JSON.parse(after.subarray(before.length).toString("utf8"));
     assert.equal(entry.id, result.entryId);
-    assert.ok(!after.includes(KEY) && !after.includes(TOKEN) && !after.includes(ACCOUNT), "no credential in the file");
+    for (const secret of [KEY, AZURE_KEY, TOKEN, ACCOUNT, "Bearer "]) assert.ok(!after.includes(secret), "no credential in the file");
     // The tree shows the new compaction node, and the checkpoint inspector reads it as the active checkpoint.
-    const row = await waitFor("the new compaction row", async () => (await api.tree.getChildren(el)).find((k): k is RowEl => k.kind === "row" && k.item.id === entry.id));
+    const row = await waitFor("the new compaction row", async () => {
+      const found = el && el.kind === "session" ? await api.tree.entryElementFor(el, entry.id) : undefined;
+      return found && found.kind === "row" && found.item.id === entry.id ? (found as RowEl) : undefined;
+    });
     assert.match(String(api.tree.getTreeItem(row).label), /^Compaction · /);
     const model = await api.panels.model({ panel: "checkpoint", file: target, entryId: entry.id });
     assert.equal(model.kind === "checkpoint" && model.activeCheckpoint, true);
@@ -68,6 +75,16 @@ suite("Compact Branch in a real VS Code", () => {
   test("ChatGPT Codex: the login read from pi's auth.json", async () => {
     const entry = await compact(file("b851"), "codex", `${mock.url}/backend-api`);
     assert.equal(entry.details.identity.surface, "chatgpt_codex");
+  });
+
+  test("Azure OpenAI: resource and deployment from the settings, api-key auth", async () => {
+    const ompDir = path.join(HOME, ".omp", "agent", "sessions", "-src-proj");
+    const omp = path.join(ompDir, fs.readdirSync(ompDir).find((f) => f.includes("d9d1"))!);
+    const entry = await compact(omp, "azure", `${mock.url}/openai/v1`);
+    assert.equal(entry.fromExtension, true, "an OMP session: fromExtension");
+    assert.equal(entry.details.identity.endpoint, "https://myres.openai.azure.com/openai/v1");
+    assert.equal(entry.details.identity.deployment, "gpt51-deploy");
+    assert.equal(mock.requests.at(-1)!.headers["api-key"], AZURE_KEY);
   });
 
   test("a refused compaction reports why and leaves the file alone", async () => {
