@@ -1,26 +1,17 @@
 /** `pi-sessions compact`: compact a branch through a provider's server compaction and append the checkpoint. */
 import type { Provider } from "../core/compact/identity.js";
-import { type CompactResult, compactBranch, readCodexToken } from "../node/compact/run.js";
+import { type CompactOptions, type CompactResult, compactBranch, readCodexToken } from "../node/compact/run.js";
 import { piKeepRecentTokens } from "../node/compact/settings.js";
 
 export const EXIT_NOT_WRITTEN = 3;
 
-export interface CompactArgs {
-  file: string;
+export type CompactArgs = Pick<CompactOptions, "file" | "provider" | "model" | "azureResource" | "azureDeployment" | "baseUrl" | "keepRecentTokens" | "summary" | "timeoutMs"> & {
   leaf?: string;
-  provider: Provider;
-  model: string;
-  azureResource?: string;
-  azureDeployment?: string;
-  baseUrl?: string;
-  keepRecentTokens?: number;
-  summary?: "extractive" | "llm";
   dryRun: boolean;
   yes: boolean;
   json: boolean;
   writeFallback: boolean;
-  timeoutMs?: number;
-}
+};
 
 /** The CLI reads credentials only from the environment (and Codex's login files, read-only). */
 export function credentialsFromEnv(provider: Provider, env: NodeJS.ProcessEnv = process.env) {
@@ -44,20 +35,13 @@ function jsonOf(r: CompactResult): Record<string, unknown> {
 
 export async function compactCommand(a: CompactArgs, io: { out: (t: string) => void; err: (t: string) => void }, version: string): Promise<number> {
   const dryRun = a.dryRun || !a.yes;
+  const { leaf, yes: _yes, json: _json, ...options } = a;
   const result = await compactBranch({
-    file: a.file,
-    leafId: a.leaf,
-    provider: a.provider,
-    model: a.model,
-    azureResource: a.azureResource,
-    azureDeployment: a.azureDeployment,
-    baseUrl: a.baseUrl,
+    ...options,
+    leafId: leaf,
     keepRecentTokens: a.keepRecentTokens ?? piKeepRecentTokens(),
-    summary: a.summary,
     dryRun,
     credentials: dryRun ? {} : credentialsFromEnv(a.provider),
-    writeFallback: a.writeFallback,
-    timeoutMs: a.timeoutMs,
     version,
   });
   if (a.json) io.out(JSON.stringify(jsonOf(result)));
