@@ -152,6 +152,30 @@ describe("compact branch against the mock provider", function () {
     });
   }
 
+  for (const p of ["openai", "codex"] as const) {
+    it(`${p}: --summary llm uses pi's prompt through the same provider; the plan shows the cost first; replay still matches`, async () => {
+      const file = copy(S1);
+      const plan = await cli(file, ...surfaceArgs(p), "--keep-recent-tokens", "120", "--summary", "llm", "--dry-run", "--json");
+      assert.equal(plan.json.plan.summaryKind, "llm");
+      assert.ok(plan.json.plan.summaryCost.inputTokens > 100);
+      assert.ok(plan.json.plan.summaryCost.maxCost > 0, "gpt-5.1 is priced in pi-ai's table");
+      const text = await cli(file, ...surfaceArgs(p), "--keep-recent-tokens", "120", "--summary", "llm", "--dry-run");
+      assert.match(text.out, /readable summary {2}LLM with pi's prompt: ~\d+ input tokens, up to \d+ output tokens, at most \$\d/);
+      const before = mock.summaries;
+      const r = await cli(file, ...surfaceArgs(p), "--keep-recent-tokens", "120", "--summary", "llm", "--yes", "--json");
+      assert.equal(r.code, 0, r.err);
+      assert.deepEqual(mock.violations, []);
+      // pi's split-turn rule: a second request summarizes the prefix of the turn that is cut.
+      assert.equal(mock.summaries, before + (plan.json.plan.isSplitTurn ? 2 : 1));
+      const entry = JSON.parse(readFileSync(file, "utf8").trimEnd().split("\n").at(-1)!);
+      assert.match(entry.summary, /^## Goal\nMOCK LLM SUMMARY \d+(\n\n---\n\n\*\*Turn Context \(split turn\):\*\*\n\n## Goal\nMOCK LLM SUMMARY \d+)?\n\n<read-files>/);
+      assert.equal(entry.details.producer.summary, "llm");
+      const { sm, payload } = await nextRequest(file, p);
+      assert.equal((sm.buildSessionContext().messages[0] as any).summary, entry.summary);
+      assert.ok(contract.replaceOneHashSegment(payload.input, entry.details.replay.replacedItemHashes, entry.details.checkpoint.artifact));
+    });
+  }
+
   it("codex: the body is pi-ai's Codex body with compaction_trigger last; the artifact keeps recent user messages", async () => {
     const file = copy(S1);
     mock.requests.length = 0;

@@ -9,6 +9,12 @@ import { convertToLlm as piConvertToLlm, SessionManager } from "@mariozechner/pi
 import { buildContext } from "../src/core/context.js";
 import { contextInput, type TargetModel } from "../src/core/compact/responses.js";
 import { prepareCompaction } from "../src/core/compact/prepare.js";
+import { serializeConversation } from "../src/core/compact/llmSummary.js";
+import { convertToLlm } from "../src/core/compact/responses.js";
+import { readFileSync } from "node:fs";
+import { serializeConversation as piSerializeConversation } from "@mariozechner/pi-coding-agent";
+// @ts-expect-error: a plain ESM script (no type declarations)
+import { compactionData } from "../scripts/gen-compaction-data.mjs";
 import type { Session } from "../src/core/session.js";
 import { jsonl, loadFixture, parseOk, PI_FIXTURES, rel, ROOT, tempCopy, withTempDir } from "./helpers.js";
 import { fakeCodexToken } from "./mockProvider.js";
@@ -135,4 +141,17 @@ describe("Responses serializer port is byte-identical to pi-ai (golden, per surf
       assert.ok(items > 50, `${items} items compared`);
     });
   }
+});
+
+describe("LLM summary inputs come from pi", () => {
+  it("pi-data.json holds pi's summarization prompts and pi-ai's prices as installed (regenerate with scripts/gen-compaction-data.mjs)", () => {
+    assert.deepEqual(JSON.parse(readFileSync(join(ROOT, "src", "core", "compact", "pi-data.json"), "utf8")), compactionData());
+  });
+
+  it("serializeConversation equals pi's on every fixture's context", () => {
+    for (const file of V3) {
+      const messages = convertToLlm(buildContext(loadFixture(file)).messages);
+      assert.equal(serializeConversation(messages), piSerializeConversation(messages as never), rel(file));
+    }
+  });
 });

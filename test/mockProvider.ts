@@ -24,6 +24,8 @@ export interface MockProvider {
   url: string;
   mode: Mode;
   requests: Recorded[];
+  /** Summarization requests answered. */
+  summaries: number;
   /** Wire-shape problems found in requests (each also answered with HTTP 400). */
   violations: string[];
   close(): Promise<void>;
@@ -32,7 +34,7 @@ export interface MockProvider {
 const ENCRYPTED = "gAAAAABmock-" + "Zm9vYmFy".repeat(40);
 
 export async function startMockProvider(o: MockOptions): Promise<MockProvider> {
-  const mock: MockProvider = { url: "", mode: "ok", requests: [], violations: [], close: async () => {} };
+  const mock: MockProvider = { url: "", mode: "ok", requests: [], summaries: 0, violations: [], close: async () => {} };
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
@@ -52,7 +54,19 @@ export async function startMockProvider(o: MockOptions): Promise<MockProvider> {
     const h = req.headers;
     let found: string[] = [];
     let surface: "openai" | "azure" | "codex";
-    if (req.method === "POST" && url.pathname === "/v1/responses/compact") {
+    /** A summarization request (responses.create, or a Codex request without compaction_trigger). */
+    let summary = false;
+    if (req.method === "POST" && (url.pathname === "/v1/responses" || url.pathname === "/openai/v1/responses")) {
+      surface = url.pathname === "/v1/responses" ? "openai" : "azure";
+      summary = true;
+      found = problems([
+        surface === "openai" && h.authorization !== `Bearer ${o.apiKey}` ? "openai: Authorization must be Bearer <key>" : "",
+        surface === "azure" && (h["api-key"] !== o.azureKey || h.authorization !== undefined) ? "azure: api-key only" : "",
+        typeof body?.instructions !== "string" || !body.instructions.includes("summarization") ? `${surface}: pi's summarization system prompt as instructions` : "",
+        body?.store !== false ? `${surface}: store false for a summary` : "",
+        !String(body?.input?.[0]?.content?.[0]?.text ?? "").startsWith("<conversation>") ? `${surface}: the conversation in the prompt` : "",
+      ]);
+    } else if (req.method === "POST" && url.pathname === "/v1/responses/compact") {
       surface = "openai";
       found = problems([
         h.authorization !== `Bearer ${o.apiKey}` ? "openai: Authorization must be Bearer <key>" : "",
@@ -69,6 +83,7 @@ export async function startMockProvider(o: MockOptions): Promise<MockProvider> {
     } else if (req.method === "POST" && url.pathname === "/backend-api/codex/responses") {
       surface = "codex";
       const input: any[] = Array.isArray(body?.input) ? body.input : [];
+      summary = input[input.length - 1]?.type !== "compaction_trigger" && String(body?.instructions ?? "").includes("summarization");
       found = problems([
         h.authorization !== `Bearer ${o.codexToken}` ? "codex: Authorization must be Bearer <access token>" : "",
         h["chatgpt-account-id"] !== o.accountId ? "codex: chatgpt-account-id from the token's claim" : "",
@@ -77,15 +92,15 @@ export async function startMockProvider(o: MockOptions): Promise<MockProvider> {
         h.accept !== "text/event-stream" ? "codex: accept text/event-stream" : "",
         h["api-key"] !== undefined ? "codex: no api-key" : "",
         body?.store !== false || body?.stream !== true ? "codex: store false, stream true" : "",
-        input[input.length - 1]?.type !== "compaction_trigger" ? "codex: compaction_trigger must be the last input item" : "",
-        input.filter((i) => i?.type === "compaction_trigger").length !== 1 ? "codex: exactly one compaction_trigger" : "",
+        !summary && input[input.length - 1]?.type !== "compaction_trigger" ? "codex: compaction_trigger must be the last input item" : "",
+        input.filter((i) => i?.type === "compaction_trigger").length !== (summary ? 0 : 1) ? "codex: exactly one compaction_trigger" : "",
         typeof body?.instructions !== "string" ? "codex: instructions" : "",
       ]);
     } else {
       res.writeHead(404).end();
       return;
     }
-    if (surface !== "codex") {
+    if (surface !== "codex" && !summary) {
       found.push(
         ...problems([
           !String(h["content-type"] ?? "").startsWith("application/json") ? `${surface}: content-type application/json` : "",
@@ -106,6 +121,17 @@ export async function startMockProvider(o: MockOptions): Promise<MockProvider> {
       return;
     }
     if (mode === "slow") await new Promise((r) => setTimeout(r, 5000));
+    if (summary) {
+      mock.summaries++;
+      const message = { type: "message", role: "assistant", status: "completed", id: "msg_sum", content: [{ type: "output_text", text: `## Goal\nMOCK LLM SUMMARY ${mock.summaries}`, annotations: [] }] };
+      if (surface !== "codex") {
+        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ id: "resp_sum", object: "response", output: [message], usage: { input_tokens: 900, output_tokens: 40, total_tokens: 940 } }));
+      } else {
+        res.writeHead(200, { "content-type": "text/event-stream" });
+        res.end(`data: ${JSON.stringify({ type: "response.output_item.done", item: message })}\n\ndata: ${JSON.stringify({ type: "response.completed", response: { id: "resp_sum", output: [] } })}\n\n`);
+      }
+      return;
+    }
     const compaction = { id: "cmp_mock_1", type: "compaction", encrypted_content: ENCRYPTED };
     const users = (body.input as any[]).filter((i) => i.role === "user").slice(-2).map((i) => ({ type: "message", role: "user", content: i.content, status: "completed", id: `msg_u${Math.random().toString(36).slice(2, 8)}` }));
     let output: any[];

@@ -56,6 +56,7 @@ export async function compactCommand(a: CompactArgs, io: { out: (t: string) => v
         `  tokens before     ~${p.tokensBefore}`,
         `  identity          ${p.identity.surface} · ${p.identity.model}${p.identity.deployment ? ` · deployment ${p.identity.deployment}` : ""} · ${p.identity.endpoint}`,
         `  transport         ${p.transport}`,
+        `  readable summary  ${p.summaryKind === "llm" && p.summaryCost ? `LLM with pi's prompt: ~${p.summaryCost.inputTokens} input tokens, up to ${p.summaryCost.maxOutputTokens} output tokens, ${p.summaryCost.maxCost === null ? "price unknown for this model" : `at most $${p.summaryCost.maxCost.toFixed(4)}`}` : "extractive (no extra call)"}`,
         `  request body (no credentials; they go in headers):`,
         JSON.stringify(p.requestBody, null, 2),
       ].join("\n"),

@@ -30,6 +30,7 @@ export interface CompactArgs {
   model?: string;
   confirm?: boolean;
   leafId?: string;
+  summary?: "extractive" | "llm";
 }
 
 export function registerCompactCommands(context: vscode.ExtensionContext, service: SessionService, panels: PanelManager, logger: Logger): vscode.Disposable {
@@ -41,7 +42,7 @@ export function registerCompactCommands(context: vscode.ExtensionContext, servic
     return { apiKey: stored || (provider === "openai" ? process.env.OPENAI_API_KEY : process.env.AZURE_OPENAI_API_KEY) || undefined };
   };
 
-  const run = async (file: string, provider: Provider, model: string, extra: { leafId?: string; dryRun?: boolean; localOnly?: FailureClass; signal?: AbortSignal }) => {
+  const run = async (file: string, provider: Provider, model: string, extra: { leafId?: string; dryRun?: boolean; localOnly?: FailureClass; signal?: AbortSignal; summary?: "extractive" | "llm" }) => {
     const cfg = vscode.workspace.getConfiguration("piSessions.compaction");
     return compactBranch({
       file,
@@ -54,6 +55,7 @@ export function registerCompactCommands(context: vscode.ExtensionContext, servic
       keepRecentTokens: cfg.get<number>("keepRecentTokens") || piKeepRecentTokens(),
       dryRun: extra.dryRun,
       localOnly: extra.localOnly,
+      summary: extra.summary,
       credentials: extra.dryRun ? {} : await credentials(provider),
       signal: extra.signal,
       version: String(context.extension.packageJSON.version ?? "0"),
@@ -94,13 +96,30 @@ export function registerCompactCommands(context: vscode.ExtensionContext, servic
       const model = args.model ?? (await vscode.window.showInputBox({ title: "Model to compact with", value: cfgModel, prompt: provider === "azure" ? "The model id (the deployment comes from piSessions.compaction.azureDeployment, else the model id)" : "The model id, e.g. gpt-5.1" }));
       if (!model) return undefined;
 
-      const plan = await run(file, provider, model, { leafId, dryRun: true });
+      const plan = await run(file, provider, model, { leafId, dryRun: true, summary: "llm" });
       if (plan.state !== "planned") throw new Error(`cannot compact ${basename(file)}: ${describe(plan)}`);
       const p = plan.plan;
+      // The readable summary: extractive (free), or pi's prompt through the same provider, with its cost shown first.
+      let summary = args.summary;
+      if (!summary) {
+        const cost = p.summaryCost;
+        const llmDetail = cost ? `~${cost.inputTokens} input tokens, up to ${cost.maxOutputTokens} output tokens${cost.maxCost === null ? " (no price known for this model)" : `: at most $${cost.maxCost.toFixed(4)}`}` : "";
+        summary = (
+          await vscode.window.showQuickPick(
+            [
+              { label: "Extractive summary", description: "no extra call", detail: "Goal, recent requests, last assistant state, previous summary and file lists, taken from the branch.", id: "extractive" as const },
+              { label: "LLM summary (pi's prompt)", description: llmDetail, detail: `Written by ${p.identity.model} through the same provider, in the format pi's own compactions use.`, id: "llm" as const },
+            ],
+            { title: "Readable summary of the compacted history" },
+          )
+        )?.id;
+        if (!summary) return undefined;
+      }
       if (args.confirm !== false) {
         const detail = [
           `Summarizes ${p.summarizedMessages} messages (~${p.tokensBefore} tokens of context) and keeps the branch from entry ${p.firstKeptEntryId} (${p.keptEntries} entries).`,
           `Provider: ${p.identity.surface} · ${p.identity.model}${p.identity.deployment ? ` · deployment ${p.identity.deployment}` : ""}${p.transport !== p.identity.endpoint ? ` (via ${p.transport})` : ""}.`,
+          summary === "llm" && p.summaryCost ? `Readable summary by the model: ~${p.summaryCost.inputTokens} input tokens${p.summaryCost.maxCost === null ? "" : `, at most $${p.summaryCost.maxCost.toFixed(4)}`}.` : "Readable summary: extractive.",
           "One compaction entry is appended to the session file; nothing else changes. Close pi on this session first.",
         ].join("\n\n");
         const ok = await vscode.window.showInformationMessage(`Compact "${sessionTitle(service.lib.get(file)!)}"?`, { modal: true, detail }, "Compact");
@@ -109,7 +128,7 @@ export function registerCompactCommands(context: vscode.ExtensionContext, servic
       let result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Compacting through ${p.identity.surface}…`, cancellable: true }, async (_progress, token) => {
         const controller = new AbortController();
         token.onCancellationRequested(() => controller.abort());
-        return run(file!, provider, model, { leafId, signal: controller.signal });
+        return run(file!, provider, model, { leafId, signal: controller.signal, summary });
       });
       logger.info(`compact ${basename(file)} via ${p.identity.surface}/${p.identity.model}: ${result.state}${result.state === "failed" ? ` (${result.failureClass})` : ""}`);
       if (result.state === "failed" && args.confirm !== false) {

@@ -47,7 +47,7 @@ suite("Compact Branch in a real VS Code", () => {
     await config().update("baseUrl", baseUrl, vscode.ConfigurationTarget.Global);
     const el = await api.tree.sessionElementFor(target);
     const before = fs.readFileSync(target);
-    const result = await vscode.commands.executeCommand<{ state: string; entryId: string; checkpoint: boolean }>("piSessions.compactBranch", el, { provider, model: "gpt-5.1", confirm: false });
+    const result = await vscode.commands.executeCommand<{ state: string; entryId: string; checkpoint: boolean }>("piSessions.compactBranch", el, { provider, model: "gpt-5.1", confirm: false, summary: provider === "codex" ? "llm" : "extractive" });
     assert.deepEqual(mock.violations, []);
     assert.equal(result?.state, "written");
     const after = fs.readFileSync(target);
@@ -75,6 +75,7 @@ suite("Compact Branch in a real VS Code", () => {
   test("ChatGPT Codex: the login read from pi's auth.json", async () => {
     const entry = await compact(file("b851"), "codex", `${mock.url}/backend-api`);
     assert.equal(entry.details.identity.surface, "chatgpt_codex");
+    assert.match(entry.summary, /^## Goal\nMOCK LLM SUMMARY/, "the LLM summary, as asked");
   });
 
   test("Azure OpenAI: resource and deployment from the settings, api-key auth", async () => {

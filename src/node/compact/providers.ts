@@ -149,11 +149,9 @@ export function parseCodexResponse(text: string): { output: unknown[]; usage?: u
   return { output, usage: completed.usage };
 }
 
-/** ChatGPT Codex: the pi-ai Codex body with `compaction_trigger` appended, to `/codex/responses`. */
-export async function compactCodex(identity: Identity, baseURL: string, token: string, body: Record<string, unknown>, sessionId: string | undefined, o: CallOptions = {}): Promise<ProviderResult> {
+/** POST a body to the Codex responses endpoint with pi-ai's headers; returns the response text (JSON or SSE). */
+async function codexRequest(baseURL: string, token: string, body: Record<string, unknown>, sessionId: string | undefined, o: CallOptions): Promise<string> {
   const accountId = codexAccountId(token);
-  const input = body.input as InputItem[];
-  const request = { ...body, input: [...input, { type: "compaction_trigger" }] };
   const headers: Record<string, string> = {
     Authorization: `Bearer ${token}`,
     "chatgpt-account-id": accountId,
@@ -168,33 +166,73 @@ export async function compactCodex(identity: Identity, baseURL: string, token: s
   const timer = setTimeout(() => controller.abort(), o.timeoutMs ?? 120_000);
   const onAbort = () => controller.abort();
   o.signal?.addEventListener("abort", onAbort);
-  const started = Date.now();
   try {
     let res: Response;
     try {
-      res = await (o.fetchImpl ?? fetch)(`${baseURL}/codex/responses`, { method: "POST", headers, body: JSON.stringify(request), signal: controller.signal });
+      res = await (o.fetchImpl ?? fetch)(`${baseURL}/codex/responses`, { method: "POST", headers, body: JSON.stringify(body), signal: controller.signal });
     } catch (err) {
       if (controller.signal.aborted) throw new CompactionFailure("timeout", o.signal?.aborted ? "the call to ChatGPT Codex was cancelled" : "ChatGPT Codex did not answer in time");
       throw new CompactionFailure("remote_error", `ChatGPT Codex could not be reached (${(err as Error).name})`);
     }
     if (!res.ok) throw classifyStatus(res.status, "ChatGPT Codex");
-    let text: string;
     try {
-      text = await res.text();
+      return await res.text();
     } catch {
       throw new CompactionFailure(controller.signal.aborted ? "timeout" : "remote_error", "the ChatGPT Codex stream broke off");
     }
-    let parsed: { output: unknown[]; usage?: unknown };
-    try {
-      parsed = parseCodexResponse(text);
-    } catch (err) {
-      if (err instanceof CompactionFailure) throw err;
-      throw new CompactionFailure("remote_error", "ChatGPT Codex sent an answer that could not be read");
-    }
-    const item = validateOutput(parsed.output, "ChatGPT Codex", true);
-    return { artifact: [...retainCodexInput(input), item], retention: "recent_real_user_messages_64000_plus_canonical_provider_window", usage: numericUsage(parsed.usage), latencyMs: Date.now() - started };
   } finally {
     clearTimeout(timer);
     o.signal?.removeEventListener("abort", onAbort);
   }
+}
+
+function parseCodex(text: string): { output: unknown[]; usage?: unknown } {
+  try {
+    return parseCodexResponse(text);
+  } catch (err) {
+    if (err instanceof CompactionFailure) throw err;
+    throw new CompactionFailure("remote_error", "ChatGPT Codex sent an answer that could not be read");
+  }
+}
+
+/** ChatGPT Codex: the pi-ai Codex body with `compaction_trigger` appended, to `/codex/responses`. */
+export async function compactCodex(identity: Identity, baseURL: string, token: string, body: Record<string, unknown>, sessionId: string | undefined, o: CallOptions = {}): Promise<ProviderResult> {
+  const input = body.input as InputItem[];
+  const started = Date.now();
+  const parsed = parseCodex(await codexRequest(baseURL, token, { ...body, input: [...input, { type: "compaction_trigger" }] }, sessionId, o));
+  const item = validateOutput(parsed.output, "ChatGPT Codex", true);
+  return { artifact: [...retainCodexInput(input), item], retention: "recent_real_user_messages_64000_plus_canonical_provider_window", usage: numericUsage(parsed.usage), latencyMs: Date.now() - started };
+}
+
+function outputText(output: unknown): string {
+  if (!Array.isArray(output)) return "";
+  const texts: string[] = [];
+  for (const item of output as InputItem[]) {
+    if (item.type !== "message" || !Array.isArray(item.content)) continue;
+    for (const c of item.content as InputItem[]) if (c.type === "output_text" && typeof c.text === "string") texts.push(c.text);
+  }
+  return texts.join("\n");
+}
+
+/** One summarization call (pi's prompts) through the same surface; returns the summary text. */
+export async function summarizeWith(identity: Identity, baseURL: string, credential: string, request: { system: string; prompt: string; maxOutputTokens: number }, sessionId: string | undefined, o: CallOptions = {}): Promise<string> {
+  const input = [{ role: "user", content: [{ type: "input_text", text: request.prompt }] }];
+  let text: string;
+  if (identity.surface === "chatgpt_codex") {
+    const body = { model: identity.model, store: false, stream: true, instructions: request.system, input, text: { verbosity: "low" }, include: [], tool_choice: "auto", parallel_tool_calls: false };
+    text = outputText(parseCodex(await codexRequest(baseURL, credential, body, sessionId, o)).output);
+  } else {
+    const surface = identity.surface === "azure_openai" ? "Azure OpenAI" : "OpenAI";
+    const common = { apiKey: credential, baseURL, maxRetries: 0, timeout: o.timeoutMs ?? 120_000, ...(o.fetchImpl ? { fetch: o.fetchImpl } : {}) };
+    const client = identity.surface === "azure_openai" ? new AzureOpenAI({ ...common, apiVersion: "v1" }) : new OpenAI(common);
+    const model = identity.surface === "azure_openai" ? (identity.deployment ?? identity.model) : identity.model;
+    try {
+      const res = await client.responses.create({ model, instructions: request.system, input: input as never, max_output_tokens: request.maxOutputTokens, store: false }, { signal: o.signal });
+      text = outputText(res.output);
+    } catch (err) {
+      throw classifySdkError(err, surface);
+    }
+  }
+  if (!text.trim()) throw new CompactionFailure("remote_error", "the summary came back empty");
+  return text;
 }

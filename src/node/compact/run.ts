@@ -10,12 +10,13 @@ import { homedir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { buildContext } from "../../core/context.js";
 import { type Identity, identityFor, type Provider, RouteError, targetModel, transportBase } from "../../core/compact/identity.js";
-import { DEFAULT_KEEP_RECENT_TOKENS, prepareCompaction } from "../../core/compact/prepare.js";
+import { type CostEstimate, estimateSummaryCost, mergeSummaries, summaryRequests } from "../../core/compact/llmSummary.js";
+import { DEFAULT_KEEP_RECENT_TOKENS, formatFileOperations, prepareCompaction } from "../../core/compact/prepare.js";
 import { codexBody, contextInput, type InputItem, isInstructionItem } from "../../core/compact/responses.js";
 import { extractiveSummary } from "../../core/compact/summary.js";
 import { parseSession, type Session } from "../../core/session.js";
 import { BLACKMAGIC_NAMESPACE } from "../views/checkpoint.js";
-import { CompactionFailure, compactCodex, compactResponses, type FailureClass, type ProviderResult } from "./providers.js";
+import { CompactionFailure, compactCodex, compactResponses, type FailureClass, type ProviderResult, summarizeWith } from "./providers.js";
 
 export const PRODUCER = "pi-session-explorer";
 
@@ -63,6 +64,9 @@ export interface CompactPlan {
   transport: string;
   /** The request body, without credentials (headers are never part of it). */
   requestBody: Record<string, unknown>;
+  summaryKind: "extractive" | "llm";
+  /** The LLM summary's estimated input tokens and maximum cost, before anything is sent. */
+  summaryCost: CostEstimate | null;
   summary: string;
 }
 
@@ -195,7 +199,6 @@ export async function compactBranch(o: CompactOptions): Promise<CompactResult> {
     if (err instanceof RouteError) return { state: "refused", reason: err.message };
     throw err;
   }
-  if (o.summary === "llm") return { state: "refused", reason: "the LLM summary is not available yet; use the extractive summary", identity };
 
   // 1. Read and validate.
   let snap: Snapshot;
@@ -228,61 +231,88 @@ export async function compactBranch(o: CompactOptions): Promise<CompactResult> {
   }
   const base = { identity, firstKeptEntryId: prep.firstKeptEntryId, tokensBefore: prep.tokensBefore };
 
-  // 3. Serialize the branch, and 4. the readable summary.
+  // 3. Serialize the branch.
   const model = targetModel(identity);
-  const summary = extractiveSummary(prep, `${identity.surface}/${identity.model}`);
-  let input: InputItem[];
-  let postHashes: string[];
   const entryId = newEntryId(session);
+  let input: InputItem[];
   try {
     input = contextInput(model, buildContext(session, leafId).messages);
-    // The post-compaction conversation as pi will send it: the summary, then the kept messages.
-    const synthetic = { type: "compaction", id: entryId, parentId: leafId, timestamp: new Date().toISOString(), summary, firstKeptEntryId: prep.firstKeptEntryId, tokensBefore: prep.tokensBefore };
-    const after = parseSession(o.file, Buffer.concat([bytes, Buffer.from(`${JSON.stringify(synthetic)}\n`)]));
-    if (!after.ok) throw new Error("post-compaction session");
-    postHashes = contextInput(model, buildContext(after.session, entryId).messages)
-      .filter((i) => !isInstructionItem(i))
-      .map((i) => sha256(JSON.stringify(i)));
   } catch {
     return { state: "failed", failureClass: "serialization_unavailable", message: "the branch could not be serialized for the provider", ...base };
   }
   const requestBody: Record<string, unknown> =
     identity.surface === "chatgpt_codex" ? { ...codexBody(model, input, { sessionId: session.header.id }), input: [...input, { type: "compaction_trigger" }] } : { model: identity.deployment ?? identity.model, input };
+  const llm = o.summary === "llm";
+  const summaryRequestsList = llm ? summaryRequests(prep) : [];
+  const summaryCost = llm ? estimateSummaryCost(summaryRequestsList, `${model.provider}/${identity.model}`) : null;
+  const extractive = extractiveSummary(prep, `${identity.surface}/${identity.model}`);
 
   if (o.dryRun) {
     const keptEntries = prep.path.length - prep.path.findIndex((e) => e.id === prep.firstKeptEntryId);
     return {
       state: "planned",
-      plan: { leafId, firstKeptEntryId: prep.firstKeptEntryId, tokensBefore: prep.tokensBefore, summarizedMessages: prep.messagesToSummarize.length + prep.turnPrefixMessages.length, keptEntries, isSplitTurn: prep.isSplitTurn, identity, transport, requestBody, summary },
+      plan: {
+        leafId,
+        firstKeptEntryId: prep.firstKeptEntryId,
+        tokensBefore: prep.tokensBefore,
+        summarizedMessages: prep.messagesToSummarize.length + prep.turnPrefixMessages.length,
+        keptEntries,
+        isSplitTurn: prep.isSplitTurn,
+        identity,
+        transport,
+        requestBody,
+        summaryKind: llm ? "llm" : "extractive",
+        summaryCost,
+        summary: llm ? `(written by ${identity.model} with pi's summarization prompt when compacting)` : extractive,
+      },
       ...base,
     };
   }
 
-  // 5. Call the provider.
+  // 4. The credential, 5. the readable summary (opt-in: an LLM call), 6. the provider call.
+  const callOptions = { signal: o.signal, timeoutMs: o.timeoutMs, fetchImpl: o.fetchImpl };
+  let summary = extractive;
   let result: ProviderResult | null = null;
   let failure: CompactionFailure | null = null;
   try {
     if (o.localOnly) throw new CompactionFailure(o.localOnly, "readable-only compaction requested");
-    if (identity.surface === "chatgpt_codex") {
-      const token = o.credentials.codexToken;
-      if (!token) throw new CompactionFailure("auth_unavailable", "no ChatGPT login found (~/.pi/agent/auth.json or ~/.codex/auth.json); run pi and /login");
-      if (tokenExpired(token)) throw new CompactionFailure("auth_unavailable", "the ChatGPT login has expired; run pi (or codex) once to refresh it");
-      result = await compactCodex(identity, transport, token, { ...codexBody(model, input, { sessionId: session.header.id }) }, session.header.id, { signal: o.signal, timeoutMs: o.timeoutMs, fetchImpl: o.fetchImpl });
-    } else {
-      const key = o.credentials.apiKey;
-      if (!key) throw new CompactionFailure("auth_unavailable", identity.surface === "azure_openai" ? "no Azure OpenAI API key (AZURE_OPENAI_API_KEY)" : "no OpenAI API key (OPENAI_API_KEY)");
-      result = await compactResponses(identity, transport, key, input, { signal: o.signal, timeoutMs: o.timeoutMs, fetchImpl: o.fetchImpl });
+    const credential = identity.surface === "chatgpt_codex" ? o.credentials.codexToken : o.credentials.apiKey;
+    if (!credential) {
+      throw new CompactionFailure(
+        "auth_unavailable",
+        identity.surface === "chatgpt_codex" ? "no ChatGPT login found (~/.pi/agent/auth.json or ~/.codex/auth.json); run pi and /login" : identity.surface === "azure_openai" ? "no Azure OpenAI API key (AZURE_OPENAI_API_KEY)" : "no OpenAI API key (OPENAI_API_KEY)",
+      );
     }
+    if (identity.surface === "chatgpt_codex" && tokenExpired(credential)) throw new CompactionFailure("auth_unavailable", "the ChatGPT login has expired; run pi (or codex) once to refresh it");
+    if (llm) {
+      const texts: Partial<Record<"history" | "turnPrefix", string>> = {};
+      for (const r of summaryRequestsList) texts[r.kind] = await summarizeWith(identity, transport, credential, r, session.header.id, callOptions);
+      summary = mergeSummaries(texts.history, texts.turnPrefix) + formatFileOperations(prep.readFiles, prep.modifiedFiles);
+    }
+    result =
+      identity.surface === "chatgpt_codex"
+        ? await compactCodex(identity, transport, credential, { ...codexBody(model, input, { sessionId: session.header.id }) }, session.header.id, callOptions)
+        : await compactResponses(identity, transport, credential, input, callOptions);
   } catch (err) {
     if (!(err instanceof CompactionFailure)) throw err;
     failure = err;
+  }
+  // The post-compaction conversation as pi will send it (the summary, then the kept messages): the replay hashes.
+  let postHashes: string[] = [];
+  if (result) {
+    const synthetic = { type: "compaction", id: entryId, parentId: leafId, timestamp: new Date().toISOString(), summary, firstKeptEntryId: prep.firstKeptEntryId, tokensBefore: prep.tokensBefore };
+    const after = parseSession(o.file, Buffer.concat([bytes, Buffer.from(`${JSON.stringify(synthetic)}\n`)]));
+    if (!after.ok) return { state: "failed", failureClass: "serialization_unavailable", message: "the compacted branch could not be serialized", ...base };
+    postHashes = contextInput(model, buildContext(after.session, entryId).messages)
+      .filter((i) => !isInstructionItem(i))
+      .map((i) => sha256(JSON.stringify(i)));
   }
   if (failure && !o.writeFallback && !o.localOnly) return { state: "failed", failureClass: failure.failureClass, message: failure.message, ...base };
 
   // 6. The entry.
   const method = identity.surface === "chatgpt_codex" ? "remote_codex_v2" : "remote_responses_v1";
   const local = { readFiles: prep.readFiles, modifiedFiles: prep.modifiedFiles };
-  const producer = { tool: PRODUCER, version: o.version ?? "0", method: failure ? "local_fallback" : method, serializer: `${PRODUCER}/responses-port@pi-ai-0.73`, summary: "extractive" };
+  const producer = { tool: PRODUCER, version: o.version ?? "0", method: failure ? "local_fallback" : method, serializer: `${PRODUCER}/responses-port@pi-ai-0.73`, summary: summary === extractive ? "extractive" : "llm" };
   let details: Record<string, unknown>;
   if (result) {
     const json = JSON.stringify(result.artifact);
