@@ -18,6 +18,8 @@ export interface PiSessionsApi {
   tree: SessionsTreeProvider;
   view: vscode.TreeView<Element>;
   panels: PanelManager;
+  /** Where this extension host writes its logs (the log channel's file is under its parent). */
+  logDir: string;
 }
 
 export function activate(context: vscode.ExtensionContext): PiSessionsApi {
@@ -49,7 +51,7 @@ export function activate(context: vscode.ExtensionContext): PiSessionsApi {
       vscode.workspace.onDidChangeWorkspaceFolders(() => tree.refreshAll()),
     );
     logger.info(`activated (VS Code ${vscode.version}, ${vscode.env.appName})`);
-    return { service, tree, view, panels };
+    return { service, tree, view, panels, logDir: vscode.Uri.joinPath(context.logUri, "..").fsPath };
   } catch (err) {
     // VS Code shows nothing when activation fails, so say it ourselves.
     logger.error("activation failed", err);

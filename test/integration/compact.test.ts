@@ -88,6 +88,23 @@ suite("Compact Branch in a real VS Code", () => {
     assert.equal(mock.requests.at(-1)!.headers["api-key"], AZURE_KEY);
   });
 
+  test("no key, token or account id in the log channel", async () => {
+    const files: string[] = [];
+    const walk = (d: string) => {
+      for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+        const p = path.join(d, e.name);
+        if (e.isDirectory()) walk(p);
+        else if (e.name.endsWith(".log")) files.push(p);
+      }
+    };
+    const log = await waitFor("the Pi Sessions log file with the compactions", () => {
+      files.length = 0;
+      walk(api.logDir);
+      return files.map((f) => fs.readFileSync(f, "utf8")).find((t) => t.includes("compact ") && t.includes("via chatgpt_codex"));
+    });
+    for (const secret of [KEY, AZURE_KEY, TOKEN, ACCOUNT, "Bearer "]) assert.ok(!log.includes(secret), "no credential in the log");
+  });
+
   test("a refused compaction reports why and leaves the file alone", async () => {
     const target = file("d404");
     const before = fs.readFileSync(target);
