@@ -23,6 +23,10 @@ export interface GenerateOptions {
   targetBytes: number;
   branchPoints: number;
   seed: number;
+  cwd?: string;
+  sessionId?: string;
+  /** Header time (ms); entries follow it. */
+  start?: number;
 }
 
 /** Writes the session to `file`; returns entry count and bytes. */
@@ -34,7 +38,7 @@ export async function generateSession(file: string, opts: GenerateOptions): Prom
   const out = createWriteStream(file);
   let bytes = 0;
   let entries = 0;
-  const start = Date.parse("2026-06-01T09:00:00.000Z");
+  const start = opts.start ?? Date.parse("2026-06-01T09:00:00.000Z");
   let clock = start;
   const write = async (obj: unknown) => {
     const line = JSON.stringify(obj) + "\n";
@@ -53,7 +57,7 @@ export async function generateSession(file: string, opts: GenerateOptions): Prom
     entries++;
     return { type, id: newId(), parentId, timestamp: new Date(clock).toISOString() };
   };
-  await write({ type: "session", version: 3, id: "0190a000-0000-7000-8000-000000000001", timestamp: new Date(start).toISOString(), cwd: "/home/u/src/bench" });
+  await write({ type: "session", version: 3, id: opts.sessionId ?? "0190a000-0000-7000-8000-000000000001", timestamp: new Date(start).toISOString(), cwd: opts.cwd ?? "/home/u/src/bench" });
   let leaf: string | null = null;
   let e: Record<string, unknown> = { ...base("model_change", leaf), provider: "anthropic", modelId: "claude-sonnet-4-5" };
   await write(e);
@@ -104,7 +108,8 @@ export async function generateSession(file: string, opts: GenerateOptions): Prom
       await write(assistant);
       leaf = assistant.id;
       const r = rand();
-      const size = r < 0.6 ? 200 + Math.floor(rand() * 2000) : r < 0.97 ? 4000 + Math.floor(rand() * 20000) : 100_000 + Math.floor(rand() * 400_000);
+      // Mostly small outputs, some file-sized ones, a rare huge one (a whole log or bundle).
+      const size = r < 0.6 ? 200 + Math.floor(rand() * 2000) : r < 0.995 ? 2000 + Math.floor(rand() * 10000) : 100_000 + Math.floor(rand() * 200_000);
       const text = "x".repeat(size).replace(/x{80}/g, () => words(12).padEnd(79, ".").slice(0, 79) + "\n");
       const result: { id: string; [k: string]: unknown } = { ...base("message", leaf), message: { role: "toolResult", toolCallId: callId, toolName: "bash", content: [{ type: "text", text }], isError: rand() < 0.05, timestamp: clock } };
       await write(result);
@@ -127,4 +132,56 @@ export async function generateSession(file: string, opts: GenerateOptions): Prom
   out.end();
   await once(out, "finish");
   return { entries, bytes };
+}
+
+export interface StoreOptions {
+  sessions: number;
+  projects: number;
+  totalBytes: number;
+  /** Share of sessions that are forks of an earlier session of the same project. */
+  forkShare: number;
+  seed: number;
+}
+
+/**
+ * A pi agent dir's sessions folder: `sessions` files across `projects` slug folders, sizes skewed (most small, a few
+ * large), about `totalBytes` in all; forks copy their parent's entries (same ids and times) and add new turns.
+ */
+export async function generateStore(sessionsDir: string, o: StoreOptions): Promise<{ files: number; bytes: number; forks: number }> {
+  const { mkdirSync, readFileSync, writeFileSync } = await import("node:fs");
+  const { join } = await import("node:path");
+  const rand = rng(o.seed);
+  const mean = o.totalBytes / o.sessions;
+  let bytes = 0;
+  let forks = 0;
+  const byProject: string[][] = Array.from({ length: o.projects }, () => []);
+  for (let i = 0; i < o.sessions; i++) {
+    const project = Math.floor(rand() * o.projects);
+    const cwd = `/home/u/src/project-${project}`;
+    const dir = join(sessionsDir, `--home-u-src-project-${project}--`);
+    mkdirSync(dir, { recursive: true });
+    const start = Date.parse("2026-01-01T00:00:00.000Z") + i * 3_600_000;
+    const id = `0190b000-0000-7000-8000-${String(i).padStart(12, "0")}`;
+    const file = join(dir, `${new Date(start).toISOString().replace(/[:.]/g, "-")}_${id}.jsonl`);
+    const siblings = byProject[project]!;
+    if (siblings.length && rand() < o.forkShare) {
+      const parent = siblings[Math.floor(rand() * siblings.length)]!;
+      const lines = readFileSync(parent, "utf8").trimEnd().split("\n").slice(1);
+      const kept = lines.slice(0, Math.max(1, Math.floor(lines.length * (0.3 + rand() * 0.7))));
+      const last = JSON.parse(kept[kept.length - 1]!);
+      const t = Date.parse(last.timestamp) + 1000;
+      const header = JSON.stringify({ type: "session", version: 3, id, timestamp: new Date(t).toISOString(), cwd, parentSession: parent });
+      const user = JSON.stringify({ type: "message", id: `f${i.toString(16).padStart(7, "0")}`, parentId: last.id, timestamp: new Date(t + 1000).toISOString(), message: { role: "user", content: "continue in the fork", timestamp: t + 1000 } });
+      const text = `${[header, ...kept, user].join("\n")}\n`;
+      writeFileSync(file, text);
+      bytes += Buffer.byteLength(text);
+      forks++;
+    } else {
+      const size = Math.max(8_000, Math.floor(mean * (rand() < 0.9 ? 0.3 + rand() : 3 + rand() * 6)));
+      const g = await generateSession(file, { targetBytes: size, branchPoints: Math.floor(rand() * 3), seed: o.seed + i, cwd, sessionId: id, start });
+      bytes += g.bytes;
+    }
+    siblings.push(file);
+  }
+  return { files: o.sessions, bytes, forks };
 }

@@ -1,56 +1,41 @@
 /**
- * `npm run bench` (`-- --quick` for a short run): parse time of the upstream fixtures and of a generated
- * session, each as a ratio to a bare baseline (read the file, JSON.parse every line) and to the real pi
- * SessionManager.open on the same file, all measured in this run. Figures only; nothing is asserted.
+ * `npm run bench` (`-- --quick` for a short run): the seven scale figures of issue #7, each with the baseline
+ * measured in the same run and the machine's core count. Figures only; nothing is asserted (tests never time).
+ *
+ *  1 full parse + model of a large session vs a bare read + JSON.parse loop, and vs pi's SessionManager.open
+ *  2 cold listing of a many-session store: bytes read, and time vs fully parsing every file
+ *  3 warm listing (persistent cache): files read, time vs cold
+ *  4 incremental update after one appended entry: time vs a full parse, bytes read vs bytes appended
+ *  5 RSS increase holding the large session's model, vs the file size
+ *  6 time to the first tree level of the large session, after the parse
+ *  7 activation: session files read before the view is shown (measured in the extension host by the integration
+ *    test `a-activation.test.ts`; reported here from the design)
  */
-import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
-import { availableParallelism, cpus } from "node:os";
+import { execFileSync } from "node:child_process";
+import { appendFileSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { availableParallelism, cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { SessionManager } from "@mariozechner/pi-coding-agent";
+import { SessionOutline } from "../src/core/outline.js";
 import { parseSession } from "../src/core/session.js";
-import { generateSession } from "./generate.js";
+import { extendSummary, summarize } from "../src/core/summary.js";
+import { loadStore, realFs, type StoreFs } from "../src/node/store.js";
+import { SessionTracker } from "../src/node/tracker.js";
+import { generateSession, generateStore } from "./generate.js";
 
 const quick = process.argv.includes("--quick");
+const writeResults = process.argv.includes("--write");
 const ROOT = join(import.meta.dirname, "..");
 const CACHE = join(ROOT, ".bench");
 mkdirSync(CACHE, { recursive: true });
 
-function baseline(file: string): number {
-  const text = readFileSync(file, "utf8");
-  let n = 0;
-  for (const line of text.split("\n")) {
-    if (!line) continue;
-    try {
-      JSON.parse(line);
-      n++;
-    } catch {
-      /* skipped like the agents do */
-    }
-  }
-  return n;
-}
-
-function ours(file: string, validate: boolean): number {
-  const r = parseSession(file, readFileSync(file), { validate });
-  if (!r.ok) throw new Error(`rejected ${file}`);
-  return r.session.entries.length;
-}
-
-const PI_COPY = join(CACHE, "pi-open-copy.jsonl");
-
-/** pi rewrites v1/v2 files on open, so each timed open gets a fresh copy, made outside the timed region. */
-function piSetup(file: string): () => void {
-  return () => copyFileSync(file, PI_COPY);
-}
-
-function pi(): number {
-  return SessionManager.open(PI_COPY).getEntries().length;
-}
+const ms = (n: number) => (n < 10 ? n.toFixed(2) : n.toFixed(0));
+const mb = (n: number) => (n / 1048576).toFixed(1);
 
 function median(fn: () => unknown, runs: number, setup?: () => void): number {
   const times: number[] = [];
   setup?.();
-  fn(); // warm-up
+  fn();
   for (let i = 0; i < runs; i++) {
     setup?.();
     const t0 = performance.now();
@@ -61,42 +46,166 @@ function median(fn: () => unknown, runs: number, setup?: () => void): number {
   return times[Math.floor(times.length / 2)]!;
 }
 
+async function medianAsync(fn: () => Promise<unknown>, runs: number, setup?: () => void): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    setup?.();
+    const t0 = performance.now();
+    await fn();
+    times.push(performance.now() - t0);
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)]!;
+}
+
+function baseline(file: string): number {
+  let n = 0;
+  for (const line of readFileSync(file, "utf8").split("\n")) {
+    if (!line) continue;
+    try {
+      JSON.parse(line);
+      n++;
+    } catch {
+      /* skipped */
+    }
+  }
+  return n;
+}
+
+function parseOurs(file: string) {
+  const r = parseSession(file, readFileSync(file), { validate: false });
+  if (!r.ok) throw new Error(`rejected ${file}`);
+  return r.session;
+}
+
+/** A StoreFs that counts the bytes it reads. */
+function countingFs(): StoreFs & { bytesRead: number; filesRead: number } {
+  const fs = {
+    ...realFs,
+    bytesRead: 0,
+    filesRead: 0,
+    readFile: async (file: string) => {
+      const b = await realFs.readFile(file);
+      fs.bytesRead += b.length;
+      fs.filesRead++;
+      return b;
+    },
+  };
+  return fs;
+}
+
+interface Row {
+  n: number;
+  measure: string;
+  value: string;
+  baseline: string;
+  ratio: string;
+  goal: string;
+  met: boolean | null;
+}
+
 async function main() {
-  const mb = quick ? 10 : 100;
-  const generated = join(CACHE, `generated-${mb}mb.jsonl`);
-  if (!existsSync(generated)) {
-    process.stdout.write(`generating ${mb} MB session (seed 42)… `);
-    const g = await generateSession(generated, { targetBytes: mb * 1024 * 1024, branchPoints: 50, seed: 42 });
-    console.log(`${g.entries} entries, ${(g.bytes / 1048576).toFixed(1)} MB`);
+  const sessionMb = quick ? 10 : 100;
+  const big = join(CACHE, `session-v2-${sessionMb}mb.jsonl`);
+  if (!existsSync(big)) {
+    process.stdout.write(`generating a ${sessionMb} MB session (seed 42)… `);
+    const g = await generateSession(big, { targetBytes: sessionMb * 1048576, branchPoints: 50, seed: 42 });
+    console.log(`${g.entries} entries`);
   }
-  const files = [join(ROOT, "fixtures/upstream/before-compaction.jsonl"), join(ROOT, "fixtures/upstream/large-session.jsonl"), generated];
-  console.log(`machine: ${cpus().length} cores (${availableParallelism()} available), node ${process.version}${quick ? ", quick run" : ""}`);
-  console.log("");
-  const header = ["file", "MB", "entries", "baseline ms", "ours ms", "ours/base", "ours+zod ms", "+zod/base", "pi open ms", "pi/ours"];
-  const rows: string[][] = [header];
-  for (const file of files) {
-    const runs = statSync(file).size > 20e6 ? (quick ? 2 : 3) : 10;
-    const b = median(() => baseline(file), runs);
-    const o = median(() => ours(file, false), runs);
-    const z = median(() => ours(file, true), runs);
-    const p = median(pi, runs, piSetup(file));
-    rows.push([
-      file.split("/").pop()!,
-      (statSync(file).size / 1048576).toFixed(1),
-      String(ours(file, false)),
-      b.toFixed(0),
-      o.toFixed(0),
-      `${(o / b).toFixed(2)}×`,
-      z.toFixed(0),
-      `${(z / b).toFixed(2)}×`,
-      p.toFixed(0),
-      `${(p / o).toFixed(2)}×`,
-    ]);
+  const store = quick ? { sessions: 200, projects: 10, totalBytes: 30 * 1048576, forkShare: 0.1, seed: 7 } : { sessions: 2000, projects: 40, totalBytes: 300 * 1048576, forkShare: 0.1, seed: 7 };
+  const storeDir = join(CACHE, `store-v1-${store.sessions}`);
+  if (!existsSync(join(storeDir, ".done"))) {
+    rmSync(storeDir, { recursive: true, force: true });
+    process.stdout.write(`generating a store of ${store.sessions} sessions in ${store.projects} projects… `);
+    const g = await generateStore(join(storeDir, "sessions"), store);
+    writeFileSync(join(storeDir, ".done"), JSON.stringify(g));
+    console.log(`${mb(g.bytes)} MB, ${g.forks} forks`);
   }
-  const widths = header.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  for (const r of rows) console.log(r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  "));
-  console.log("\nours/base: parse + model build relative to read + JSON.parse per line (goal ≤ 1.5×);");
-  console.log("pi/ours: how many times faster than pi's SessionManager.open on the same file (goal ≥ 2×).");
+  const storeFiles = readdirSync(join(storeDir, "sessions"), { recursive: true, withFileTypes: true })
+    .filter((d) => d.isFile() && d.name.endsWith(".jsonl"))
+    .map((d) => join(d.parentPath, d.name));
+  const storeBytes = storeFiles.reduce((n, f) => n + statSync(f).size, 0);
+  const cores = cpus().length;
+  const header = `machine: ${cores} cores (${availableParallelism()} available), node ${process.version}${quick ? ", quick run" : ""}, ${new Date().toISOString().slice(0, 10)}`;
+  console.log(header);
+  const rows: Row[] = [];
+  const size = statSync(big).size;
+  const runs = quick ? 3 : 3;
+
+  // 1. Full parse + model build.
+  const session = parseOurs(big);
+  const b = median(() => baseline(big), runs);
+  const o = median(() => parseOurs(big), runs);
+  const piCopy = join(CACHE, "pi-open-copy.jsonl");
+  const p = median(() => SessionManager.open(piCopy).getEntries().length, runs, () => copyFileSync(big, piCopy));
+  rows.push({ n: 1, measure: `full parse + model, ${mb(size)} MB, ${session.entries.length} entries`, value: `${ms(o)} ms`, baseline: `read + JSON.parse ${ms(b)} ms`, ratio: `${(o / b).toFixed(2)}×`, goal: "≤ 1.5×", met: o / b <= 1.5 });
+  rows.push({ n: 1, measure: "…versus pi's SessionManager.open", value: `${ms(o)} ms`, baseline: `pi ${ms(p)} ms`, ratio: `${(p / o).toFixed(2)}× faster`, goal: "≥ 2× faster", met: p / o >= 2 });
+
+  // 2. Cold listing.
+  const cacheFile = join(tmpdir(), `pi-bench-cache-${process.pid}.json`);
+  const roots = [{ dir: join(storeDir, "sessions"), agent: "pi" as const, source: "bench" }];
+  rmSync(cacheFile, { force: true });
+  const coldFs = countingFs();
+  let t0 = performance.now();
+  const cold = await loadStore({ roots, cacheFile, fs: coldFs });
+  const coldMs = performance.now() - t0;
+  const fullAll = await medianAsync(async () => {
+    for (const f of storeFiles) parseSession(f, readFileSync(f), { validate: false });
+  }, 1);
+  rows.push({ n: 2, measure: `cold listing, ${cold.sessions.length} sessions, ${mb(storeBytes)} MB`, value: `${mb(coldFs.bytesRead)} MB read`, baseline: `${mb(storeBytes)} MB in the store`, ratio: `${((coldFs.bytesRead / storeBytes) * 100).toFixed(1)}%`, goal: "≤ 5% of the bytes", met: coldFs.bytesRead / storeBytes <= 0.05 });
+  rows.push({ n: 2, measure: "…time", value: `${ms(coldMs)} ms`, baseline: `full parse of every file ${ms(fullAll)} ms`, ratio: `${(fullAll / coldMs).toFixed(2)}× faster`, goal: "≥ 10× faster", met: fullAll / coldMs >= 10 });
+
+  // 3. Warm listing.
+  const warmFs = countingFs();
+  t0 = performance.now();
+  const warm = await loadStore({ roots, cacheFile, fs: warmFs });
+  const warmMs = performance.now() - t0;
+  rows.push({ n: 3, measure: `warm listing (cache), ${warm.sessions.length} sessions`, value: `${warmFs.filesRead} files read, ${ms(warmMs)} ms`, baseline: `cold ${ms(coldMs)} ms`, ratio: `${((warmMs / coldMs) * 100).toFixed(1)}%`, goal: "0 files, ≤ 5% of cold", met: warmFs.filesRead === 0 && warmMs / coldMs <= 0.05 });
+  rmSync(cacheFile, { force: true });
+
+  // 4. Incremental update after one appended entry.
+  const live = join(CACHE, "live-copy.jsonl");
+  copyFileSync(big, live);
+  const tracker = new SessionTracker(live, { validate: false });
+  await tracker.update();
+  const listed = summarize(tracker.result());
+  const leaf = session.leafId;
+  const line = `${JSON.stringify({ type: "message", id: "bench0001", parentId: leaf, timestamp: new Date().toISOString(), message: { role: "user", content: "one more thing", timestamp: Date.now() } })}\n`;
+  appendFileSync(live, line);
+  t0 = performance.now();
+  const u = await tracker.update();
+  const tRead = performance.now() - t0;
+  const r = tracker.result();
+  const tModel = performance.now() - t0;
+  extendSummary(listed, r);
+  const tAll = performance.now() - t0;
+  rows.push({ n: 4, measure: "incremental update, one entry appended", value: `${ms(tAll)} ms (read+parse ${ms(tRead)}, model ${ms(tModel - tRead)}, summary ${ms(tAll - tModel)})`, baseline: `full parse ${ms(o)} ms`, ratio: `${((tAll / o) * 100).toFixed(2)}%`, goal: "≤ 1% of a full parse", met: tAll / o <= 0.01 });
+  rows.push({ n: 4, measure: "…bytes read", value: `${u.bytesRead} B`, baseline: `${Buffer.byteLength(line)} B appended`, ratio: `${(u.bytesRead / Buffer.byteLength(line)).toFixed(2)}×`, goal: "≈ bytes appended", met: u.bytesRead <= Buffer.byteLength(line) + 4096 });
+  rmSync(live, { force: true });
+
+  // 5. Memory.
+  const mem = (mode: string) => JSON.parse(execFileSync(process.execPath, ["--expose-gc", "--import", "tsx", join(ROOT, "bench", "memory.ts"), big, mode], { encoding: "utf8", cwd: ROOT }));
+  const ours = mem("ours");
+  const floor = mem("floor");
+  rows.push({ n: 5, measure: "RSS increase holding the session's model", value: `${mb(ours.rssIncrease)} MB`, baseline: `file ${mb(size)} MB (all lines as objects: ${mb(floor.rssIncrease)} MB)`, ratio: `${(ours.rssIncrease / size).toFixed(2)}× the file`, goal: "≤ 1.5× the file", met: ours.rssIncrease / size <= 1.5 });
+
+  // 6. First tree level after the parse.
+  const first = median(() => new SessionOutline(session, "default").items(null), 5);
+  rows.push({ n: 6, measure: `first tree level, ${session.entries.length} entries`, value: `${ms(first)} ms`, baseline: "after the parse", ratio: "", goal: "≤ 100 ms", met: first <= 100 });
+
+  // 7. Activation.
+  rows.push({ n: 7, measure: "activation", value: "0 session files read", baseline: "until the view asks for its first level", ratio: "", goal: "no file read before the view is visible", met: true });
+
+  const table = [
+    "| # | measure | value | baseline (same run) | ratio | goal | met |",
+    "|---|---|---|---|---|---|---|",
+    ...rows.map((r) => `| ${r.n} | ${r.measure} | ${r.value} | ${r.baseline} | ${r.ratio} | ${r.goal} | ${r.met === null ? "" : r.met ? "yes" : "**no**"} |`),
+  ].join("\n");
+  console.log(`\n${table}\n`);
+  if (writeResults) {
+    writeFileSync(join(CACHE, "results.md"), `${header}\n\n${table}\n`);
+    console.log(`written to .bench/results.md`);
+  }
 }
 
 await main();

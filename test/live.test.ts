@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { scanLines } from "../src/core/jsonl.js";
 import { parseSession, type ParseResult, SessionReader } from "../src/core/session.js";
+import { extendSummary, summarize } from "../src/core/summary.js";
 import { SessionLibrary } from "../src/node/library.js";
 import { resolveRoots } from "../src/node/roots.js";
 import { SessionTracker } from "../src/node/tracker.js";
@@ -62,6 +63,32 @@ describe("SessionReader: feeding a file in chunks equals parsing it whole", () =
   }
 });
 
+describe("SessionReader: appends that are not plain (the index is rebuilt, and the answer is pi's)", () => {
+  const t = (n: number) => `2026-01-01T00:00:${String(n).padStart(2, "0")}.000Z`;
+  const m = (id: string, parentId: string | null, time: string | undefined, extra: Record<string, unknown> = {}) => ({ type: "message", id, parentId, timestamp: time, message: { role: "user", content: id }, ...extra });
+  const cases: [string, unknown[]][] = [
+    ["a later sibling with an earlier timestamp (T26)", [m("a", null, t(1)), m("b", "a", t(5)), m("c", "a", t(3)), m("d", "a", t(3)), m("e", "a", t(9))]],
+    ["a reused id (the later entry wins)", [m("a", null, t(1)), m("b", "a", t(2)), m("b", "a", t(3)), m("c", "b", t(4))]],
+    ["an orphan whose parent arrives later", [m("a", null, t(1)), m("c", "b", t(2)), m("b", "a", t(3))]],
+    ["a parent cycle, then a child of it", [m("a", null, t(1)), m("x", "y", t(2)), m("y", "x", t(3)), m("z", "y", t(4))]],
+    ["self-parents and missing timestamps", [m("a", "a", t(1)), m("b", "a", undefined), m("c", "a", t(2)), m("d", "a", "not a date")]],
+    ["labels, names and titles as they come", [m("a", null, t(1)), { type: "label", id: "l1", parentId: "a", timestamp: t(2), targetId: "a", label: "x" }, { type: "session_info", id: "s1", parentId: "l1", timestamp: t(3), name: "N" }, { type: "label", id: "l2", parentId: "s1", timestamp: t(4), targetId: "a", label: "" }]],
+  ];
+  for (const [name, records] of cases) {
+    it(name, () => {
+      const text = `${JSON.stringify({ type: "session", version: 3, id: "s", timestamp: t(0), cwd: "/p" })}\n${records.map((r) => JSON.stringify(r)).join("\n")}\n`;
+      const whole = parseSession("x", text);
+      const { lines } = scanLines(text);
+      const reader = new SessionReader("x");
+      for (let i = 0; i < lines.length; i++) {
+        reader.feed(lines.slice(i, i + 1));
+        reader.result();
+      }
+      assert.deepEqual(view(reader.result()), view(whole));
+    });
+  }
+});
+
 describe("SessionTracker: follows a file while an agent writes it", () => {
   let dir: string;
   beforeEach(async () => {
@@ -82,13 +109,19 @@ describe("SessionTracker: follows a file while an agent writes it", () => {
     assert.deepEqual(view(t.result()), view(parseSession(file, readFileSync(file))));
     const header = readFileSync(file, "utf8").split("\n")[0]!.length + 1;
     let parent = (t.result() as { session: { leafId: string } }).session.leafId;
+    let summary = summarize(t.result());
     for (let i = 0; i < 5; i++) {
-      const line = entryLine(`n${i}`, parent);
+      // Branch off an earlier entry now and then: the active path moves, and a branch point appears.
+      const line = entryLine(`n${i}`, i === 2 ? "c699fe70" : parent);
       appendFileSync(file, line);
       const u = await t.update();
       assert.equal(u.change, "appended");
       assert.equal(u.bytesRead, Buffer.byteLength(line) + header, "the appended line plus the first line (rewrite check)");
       assert.deepEqual(view(t.result()), view(parseSession(file, readFileSync(file))));
+      // The listing summary, extended by the new entry only, equals a fresh one.
+      const extended = extendSummary(summary, t.result());
+      summary = summarize(t.result());
+      assert.deepEqual(plain(extended), plain(summary));
       parent = `n${i}`;
     }
     assert.deepEqual(await t.update(), { change: "unchanged", bytesRead: 0 });

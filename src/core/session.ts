@@ -133,6 +133,8 @@ export class SessionReader {
   private sawLine = false;
   private readonly lineDiagnostics: Diagnostic[] = [];
   private readonly entries: Entry[] = [];
+  /** Tree indexes of the entries so far, extended on appends. */
+  private index: Index | null = null;
   // v1 (T6): ids are synthesized and parents chain in file order; pi indexes firstKeptEntryIndex into the parsed
   // records with the header at index 0.
   private v1Prev: string | null = null;
@@ -282,8 +284,14 @@ export class SessionReader {
       const message = this.titleSlot || this.sawTitleRecord ? "title slot is not followed by a session header" : "no session header in the file";
       return { ok: false, file, rejection: { line: this.lastLine, code: "no-header", message }, diagnostics };
     }
-    for (const e of this.entries) delete e.shadowed;
-    const session = assemble(file, this.header, this.headerLine, this.version, this.titleSlot, [...this.entries], diagnostics);
+    const entries = [...this.entries];
+    if (!this.index || !extendIndex(this.index, entries.slice(this.index.count))) {
+      for (const e of entries) delete e.shadowed;
+      this.index = buildIndex(entries);
+    }
+    // One order for every reader, however the lines arrived: by line (stable).
+    const all = [...diagnostics, ...this.index.diagnostics].sort((a, b) => a.line - b.line);
+    const session = sessionOf(file, this.header, this.headerLine, this.version, this.titleSlot, entries, this.index, all);
     session.endsWithNewline = endsWithNewline;
     session.truncatedTail = this.truncatedTail;
     return { ok: true, session };
@@ -347,15 +355,31 @@ function validateOne(entry: Entry, diagnostics: Diagnostic[]): void {
   }
 }
 
-function assemble(
-  file: string,
-  header: SessionHeader,
-  headerLine: number,
-  version: number,
-  titleSlot: TitleSlot | null,
-  entries: Entry[],
-  diagnostics: Diagnostic[],
-): Session {
+/** The tree indexes of a run of entries; kept by `SessionReader` and extended in place when entries are appended. */
+interface Index {
+  count: number;
+  byId: Map<string, Entry>;
+  children: Map<string, string[]>;
+  roots: string[];
+  detached: string[];
+  detachedSet: Set<string>;
+  /** Parent ids that orphan entries point at: an entry with such an id arriving later re-parents them. */
+  missingParents: Set<string>;
+  labels: Map<string, LabelInfo>;
+  sessionInfoName: string | null | undefined;
+  titleChanges: { title: string; source: string | undefined }[];
+  /** The diagnostics the indexing found (duplicate ids, orphans, self-parents, cycles). */
+  diagnostics: Diagnostic[];
+  /** keptFromId per compaction: fixed once the compaction is indexed (its path never changes after). */
+  keptFrom: Map<string, string | null>;
+  /** Compaction entries in file order. */
+  compactionEntries: Entry[];
+  /** Whether an entry only OMP writes was seen. */
+  ompEntry: boolean;
+}
+
+function buildIndex(entries: Entry[]): Index {
+  const diagnostics: Diagnostic[] = [];
   // Index: like pi's Map, a later duplicate id replaces the earlier one.
   const byId = new Map<string, Entry>();
   for (const entry of entries) {
@@ -371,9 +395,9 @@ function assemble(
     }
     byId.set(entry.id, entry);
   }
-
   const children = new Map<string, string[]>();
   const roots: string[] = [];
+  const missingParents = new Set<string>();
   for (const entry of entries) {
     if (entry.shadowed) continue;
     const { parentId } = entry;
@@ -388,42 +412,99 @@ function assemble(
       list.push(entry.id);
     } else {
       roots.push(entry.id);
-      diagnostics.push({
-        line: entry.line,
-        severity: "warning",
-        code: "orphan",
-        message: `parent ${JSON.stringify(parentId)} is not in the file (T4); shown as a root`,
-      });
+      missingParents.add(parentId);
+      diagnostics.push(orphanDiagnostic(entry, parentId));
     }
   }
   // pi's getTree: children sorted by entry timestamp, oldest first; Array.sort is stable, so ties keep file order.
   for (const list of children.values()) {
     if (list.length > 1) list.sort((a, b) => timeOf(byId.get(a)!) - timeOf(byId.get(b)!));
   }
-
   const detached = findDetached(entries, roots, children, diagnostics);
+  const index: Index = {
+    count: entries.length,
+    byId,
+    children,
+    roots,
+    detached,
+    detachedSet: new Set(detached),
+    missingParents,
+    labels: new Map(),
+    sessionInfoName: undefined,
+    titleChanges: [],
+    diagnostics,
+    keptFrom: new Map(),
+    compactionEntries: [],
+    ompEntry: false,
+  };
+  for (const entry of entries) noteMetadata(index, entry);
+  return index;
+}
 
-  let leafId: string | null = null;
-  const labels = new Map<string, LabelInfo>();
-  let sessionInfoName: string | null | undefined;
-  const titleChanges: { title: string; source: string | undefined }[] = [];
-  for (const entry of entries) {
-    leafId = entry.id; // T3: the last entry in file order is the active leaf.
-    const d = entry.data;
-    if (entry.type === "label" && typeof d.targetId === "string") {
-      if (typeof d.label === "string" && d.label) labels.set(d.targetId, { label: d.label, timestamp: entry.timestamp, line: entry.line });
-      else labels.delete(d.targetId);
-    } else if (entry.type === "session_info") {
-      // pi 0.73: the latest session_info wins, an empty or absent name clears it.
-      sessionInfoName = typeof d.name === "string" && d.name.trim() ? d.name.trim() : null;
-    } else if (entry.type === "title_change" && typeof d.title === "string") {
-      titleChanges.push({ title: d.title, source: typeof d.source === "string" ? d.source : undefined });
-    }
+function orphanDiagnostic(entry: Entry, parentId: string): Diagnostic {
+  return { line: entry.line, severity: "warning", code: "orphan", message: `parent ${JSON.stringify(parentId)} is not in the file (T4); shown as a root` };
+}
+
+function noteMetadata(index: Index, entry: Entry): void {
+  const d = entry.data;
+  if (!index.ompEntry && isOmpEntry(entry)) index.ompEntry = true;
+  if (entry.type === "compaction" && !entry.shadowed) index.compactionEntries.push(entry);
+  if (entry.type === "label" && typeof d.targetId === "string") {
+    if (typeof d.label === "string" && d.label) index.labels.set(d.targetId, { label: d.label, timestamp: entry.timestamp, line: entry.line });
+    else index.labels.delete(d.targetId);
+  } else if (entry.type === "session_info") {
+    // pi 0.73: the latest session_info wins, an empty or absent name clears it.
+    index.sessionInfoName = typeof d.name === "string" && d.name.trim() ? d.name.trim() : null;
+  } else if (entry.type === "title_change" && typeof d.title === "string") {
+    index.titleChanges.push({ title: d.title, source: typeof d.source === "string" ? d.source : undefined });
   }
+}
 
-  const flavor = detectFlavor(header, titleSlot, entries);
-  const { name, titleSource } = resolveName(flavor, header, titleSlot, titleChanges, sessionInfoName);
+/**
+ * Extend an index by appended entries, or return false when only a full rebuild gives pi's answer: a reused id, an
+ * entry an earlier orphan was waiting for, or a timestamp that does not order.
+ */
+function extendIndex(index: Index, added: Entry[]): boolean {
+  const ids = new Set<string>();
+  for (const e of added) {
+    if (index.byId.has(e.id) || ids.has(e.id) || index.missingParents.has(e.id) || Number.isNaN(timeOf(e))) return false;
+    ids.add(e.id);
+  }
+  for (const e of added) {
+    index.byId.set(e.id, e);
+    const { parentId } = e;
+    if (parentId === null) index.roots.push(e.id);
+    else if (parentId === e.id) {
+      index.roots.push(e.id);
+      index.diagnostics.push({ line: e.line, severity: "warning", code: "self-parent", message: "entry is its own parent; shown as a root" });
+    } else if (index.byId.has(parentId)) {
+      let list = index.children.get(parentId);
+      if (!list) index.children.set(parentId, (list = []));
+      // Stable insertion by timestamp: after every sibling that is not later.
+      const t = timeOf(e);
+      if (list.some((id) => Number.isNaN(timeOf(index.byId.get(id)!)))) return false;
+      let at = list.length;
+      while (at > 0 && timeOf(index.byId.get(list[at - 1]!)!) > t) at--;
+      list.splice(at, 0, e.id);
+      if (index.detachedSet.has(parentId)) {
+        index.detached.push(e.id);
+        index.detachedSet.add(e.id);
+        index.diagnostics.push({ line: e.line, severity: "warning", code: "parent-cycle", message: "entry is inside a parentId cycle and reachable from no root" });
+      }
+    } else {
+      index.roots.push(e.id);
+      index.missingParents.add(parentId);
+      index.diagnostics.push(orphanDiagnostic(e, parentId));
+    }
+    noteMetadata(index, e);
+  }
+  index.count += added.length;
+  return true;
+}
 
+function sessionOf(file: string, header: SessionHeader, headerLine: number, version: number, titleSlot: TitleSlot | null, entries: Entry[], index: Index, diagnostics: Diagnostic[]): Session {
+  const flavor = detectFlavor(header, titleSlot, index.ompEntry);
+  const { name, titleSource } = resolveName(flavor, header, titleSlot, index.titleChanges, index.sessionInfoName);
   const session: Session = {
     file,
     flavor,
@@ -432,12 +513,13 @@ function assemble(
     headerLine,
     titleSlot,
     entries,
-    byId,
-    children,
-    roots,
-    detached,
-    leafId,
-    labels,
+    byId: index.byId,
+    children: index.children,
+    roots: index.roots,
+    detached: index.detached,
+    // T3: the last entry in file order is the active leaf.
+    leafId: entries.length ? entries[entries.length - 1]!.id : null,
+    labels: index.labels,
     name,
     titleSource,
     compactions: [],
@@ -446,7 +528,7 @@ function assemble(
     endsWithNewline: true,
     truncatedTail: false,
   };
-  session.compactions = collectCompactions(session);
+  session.compactions = collectCompactions(session, index.keptFrom, index.compactionEntries);
   return session;
 }
 
@@ -476,17 +558,17 @@ function findDetached(entries: Entry[], roots: string[], children: Map<string, s
 
 const OMP_TYPES = new Set<string>(OMP_ENTRY_TYPES);
 
-function detectFlavor(header: SessionHeader, titleSlot: TitleSlot | null, entries: Entry[]): Flavor {
+function detectFlavor(header: SessionHeader, titleSlot: TitleSlot | null, ompEntry: boolean): Flavor {
   if (titleSlot) return "omp";
   for (const key of ["title", "titleSource", "providerPromptCacheKey", "previousSessionFiles", "additionalDirectories"]) {
     if (key in header) return "omp";
   }
-  for (const entry of entries) {
-    if (OMP_TYPES.has(entry.type)) return "omp";
-    if (entry.type === "model_change" && typeof entry.data.model === "string") return "omp";
-    if ("fromExtension" in entry.data) return "omp";
-  }
-  return "pi";
+  return ompEntry ? "omp" : "pi";
+}
+
+/** An entry only OMP writes. */
+function isOmpEntry(entry: Entry): boolean {
+  return OMP_TYPES.has(entry.type) || (entry.type === "model_change" && typeof entry.data.model === "string") || "fromExtension" in entry.data;
 }
 
 function resolveName(
@@ -549,17 +631,21 @@ export function pathTo(session: Session, leafId: string | null): Entry[] {
   return path.reverse();
 }
 
-function collectCompactions(session: Session): CompactionInfo[] {
-  const active = new Set(pathTo(session, session.leafId).map((e) => e.id));
+function collectCompactions(session: Session, keptFrom: Map<string, string | null>, compactionEntries: Entry[]): CompactionInfo[] {
+  const active = compactionEntries.length ? new Set(pathTo(session, session.leafId).map((e) => e.id)) : new Set<string>();
   const result: CompactionInfo[] = [];
-  for (const entry of session.entries) {
-    if (entry.type !== "compaction" || entry.shadowed) continue;
+  for (const entry of compactionEntries) {
+    if (entry.shadowed) continue;
     const d = entry.data;
     const firstKept = typeof d.firstKeptEntryId === "string" ? d.firstKeptEntryId : null;
-    let keptFromId: string | null = null;
-    if (firstKept) {
-      const path = pathTo(session, entry.id);
-      if (path.slice(0, -1).some((e) => e.id === firstKept)) keptFromId = firstKept;
+    let keptFromId = keptFrom.get(entry.id);
+    if (keptFromId === undefined) {
+      keptFromId = null;
+      if (firstKept) {
+        const path = pathTo(session, entry.id);
+        if (path.slice(0, -1).some((e) => e.id === firstKept)) keptFromId = firstKept;
+      }
+      keptFrom.set(entry.id, keptFromId);
     }
     result.push({
       id: entry.id,

@@ -4,7 +4,7 @@
  */
 import { contentText, truncate } from "./describe.js";
 import type { Diagnostic, Rejection } from "./diagnostics.js";
-import { isPlainObject, type ParseResult, settingsAt } from "./session.js";
+import { isPlainObject, type ParseResult, pathTo, settingsAt } from "./session.js";
 import { type UsageRecord, usageRecords } from "./usage.js";
 
 export interface SessionSummaryOk {
@@ -76,6 +76,60 @@ export function summarize(result: ParseResult): SessionSummary {
     compactions: s.compactions.length,
     labels: [...s.labels].map(([id, l]) => [id, l.label]),
     usage: usageRecords(s),
+    diagnostics: s.diagnostics.slice(0, MAX_DIAGNOSTICS),
+    truncatedTail: s.truncatedTail,
+  };
+}
+
+/**
+ * The summary after entries were appended to a session already summarized as `prev` (a live session's update):
+ * only the new entries are looked at, plus one walk of the active path. Falls back to `summarize` when the append
+ * was not a plain one (a reused id, a different session).
+ */
+export function extendSummary(prev: SessionSummary, result: ParseResult): SessionSummary {
+  if (!prev.ok || !result.ok) return summarize(result);
+  const s = result.session;
+  const known = prev.entries.length;
+  const all = s.entries;
+  if (s.header.id !== prev.id || s.byId.size !== all.length || all.length < known || all[known - 1]?.id !== prev.entries[known - 1]?.[0]) return summarize(result);
+  const added = all.slice(known);
+  const entries = prev.entries.concat(added.map((e) => [e.id, e.timestamp ? Date.parse(e.timestamp) : Number.NaN] as [string, number]));
+  // Usage records of the new entries; the active flags follow the (possibly moved) active path.
+  const fresh = usageRecords({ ...s, entries: added });
+  const active = new Set(pathTo(s, s.leafId).map((e) => e.id));
+  const usage = prev.usage.concat(fresh).map((r) => (r.active === active.has(r.entryId) ? r : { ...r, active: !r.active }));
+  let branchPoints = prev.branchPoints;
+  const addedIds = new Set(added.map((e) => e.id));
+  for (const parent of new Set(added.map((e) => e.parentId).filter((p): p is string => p !== null))) {
+    const kids = s.children.get(parent) ?? [];
+    const before = kids.filter((k) => !addedIds.has(k)).length;
+    if (before < 2 && kids.length >= 2) branchPoints++;
+  }
+  let firstPrompt = prev.firstPrompt;
+  if (firstPrompt === null) {
+    for (const e of added) {
+      if (e.role === "user" && isPlainObject(e.data.message)) {
+        const text = contentText(e.data.message.content);
+        if (text.trim()) {
+          firstPrompt = truncate(text, 200);
+          break;
+        }
+      }
+    }
+  }
+  const settings = settingsAt(s);
+  return {
+    ...prev,
+    name: s.name,
+    firstPrompt,
+    subagent: prev.subagent || added.some((e) => e.type === "session_init"),
+    leafId: s.leafId,
+    model: settings.model ? `${settings.model.provider}/${settings.model.modelId}` : null,
+    entries,
+    branchPoints,
+    compactions: s.compactions.length,
+    labels: [...s.labels].map(([id, l]) => [id, l.label]),
+    usage,
     diagnostics: s.diagnostics.slice(0, MAX_DIAGNOSTICS),
     truncatedTail: s.truncatedTail,
   };

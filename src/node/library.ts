@@ -6,7 +6,7 @@
 import { realpath } from "node:fs/promises";
 import { basename, join, relative, sep } from "node:path";
 import type { HostPaths } from "../core/slug.js";
-import { summarize } from "../core/summary.js";
+import { extendSummary, summarize } from "../core/summary.js";
 import type { ParseResult } from "../core/session.js";
 import type { SessionRoot } from "./roots.js";
 import { belongsToWorkspace, computeOwnership, linkLineage, loadStore, newStoreSession, type StoreSession } from "./store.js";
@@ -122,8 +122,9 @@ export class SessionLibrary {
     return this.trackers.get(file);
   }
 
-  private absorb(s: StoreSession, tracker: SessionTracker): void {
-    s.summary = summarize(tracker.result());
+  private absorb(s: StoreSession, tracker: SessionTracker, change?: string): void {
+    // An append extends the summary (new entries only); anything else summarizes again.
+    s.summary = change === "appended" ? extendSummary(s.summary, tracker.result()) : summarize(tracker.result());
     s.sizeBytes = Math.max(0, tracker.sizeBytes);
     s.mtimeMs = tracker.mtimeMs;
   }
@@ -157,7 +158,7 @@ export class SessionLibrary {
       if (change === "unchanged" && known) continue;
       const before = known?.summary;
       const s = known ?? newStoreSession({ ...placed, file, size: 0 }, summarize(tracker.result()));
-      this.absorb(s, tracker);
+      this.absorb(s, tracker, known ? change : undefined);
       if (!this.included(s)) {
         if (known) {
           this.sessionsByFile.delete(file);

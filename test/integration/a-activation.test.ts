@@ -1,0 +1,20 @@
+// Runs first (file order): activation reads no session file; the first read happens when the view asks for its
+// first level (issue #7, goal 7).
+import * as assert from "node:assert/strict";
+import * as vscode from "vscode";
+import type { PiSessionsApi } from "../../src/extension/extension.js";
+import { waitFor } from "./util.js";
+
+suite("Activation cost", () => {
+  test("activating reads no session file; showing the view lists them", async () => {
+    const ext = vscode.extensions.getExtension<PiSessionsApi>("pi-session-explorer.pi-session-explorer")!;
+    assert.equal(ext.isActive, false, "nothing activated the extension before this test");
+    const api = await ext.activate();
+    assert.equal(api.service.state, "idle");
+    assert.equal(api.service.lib.sessions.length, 0, "no listing yet");
+    assert.equal(api.service.lib.filesRead, 0);
+    await vscode.commands.executeCommand("workbench.view.extension.piSessions");
+    await waitFor("the view's first level", () => api.service.state === "ready");
+    assert.ok(api.service.lib.sessions.length > 0);
+  });
+});
