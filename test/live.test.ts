@@ -111,8 +111,12 @@ describe("SessionTracker: follows a file while an agent writes it", () => {
     let parent = (t.result() as { session: { leafId: string } }).session.leafId;
     let summary = summarize(t.result());
     for (let i = 0; i < 5; i++) {
-      // Branch off an earlier entry now and then: the active path moves, and a branch point appears.
-      const line = entryLine(`n${i}`, i === 2 ? "c699fe70" : parent);
+      // Branch off an earlier entry now and then: the active path moves, and a branch point appears; an assistant
+      // reply from another model changes the session's model.
+      const line =
+        i === 4
+          ? `${JSON.stringify({ type: "message", id: `n${i}`, parentId: parent, timestamp: "2026-11-29T19:00:00.000Z", message: { role: "assistant", content: [{ type: "text", text: "ok" }], provider: "openai", model: "gpt-5.1", usage: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2, cost: { total: 0.5 } }, stopReason: "stop" } })}\n`
+          : entryLine(`n${i}`, i === 2 ? "c699fe70" : parent);
       appendFileSync(file, line);
       const u = await t.update();
       assert.equal(u.change, "appended");
@@ -122,6 +126,7 @@ describe("SessionTracker: follows a file while an agent writes it", () => {
       const extended = extendSummary(summary, t.result());
       summary = summarize(t.result());
       assert.deepEqual(plain(extended), plain(summary));
+      if (i === 4) assert.equal(extended.ok && extended.model, "openai/gpt-5.1");
       parent = `n${i}`;
     }
     assert.deepEqual(await t.update(), { change: "unchanged", bytesRead: 0 });

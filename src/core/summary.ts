@@ -4,7 +4,7 @@
  */
 import { contentText, truncate } from "./describe.js";
 import type { Diagnostic, Rejection } from "./diagnostics.js";
-import { isPlainObject, type ParseResult, pathTo, settingsAt } from "./session.js";
+import { isPlainObject, type ParseResult, pathTo, settingsAt, splitModel } from "./session.js";
 import { type UsageRecord, usageRecords } from "./usage.js";
 
 export interface SessionSummaryOk {
@@ -94,10 +94,34 @@ export function extendSummary(prev: SessionSummary, result: ParseResult): Sessio
   if (s.header.id !== prev.id || s.byId.size !== all.length || all.length < known || all[known - 1]?.id !== prev.entries[known - 1]?.[0]) return summarize(result);
   const added = all.slice(known);
   const entries = prev.entries.concat(added.map((e) => [e.id, e.timestamp ? Date.parse(e.timestamp) : Number.NaN] as [string, number]));
-  // Usage records of the new entries; the active flags follow the (possibly moved) active path.
-  const fresh = usageRecords({ ...s, entries: added });
-  const active = new Set(pathTo(s, s.leafId).map((e) => e.id));
-  const usage = prev.usage.concat(fresh).map((r) => (r.active === active.has(r.entryId) ? r : { ...r, active: !r.active }));
+  // The usual append continues the active path: old flags stay, new entries are on it, the model changes only with a
+  // model change. Otherwise the active path is walked once.
+  const continues = added.every((e, i) => e.parentId === (i === 0 ? prev.leafId : added[i - 1]!.id));
+  let usage: UsageRecord[];
+  let model = prev.model;
+  if (continues) {
+    usage = prev.usage.concat(usageRecords({ ...s, entries: added }, () => true));
+  } else {
+    const active = new Set(pathTo(s, s.leafId).map((e) => e.id));
+    usage = prev.usage.concat(usageRecords({ ...s, entries: added }, (id) => active.has(id))).map((r) => (r.active === active.has(r.entryId) ? r : { ...r, active: !r.active }));
+  }
+  const setsModel = (e: { type: string; role?: string }) => e.type === "model_change" || (e.type === "message" && e.role === "assistant");
+  if (!continues || (s.flavor === "omp" && added.some(setsModel))) {
+    const settings = settingsAt(s);
+    model = settings.model ? `${settings.model.provider}/${settings.model.modelId}` : null;
+  } else {
+    // pi: the model is the last model change or assistant message on the path.
+    for (const e of added) {
+      if (!setsModel(e)) continue;
+      const d = e.type === "model_change" ? e.data : (e.data.message as Record<string, unknown>);
+      if (e.type === "model_change" && typeof d.model === "string") {
+        const sp = splitModel(d.model);
+        model = `${sp.provider}/${sp.modelId}`;
+      } else {
+        model = `${String(d.provider)}/${String(e.type === "model_change" ? d.modelId : d.model)}`;
+      }
+    }
+  }
   let branchPoints = prev.branchPoints;
   const addedIds = new Set(added.map((e) => e.id));
   for (const parent of new Set(added.map((e) => e.parentId).filter((p): p is string => p !== null))) {
@@ -117,14 +141,13 @@ export function extendSummary(prev: SessionSummary, result: ParseResult): Sessio
       }
     }
   }
-  const settings = settingsAt(s);
   return {
     ...prev,
     name: s.name,
     firstPrompt,
     subagent: prev.subagent || added.some((e) => e.type === "session_init"),
     leafId: s.leafId,
-    model: settings.model ? `${settings.model.provider}/${settings.model.modelId}` : null,
+    model,
     entries,
     branchPoints,
     compactions: s.compactions.length,

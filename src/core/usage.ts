@@ -45,8 +45,9 @@ function record(entryId: string, time: number, source: UsageRecord["source"], pr
 }
 
 /** All usage records of a session, in file order (aborted and error turns included when non-zero). */
-export function usageRecords(session: Session): UsageRecord[] {
-  const active = new Set(pathTo(session, session.leafId).map((e) => e.id));
+export function usageRecords(session: Session, isActive?: (id: string) => boolean): UsageRecord[] {
+  let activeIds: Set<string> | undefined;
+  const active = { has: isActive ?? ((id: string) => (activeIds ??= new Set(pathTo(session, session.leafId).map((e) => e.id))).has(id)) };
   const out: UsageRecord[] = [];
   for (const entry of session.entries) {
     if (entry.shadowed) continue;

@@ -7,6 +7,7 @@
  * and rewrites its 256-byte title slot in place at offset 0 (same size, new mtime, T2); pi rewrites a file when it
  * migrates it. Any of these (a new inode, a shorter file, or a changed first line) makes the next read a full one.
  */
+import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { type FileHandle, open, stat } from "node:fs/promises";
 import type { Diagnostic } from "../core/diagnostics.js";
 import { decodeUtf8, scanLines } from "../core/jsonl.js";
@@ -22,6 +23,9 @@ export interface TrackerUpdate {
 
 /** How much of the start of the file is compared to detect in-place rewrites (the OMP title slot is 256 bytes). */
 const PREFIX_BYTES = 4096;
+
+/** Appends up to this size are read synchronously. */
+const SMALL_APPEND = 256 * 1024;
 
 export class SessionTracker {
   private reader: SessionReader;
@@ -66,6 +70,12 @@ export class SessionTracker {
     const size = Number(st.size);
     const first = this.size < 0;
     if (!first && st.ino === this.ino && size === this.size && st.mtimeNs === this.mtimeNs) return { change: "unchanged", bytesRead: 0 };
+    // A small append to the same file: read it synchronously (a few KB; no thread-pool round trips).
+    const start = this.offset + this.pendingBytes.length;
+    if (!first && st.ino === this.ino && size >= start && size - start <= SMALL_APPEND) {
+      const quick = this.appendSync(st.mtimeNs);
+      if (quick) return quick;
+    }
     try {
       const handle = await open(this.file, "r");
       try {
@@ -102,6 +112,41 @@ export class SessionTracker {
     }
   }
 
+  /** The small-append path; null when the file turned out to be rewritten (then the async path reads it in full). */
+  private appendSync(mtimeNs: bigint): TrackerUpdate | null {
+    let fd: number;
+    try {
+      fd = openSync(this.file, "r");
+    } catch {
+      return null;
+    }
+    try {
+      const st = fstatSync(fd, { bigint: true });
+      const size = Number(st.size);
+      const start = this.offset + this.pendingBytes.length;
+      if (st.ino !== this.ino || size < start || size - start > SMALL_APPEND) return null;
+      const n = Math.min(this.prefix.length, size);
+      const now = Buffer.alloc(n);
+      if (n) readSync(fd, now, 0, n, 0);
+      if (!now.equals(this.prefix)) return null;
+      const buf = Buffer.alloc(size - start);
+      let got = 0;
+      while (got < buf.length) {
+        const r = readSync(fd, buf, got, buf.length - got, start + got);
+        if (r === 0) break;
+        got += r;
+      }
+      this.consume(buf.subarray(0, got));
+      this.size = size;
+      this.mtimeNs = st.mtimeNs ?? mtimeNs;
+      this.totalBytesRead += n + got;
+      this.cached = null;
+      return { change: "appended", bytesRead: n + got };
+    } finally {
+      closeSync(fd);
+    }
+  }
+
   private reset(): void {
     this.reader = new SessionReader(this.file, this.options);
     this.offset = 0;
@@ -123,7 +168,13 @@ export class SessionTracker {
       if (bytesRead === 0) break;
       got += bytesRead;
     }
-    const data = this.pendingBytes.length ? Buffer.concat([this.pendingBytes, buf.subarray(0, got)]) : buf.subarray(0, got);
+    this.consume(buf.subarray(0, got));
+    return got;
+  }
+
+  /** Feed the complete lines of the pending bytes plus `fresh`; keep an incomplete last line pending. */
+  private consume(fresh: Buffer): void {
+    const data = this.pendingBytes.length ? Buffer.concat([this.pendingBytes, fresh]) : fresh;
     const lastNl = data.lastIndexOf(0x0a);
     const complete = data.subarray(0, lastNl + 1);
     if (complete.length) {
@@ -136,7 +187,6 @@ export class SessionTracker {
       this.offset += complete.length;
     }
     this.pendingBytes = Buffer.from(data.subarray(complete.length));
-    return got;
   }
 
   /** The session as of the last update. A pending partial line is reported, not parsed. */

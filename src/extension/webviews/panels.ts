@@ -87,7 +87,8 @@ export class PanelManager implements vscode.Disposable {
   show(state: PanelState): OpenPanel {
     const existing = this.panels.find((p) => keyOf(p.state) === keyOf(state));
     if (existing) {
-      existing.state = state;
+      // Keep what the page chose (a usage range) unless the caller says otherwise.
+      existing.state = { ...existing.state, ...Object.fromEntries(Object.entries(state).filter(([, v]) => v !== undefined)) } as PanelState;
       existing.panel.reveal();
       void this.post(existing);
       return existing;
