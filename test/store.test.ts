@@ -11,8 +11,10 @@ import { run } from "../src/cli/main.js";
 import { slugMatches, workspaceSlugVariants } from "../src/core/slug.js";
 import { usageReport } from "../src/node/report.js";
 import { resolveRoots } from "../src/node/roots.js";
-import { belongsToWorkspace, computeOwnership, listedSession, loadStore, realFs, type StoreFs, type StoreSession } from "../src/node/store.js";
-import { jsonl, oracleFor, REAL } from "./helpers.js";
+import { parseSession } from "../src/core/session.js";
+import { summarize } from "../src/core/summary.js";
+import { belongsToWorkspace, computeOwnership, listedSession, loadStore, packSummary, realFs, type StoreFs, type StoreSession, unpackSummary } from "../src/node/store.js";
+import { jsonl, OMP_FIXTURES, oracleFor, PI_FIXTURES, plain, REAL } from "./helpers.js";
 
 const O2 = "2026-11-29T18-50-21-986Z_01a228a4-d9a2-7000-85ca-ecf671b91f93.jsonl";
 const O3 = "2026-11-29T18-50-22-033Z_01a228a4-d9d1-7000-a845-d846825115ab.jsonl";
@@ -426,5 +428,16 @@ describe("pi-sessions list and usage", () => {
     assert.equal((await cli("usage", "--by", "week")).code, 64);
     assert.equal((await cli("usage", "--since", "yesterday")).code, 64);
     assert.equal((await cli("list", "extra")).code, 64);
+  });
+});
+
+describe("metadata cache encoding", () => {
+  it("a packed summary round-trips through JSON to the same summary, for every fixture", () => {
+    for (const file of [...PI_FIXTURES, ...OMP_FIXTURES]) {
+      const summary = summarize(parseSession(file, readFileSync(file)));
+      const back = unpackSummary(JSON.parse(JSON.stringify(packSummary(summary))));
+      assert.deepEqual(plain(back), plain(summary), file);
+      if (summary.ok && summary.entries.length) assert.ok("packed" in packSummary(summary), "packed");
+    }
   });
 });

@@ -10,6 +10,7 @@ import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { parseSession } from "../core/session.js";
 import { cwdMatches, type HostPaths, slugMatches, workspaceSlugVariants } from "../core/slug.js";
 import { type SessionSummary, type SessionSummaryOk, summarize } from "../core/summary.js";
+import type { UsageRecord } from "../core/usage.js";
 import type { SessionRoot } from "./roots.js";
 
 /** The file-system calls the store makes; tests wrap the real ones to count reads. */
@@ -49,7 +50,7 @@ const isSessionFileName = (name: string) => name.endsWith(".jsonl") && !name.sta
  * `.jsonl` or start with a dot and are skipped; a symlink is followed only if it stays inside its root.
  */
 export async function discover(roots: SessionRoot[], fs: StoreFs = realFs): Promise<{ files: DiscoveredFile[]; errors: { path: string; message: string }[] }> {
-  const files: DiscoveredFile[] = [];
+  const slots: (DiscoveredFile | undefined)[] = [];
   const errors: { path: string; message: string }[] = [];
   const seen = new Set<string>();
   for (const root of roots) {
@@ -81,10 +82,12 @@ export async function discover(roots: SessionRoot[], fs: StoreFs = realFs): Prom
     };
     const addFile = async (file: string, slug: string | null, nestedIn: string | null) => {
       if (seen.has(file)) return;
+      seen.add(file);
+      const slot = slots.length;
+      slots.push(undefined);
       try {
         const st = await fs.stat(file);
-        seen.add(file);
-        files.push({ file, root, slug, nestedIn, size: st.size, mtimeNs: st.mtimeNs });
+        slots[slot] = { file, root, slug, nestedIn, size: st.size, mtimeNs: st.mtimeNs };
       } catch (err) {
         errors.push({ path: file, message: String((err as Error).message) });
       }
@@ -93,26 +96,34 @@ export async function discover(roots: SessionRoot[], fs: StoreFs = realFs): Prom
     const scanSessionDir = async (dir: string, slug: string | null, subdirsAreSlugs: boolean) => {
       const dirents = await list(dir);
       const names = new Set(dirents.map((d) => d.name));
-      for (const d of dirents) {
-        const path = join(dir, d.name);
-        const k = await kind(path, d);
-        if (k === "file" && isSessionFileName(d.name)) await addFile(path, slug, null);
-        else if (k === "dir" && !d.name.startsWith(".")) {
-          if (names.has(`${d.name}.jsonl`)) {
-            // the artifacts dir of session <d.name>.jsonl: nested subagent and /tan sessions
-            for (const n of await list(path)) {
-              const np = join(path, n.name);
-              if (isSessionFileName(n.name) && (await kind(np, n)) === "file") await addFile(np, slug, join(dir, `${d.name}.jsonl`));
-            }
-          } else if (subdirsAreSlugs) {
-            await scanSessionDir(path, d.name, false);
+      // Stat the files of one directory together (in order), then walk the subdirectories.
+      const kinds = await Promise.all(dirents.map((d) => kind(join(dir, d.name), d)));
+      const found: [string, string | null][] = [];
+      const subdirs: string[] = [];
+      dirents.forEach((d, i) => {
+        const k = kinds[i];
+        if (k === "file" && isSessionFileName(d.name)) found.push([join(dir, d.name), null]);
+        else if (k === "dir" && !d.name.startsWith(".")) subdirs.push(d.name);
+      });
+      for (const name of subdirs) {
+        const path = join(dir, name);
+        if (names.has(`${name}.jsonl`)) {
+          // the artifacts dir of session <name>.jsonl: nested subagent and /tan sessions
+          for (const n of await list(path)) {
+            const np = join(path, n.name);
+            if (isSessionFileName(n.name) && (await kind(np, n)) === "file") found.push([np, join(dir, `${name}.jsonl`)]);
           }
         }
+      }
+      await Promise.all(found.map(([file, nestedIn]) => addFile(file, slug, nestedIn)));
+      for (const name of subdirs) {
+        if (!names.has(`${name}.jsonl`) && subdirsAreSlugs) await scanSessionDir(join(dir, name), name, false);
       }
     };
     await scanSessionDir(root.dir, null, true);
   }
-  return { files, errors };
+  // Discovery order, whatever order the stats finished in; files that vanished meanwhile are left out.
+  return { files: slots.filter((f): f is DiscoveredFile => f !== undefined), errors };
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -124,7 +135,72 @@ interface CacheEntry {
   summary: SessionSummary;
 }
 
-const CACHE_VERSION = 2;
+/** A summary as stored: entry ids as one string, times and usage as flat number arrays (fast to parse). */
+interface PackedSummary extends Omit<SessionSummaryOk, "entries" | "usage"> {
+  packed: true;
+  ids: string;
+  times: (number | null)[];
+  /** [provider, model, source] triples used by the usage rows. */
+  keys: [string, string, string][];
+  /** Per record: entry index, time, key index, input, output, cacheRead, cacheWrite, totalTokens, cost, active. */
+  usage: (number | null)[];
+}
+
+const USAGE_WIDTH = 10;
+
+export function packSummary(s: SessionSummary): SessionSummary | PackedSummary {
+  if (!s.ok || s.entries.some(([id]) => id.includes("\n"))) return s;
+  const index = new Map(s.entries.map(([id], i) => [id, i]));
+  const keys: [string, string, string][] = [];
+  const keyIndex = new Map<string, number>();
+  const usage: (number | null)[] = [];
+  for (const r of s.usage) {
+    const k = JSON.stringify([r.provider, r.model, r.source]);
+    let ki = keyIndex.get(k);
+    if (ki === undefined) keyIndex.set(k, (ki = keys.push([r.provider, r.model, r.source]) - 1));
+    const at = index.get(r.entryId);
+    if (at === undefined) return s; // a record of a shadowed entry: keep it unpacked
+    usage.push(at, Number.isFinite(r.time) ? r.time : null, ki, r.input, r.output, r.cacheRead, r.cacheWrite, r.totalTokens, r.cost, r.active ? 1 : 0);
+  }
+  const { entries, usage: _usage, ...rest } = s;
+  return { ...rest, packed: true, ids: entries.map(([id]) => id).join("\n"), times: entries.map(([, t]) => (Number.isFinite(t) ? t : null)), keys, usage };
+}
+
+/** A stored summary back as a summary; entries and usage are decoded on first use (most are never read). */
+export function unpackSummary(p: SessionSummary | PackedSummary): SessionSummary {
+  if (!("packed" in p)) return p;
+  const { packed: _packed, ids: idText, times, keys, usage: rows, ...rest } = p;
+  let ids: string[] | undefined;
+  const idList = () => (ids ??= idText === "" ? [] : idText.split("\n"));
+  const summary = rest as unknown as SessionSummaryOk;
+  let entries: [string, number][] | undefined;
+  let usage: UsageRecord[] | undefined;
+  Object.defineProperty(summary, "entries", {
+    enumerable: true,
+    configurable: true,
+    get: () => (entries ??= idList().map((id, i) => [id, times[i] ?? Number.NaN] as [string, number])),
+    set: (v: [string, number][]) => (entries = v),
+  });
+  Object.defineProperty(summary, "usage", {
+    enumerable: true,
+    configurable: true,
+    get: () => {
+      if (usage) return usage;
+      const list = idList();
+      usage = [];
+      for (let i = 0; i < rows.length; i += USAGE_WIDTH) {
+        const [at, time, ki, input, output, cacheRead, cacheWrite, totalTokens, cost, active] = rows.slice(i, i + USAGE_WIDTH) as number[];
+        const [provider, model, source] = keys[ki!]!;
+        usage.push({ entryId: list[at!]!, time: time ?? Number.NaN, source: source as UsageRecord["source"], provider, model, input: input!, output: output!, cacheRead: cacheRead!, cacheWrite: cacheWrite!, totalTokens: totalTokens!, cost: cost!, active: active === 1 });
+      }
+      return usage;
+    },
+    set: (v: UsageRecord[]) => (usage = v),
+  });
+  return summary;
+}
+
+const CACHE_VERSION = 3;
 
 export class MetadataCache {
   private entries = new Map<string, CacheEntry>();
@@ -137,7 +213,10 @@ export class MetadataCache {
     try {
       const json = JSON.parse(await nodeFs.readFile(file, "utf8"));
       if (json.version === CACHE_VERSION && json.entries && typeof json.entries === "object") {
-        for (const [k, v] of Object.entries(json.entries)) cache.entries.set(k, v as CacheEntry);
+        for (const [k, v] of Object.entries(json.entries)) {
+          const e = v as CacheEntry;
+          cache.entries.set(k, { ...e, summary: unpackSummary(e.summary) });
+        }
       }
     } catch {
       /* no cache yet, or unreadable: start empty */
@@ -169,7 +248,8 @@ export class MetadataCache {
     if (!this.file || !this.dirty) return;
     await nodeFs.mkdir(dirname(this.file), { recursive: true });
     const tmp = `${this.file}.${process.pid}.tmp`;
-    await nodeFs.writeFile(tmp, JSON.stringify({ version: CACHE_VERSION, entries: Object.fromEntries(this.entries) }));
+    const entries = Object.fromEntries([...this.entries].map(([k, e]) => [k, { ...e, summary: packSummary(e.summary) }]));
+    await nodeFs.writeFile(tmp, JSON.stringify({ version: CACHE_VERSION, entries }));
     await nodeFs.rename(tmp, this.file);
     this.dirty = false;
   }
