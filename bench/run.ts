@@ -90,6 +90,11 @@ function countingFs(): StoreFs & { bytesRead: number; filesRead: number } {
       fs.filesRead++;
       return b;
     },
+    readRange: async (file: string, position: number, length: number) => {
+      const b = await realFs.readRange(file, position, length);
+      fs.bytesRead += b.length;
+      return b;
+    },
   };
   return fs;
 }
@@ -147,13 +152,19 @@ async function main() {
   rmSync(cacheFile, { force: true });
   const coldFs = countingFs();
   let t0 = performance.now();
-  const cold = await loadStore({ roots, cacheFile, fs: coldFs });
+  // The first level of the tree: names, cwd, dates, size, fork parent (each file's first and last 8 KB).
+  const cold = await loadStore({ roots, cacheFile, fs: coldFs, probe: true });
   const coldMs = performance.now() - t0;
+  const coldBytes = coldFs.bytesRead;
+  t0 = performance.now();
+  await cold.complete();
+  const completeMs = performance.now() - t0;
   const fullAll = await medianAsync(async () => {
     for (const f of storeFiles) parseSession(f, readFileSync(f), { validate: false });
   }, 1);
-  rows.push({ n: 2, measure: `cold listing, ${cold.sessions.length} sessions, ${mb(storeBytes)} MB`, value: `${mb(coldFs.bytesRead)} MB read`, baseline: `${mb(storeBytes)} MB in the store`, ratio: `${((coldFs.bytesRead / storeBytes) * 100).toFixed(1)}%`, goal: "≤ 5% of the bytes", met: coldFs.bytesRead / storeBytes <= 0.05 });
+  rows.push({ n: 2, measure: `cold listing (first level), ${cold.sessions.length} sessions, ${mb(storeBytes)} MB`, value: `${mb(coldBytes)} MB read`, baseline: `${mb(storeBytes)} MB in the store`, ratio: `${((coldBytes / storeBytes) * 100).toFixed(1)}%`, goal: "≤ 5% of the bytes", met: coldBytes / storeBytes <= 0.05 });
   rows.push({ n: 2, measure: "…time", value: `${ms(coldMs)} ms`, baseline: `full parse of every file ${ms(fullAll)} ms`, ratio: `${(fullAll / coldMs).toFixed(2)}× faster`, goal: "≥ 10× faster", met: fullAll / coldMs >= 10 });
+  rows.push({ n: 2, measure: "…then the background pass (cost, counts, ownership)", value: `${ms(completeMs)} ms`, baseline: "", ratio: "", goal: "", met: null });
 
   // 3. Warm listing.
   const warmFs = countingFs();

@@ -256,6 +256,12 @@ describe("SessionLibrary: listing plus live changes", () => {
   it("lists both agents, groups by project, and finds this workspace's sessions", async () => {
     const lib = library();
     await lib.ensureLoaded();
+    // The first paint probes files larger than 16 KB (head and tail only); the background pass completes them.
+    const partial = lib.sessions.filter((s) => s.summary.ok && s.summary.partial);
+    assert.ok(partial.length > 0, "the large upstream session is probed first");
+    for (const s of partial) assert.ok(s.summary.ok && s.summary.id && s.summary.cwd !== undefined);
+    await lib.whenComplete();
+    assert.ok(lib.sessions.every((s) => !(s.summary.ok && s.summary.partial)), "all complete");
     assert.equal(lib.sessions.length, 29);
     const ws = lib.workspaceSessions([home.workspace], hostPaths());
     assert.ok(ws.length >= 10);

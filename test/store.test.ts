@@ -12,7 +12,7 @@ import { slugMatches, workspaceSlugVariants } from "../src/core/slug.js";
 import { usageReport } from "../src/node/report.js";
 import { resolveRoots } from "../src/node/roots.js";
 import { parseSession } from "../src/core/session.js";
-import { summarize } from "../src/core/summary.js";
+import { probeSummary, summarize } from "../src/core/summary.js";
 import { belongsToWorkspace, computeOwnership, listedSession, loadStore, packSummary, realFs, type StoreFs, type StoreSession, unpackSummary } from "../src/node/store.js";
 import { jsonl, OMP_FIXTURES, oracleFor, PI_FIXTURES, plain, REAL } from "./helpers.js";
 
@@ -36,6 +36,7 @@ function recordingFs(): StoreFs & { touched: string[]; reads: string[] } {
     readdir: (d) => (touched.push(d), realFs.readdir(d)),
     stat: (f) => (touched.push(f), realFs.stat(f)),
     readFile: (f) => (touched.push(f), reads.push(f), realFs.readFile(f)),
+    readRange: (f, at, n) => (touched.push(f), reads.push(f), realFs.readRange(f, at, n)),
     realpath: (p) => (touched.push(p), realFs.realpath(p)),
   };
 }
@@ -439,5 +440,27 @@ describe("metadata cache encoding", () => {
       assert.deepEqual(plain(back), plain(summary), file);
       if (summary.ok && summary.entries.length) assert.ok("packed" in packSummary(summary), "packed");
     }
+  });
+});
+
+describe("first-paint probe", () => {
+  it("a summary from 3 KB of head and tail agrees with the full one on what it provides", () => {
+    let probed = 0;
+    for (const file of [...PI_FIXTURES, ...OMP_FIXTURES]) {
+      const bytes = readFileSync(file);
+      const full = summarize(parseSession(file, bytes));
+      const p = probeSummary(file, bytes.subarray(0, 3072), bytes.subarray(Math.max(0, bytes.length - 3072)), bytes.length);
+      if (!p) continue;
+      assert.ok(full.ok, file);
+      probed++;
+      assert.equal(p.partial, true);
+      for (const k of ["id", "cwd", "created", "version"] as const) assert.deepEqual(p[k], full[k], `${file} ${k}`);
+      assert.deepEqual(p.parentSession, full.parentSession, file);
+      assert.equal(p.leafId, full.leafId, `${file} leaf`);
+      if (full.flavor === "pi") assert.equal(p.model, full.model, `${file} model`);
+      if (p.firstPrompt !== null) assert.equal(p.firstPrompt, full.firstPrompt, file);
+      assert.deepEqual([p.entries.length, p.usage.length], [0, 0]);
+    }
+    assert.ok(probed >= 10, `${probed} fixtures probed`);
   });
 });

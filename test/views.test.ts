@@ -44,7 +44,8 @@ describe("panel view models", () => {
     dir = await mkdtemp(join(tmpdir(), "pi-views-"));
     home = buildFixtureHome(join(dir, "home"));
     lib = new SessionLibrary({ roots: resolveRoots({ env: {}, home: home.home }), cacheFile: null });
-    await lib.ensureLoaded();
+    // Usage needs full summaries: the first listing only probes the larger files.
+    await lib.whenComplete();
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 

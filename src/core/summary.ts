@@ -4,7 +4,8 @@
  */
 import { contentText, truncate } from "./describe.js";
 import type { Diagnostic, Rejection } from "./diagnostics.js";
-import { isPlainObject, type ParseResult, pathTo, settingsAt, splitModel } from "./session.js";
+import { decodeUtf8, parseLine, scanLines } from "./jsonl.js";
+import { isPlainObject, type ParseResult, pathTo, SessionReader, settingsAt, splitModel } from "./session.js";
 import { type UsageRecord, usageRecords } from "./usage.js";
 
 export interface SessionSummaryOk {
@@ -32,6 +33,8 @@ export interface SessionSummaryOk {
   diagnostics: Diagnostic[];
   /** True when the last line is incomplete (mid-write or crash). */
   truncatedTail: boolean;
+  /** A first-paint summary from the file's head and tail only: no entries, usage or counts yet. */
+  partial?: true;
 }
 
 export interface SessionSummaryRejected {
@@ -156,4 +159,45 @@ export function extendSummary(prev: SessionSummary, result: ParseResult): Sessio
     diagnostics: s.diagnostics.slice(0, MAX_DIAGNOSTICS),
     truncatedTail: s.truncatedTail,
   };
+}
+
+/**
+ * A first-paint summary from a file's first and last bytes (the listing of a cold store reads a few KB per file):
+ * header, title slot, first prompt, and from the tail the leaf, the model and a newer name. Null when the head does
+ * not hold a complete header (the caller reads the file in full).
+ */
+export function probeSummary(file: string, head: Uint8Array, tail: Uint8Array, size: number): SessionSummaryOk | null {
+  if (head.length >= size) return null;
+  const headText = decodeUtf8(head);
+  const cut = headText.lastIndexOf("\n");
+  if (cut < 0) return null;
+  const reader = new SessionReader(file, { validate: false });
+  const scan = scanLines(headText.slice(0, cut + 1));
+  reader.feed(scan.lines, scan.hadBom);
+  const r = reader.result(true);
+  if (!r.ok) return null;
+  // v1 ids are line numbers: only a full read knows them.
+  if (r.session.version < 2) return null;
+  const full = summarize(r);
+  if (!full.ok) return null;
+  // The tail: complete lines only (the first one may be cut).
+  const tailText = decodeUtf8(tail);
+  const tailLines = tailText.split("\n");
+  if (tail.length < size) tailLines.shift();
+  let leafId = full.leafId;
+  let name = full.name;
+  let model = full.model;
+  const truncatedTail = !tailText.endsWith("\n");
+  if (truncatedTail) tailLines.pop();
+  for (const line of tailLines) {
+    if (!line.trim()) continue;
+    const p = parseLine(line);
+    if (!p.ok || !isPlainObject(p.value) || typeof p.value.id !== "string") continue;
+    const v = p.value;
+    leafId = v.id as string;
+    if (v.type === "session_info" && r.session.flavor === "pi") name = typeof v.name === "string" && v.name.trim() ? v.name.trim() : null;
+    if (v.type === "model_change" && typeof v.provider === "string" && typeof v.modelId === "string") model = `${v.provider}/${v.modelId}`;
+    if (v.type === "message" && isPlainObject(v.message) && v.message.role === "assistant" && typeof v.message.provider === "string" && typeof v.message.model === "string") model = `${v.message.provider}/${v.message.model}`;
+  }
+  return { ...full, leafId, name, model, entries: [], usage: [], branchPoints: 0, compactions: 0, labels: [], diagnostics: [], truncatedTail, partial: true };
 }

@@ -56,12 +56,19 @@ export class SessionService implements vscode.Disposable {
 
   private makeLibrary(): SessionLibrary {
     const roots = resolveRoots({ agentDirs: this.settings.agentDirs });
-    return new SessionLibrary({
+    const generation = this.generation;
+    const library: SessionLibrary = new SessionLibrary({
       roots,
       cacheFile: cacheFileFor(this.cacheDir, roots),
       includePi: this.settings.includePi,
       includeOmp: this.settings.includeOmp,
+      onComplete: () => {
+        if (generation !== this.generation) return;
+        this.logger.info(`read the ${library.sessions.length} sessions in full (cost, counts, fork ownership)`);
+        this.changeEmitter.fire(undefined);
+      },
     });
+    return library;
   }
 
   /** Load the library and start watching (once). */

@@ -483,10 +483,10 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<Element>, v
       item.iconPath = new vscode.ThemeIcon("error", new vscode.ThemeColor("list.errorForeground"));
       flags.push("rejected");
     } else {
-      item.label = truncate(sessionTitle(s), 80);
+      item.label = truncate(sum.partial && !sum.name && !sum.firstPrompt ? basename(s.file) : sessionTitle(s), 80);
       const parts = [relativeTime(lastActivity(s))];
       if (sum.model) parts.push(sum.model.split("/").pop()!);
-      parts.push(formatCost(ownCost(s)));
+      parts.push(sum.partial ? "reading…" : formatCost(ownCost(s)));
       if (live) parts.unshift("● live");
       item.description = parts.join(" · ");
       flags.push(sum.flavor);
@@ -543,7 +543,9 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<Element>, v
     }
     row("Modified", s.mtimeMs ? new Date(s.mtimeMs).toLocaleString() : "(unknown)");
     row("Size", formatBytes(s.sizeBytes));
-    if (sum.ok) {
+    if (sum.ok && sum.partial) {
+      md.appendMarkdown("\n*Still reading this session: entries, branches, compactions and cost follow.*\n");
+    } else if (sum.ok) {
       row("Entries", `${sum.entries.length}${s.inherited.size ? ` (${s.inherited.size} inherited from the parent)` : ""}`);
       row("Branch points", String(sum.branchPoints));
       row("Forks", String(s.children.length));

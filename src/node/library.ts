@@ -17,6 +17,8 @@ export interface LibraryOptions {
   cacheFile: string | null;
   includePi?: boolean;
   includeOmp?: boolean;
+  /** Called when the background pass has read the sessions the first listing only probed. */
+  onComplete?: () => void;
 }
 
 export type SessionChange = { file: string; kind: "added" | "changed" | "removed" };
@@ -48,6 +50,16 @@ export class SessionLibrary {
     return this.options.roots;
   }
 
+  private completion: Promise<void> = Promise.resolve();
+
+  /**
+   * Resolves when every session is fully summarized. The first listing of a cold store paints from each file's first
+   * and last few KB; the full summaries (cost, counts, fork ownership) follow in the background.
+   */
+  whenComplete(): Promise<void> {
+    return this.ensureLoaded().then(() => this.completion);
+  }
+
   /** Load once; later calls wait for the same load. */
   ensureLoaded(): Promise<void> {
     this.loaded ??= this.load();
@@ -56,7 +68,7 @@ export class SessionLibrary {
 
   /** (Re)list every session under the roots. Trackers of sessions still present are kept. */
   async load(): Promise<void> {
-    const store = await loadStore({ roots: this.options.roots, cacheFile: this.options.cacheFile });
+    const store = await loadStore({ roots: this.options.roots, cacheFile: this.options.cacheFile, probe: true });
     this.errors = store.errors;
     this.filesRead = store.filesRead;
     const next = new Map<string, StoreSession>();
@@ -71,6 +83,17 @@ export class SessionLibrary {
     this.sessionsByFile = next;
     this.relink();
     this.loaded = Promise.resolve();
+    this.completion = store.partial.length
+      ? store.complete().then(() => {
+          // A session followed live meanwhile has the newest summary.
+          for (const [file, tracker] of this.trackers) {
+            const s = this.sessionsByFile.get(file);
+            if (s && tracker.sizeBytes === s.sizeBytes) s.summary = summarize(tracker.result());
+          }
+          this.relink();
+          this.options.onComplete?.();
+        })
+      : Promise.resolve();
   }
 
   private included(s: StoreSession): boolean {
@@ -252,7 +275,7 @@ export function sessionTitle(s: StoreSession): string {
 
 /** Cost of the entries this session owns (inherited fork entries are the parent's). */
 export function ownCost(s: StoreSession): number {
-  if (!s.summary.ok) return 0;
+  if (!s.summary.ok || s.summary.partial) return 0;
   let cost = 0;
   for (const r of s.summary.usage) if (!s.inherited.has(r.entryId)) cost += r.cost;
   return cost;

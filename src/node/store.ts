@@ -9,7 +9,7 @@ import * as nodeFs from "node:fs/promises";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { parseSession } from "../core/session.js";
 import { cwdMatches, type HostPaths, slugMatches, workspaceSlugVariants } from "../core/slug.js";
-import { type SessionSummary, type SessionSummaryOk, summarize } from "../core/summary.js";
+import { probeSummary, type SessionSummary, type SessionSummaryOk, summarize } from "../core/summary.js";
 import type { UsageRecord } from "../core/usage.js";
 import type { SessionRoot } from "./roots.js";
 
@@ -18,6 +18,8 @@ export interface StoreFs {
   readdir(dir: string): Promise<{ name: string; isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean }[]>;
   stat(file: string): Promise<{ size: number; mtimeNs: bigint; isFile(): boolean; isDirectory(): boolean }>;
   readFile(file: string): Promise<Uint8Array>;
+  /** Up to `length` bytes at `position`. */
+  readRange(file: string, position: number, length: number): Promise<Uint8Array>;
   realpath(p: string): Promise<string>;
 }
 
@@ -28,6 +30,16 @@ export const realFs: StoreFs = {
     return { size: Number(s.size), mtimeNs: s.mtimeNs, isFile: () => s.isFile(), isDirectory: () => s.isDirectory() };
   },
   readFile: (file) => nodeFs.readFile(file),
+  readRange: async (file, position, length) => {
+    const h = await nodeFs.open(file, "r");
+    try {
+      const buf = Buffer.alloc(length);
+      const { bytesRead } = await h.read(buf, 0, length, position);
+      return buf.subarray(0, bytesRead);
+    } finally {
+      await h.close();
+    }
+  },
   realpath: (p) => nodeFs.realpath(p),
 };
 
@@ -289,6 +301,11 @@ export interface StoreOptions {
   /** Where the persistent metadata cache lives; null disables it. */
   cacheFile?: string | null;
   fs?: StoreFs;
+  /**
+   * First paint: files the cache does not know are summarized from their first and last few KB (`partial`), and
+   * `Store.complete()` reads them in full later.
+   */
+  probe?: boolean;
 }
 
 export interface Store {
@@ -297,7 +314,14 @@ export interface Store {
   errors: { path: string; message: string }[];
   /** Session files read (parsed) by this load: 0 on a warm, unchanged store. */
   filesRead: number;
+  /** Sessions summarized from their head and tail only (with `probe`). */
+  partial: StoreSession[];
+  /** Read the partial sessions in full, update their summaries and the cache; returns how many were read. */
+  complete(onEach?: (s: StoreSession) => void): Promise<number>;
 }
+
+/** Bytes read from each end of a file for a first-paint summary. */
+const PROBE_BYTES = 4096;
 
 /** A store session before lineage is linked (`linkLineage`) and ownership computed (`computeOwnership`). */
 export function newStoreSession(f: Pick<DiscoveredFile, "file" | "root" | "slug" | "nestedIn" | "size"> & { mtimeNs?: bigint }, summary: SessionSummary): StoreSession {
@@ -311,29 +335,72 @@ export async function loadStore(options: StoreOptions): Promise<Store> {
   const cache = await MetadataCache.load(options.cacheFile ?? null);
   let filesRead = 0;
   const sessions: StoreSession[] = [];
-  for (const f of files) {
-    let summary = cache.get(f.file, f.size, f.mtimeNs);
-    if (!summary) {
-      try {
-        const bytes = await fs.readFile(f.file);
-        filesRead++;
-        summary = summarize(parseSession(f.file, bytes));
-        cache.set(f.file, f.size, f.mtimeNs, summary);
-      } catch (err) {
-        errors.push({ path: f.file, message: String((err as Error).message) });
-        continue;
+  const partial: StoreSession[] = [];
+  const stats = new Map<StoreSession, DiscoveredFile>();
+  const readFull = async (f: DiscoveredFile) => {
+    const bytes = await fs.readFile(f.file);
+    const summary = summarize(parseSession(f.file, bytes));
+    cache.set(f.file, f.size, f.mtimeNs, summary);
+    return summary;
+  };
+  /** One file's summary: from the cache, a probe, or a full read; null when it could not be read. */
+  const summaryOf = async (f: DiscoveredFile): Promise<{ summary: SessionSummary; partial: boolean } | null> => {
+    const cached = cache.get(f.file, f.size, f.mtimeNs);
+    if (cached) return { summary: cached, partial: false };
+    try {
+      if (options.probe && f.size > 2 * PROBE_BYTES) {
+        const [head, tail] = await Promise.all([fs.readRange(f.file, 0, PROBE_BYTES), fs.readRange(f.file, f.size - PROBE_BYTES, PROBE_BYTES)]);
+        const probed = probeSummary(f.file, head, tail, f.size);
+        if (probed) return { summary: probed, partial: true };
       }
+      filesRead++;
+      return { summary: await readFull(f), partial: false };
+    } catch (err) {
+      errors.push({ path: f.file, message: String((err as Error).message) });
+      return null;
     }
-    sessions.push(newStoreSession(f, summary));
+  };
+  // A few files at a time (probes are small reads; full reads stay few at once), results kept in discovery order.
+  const width = options.probe ? 32 : 4;
+  for (let i = 0; i < files.length; i += width) {
+    const batch = files.slice(i, i + width);
+    const results = await Promise.all(batch.map(summaryOf));
+    results.forEach((r, j) => {
+      if (!r) return;
+      const s = newStoreSession(batch[j]!, r.summary);
+      sessions.push(s);
+      if (r.partial) {
+        partial.push(s);
+        stats.set(s, batch[j]!);
+      }
+    });
   }
   cache.retain(new Set(files.map((f) => f.file)));
-  try {
-    await cache.save();
-  } catch (err) {
-    errors.push({ path: options.cacheFile ?? "", message: `cache not saved: ${String((err as Error).message)}` });
-  }
+  const save = async () => {
+    try {
+      await cache.save();
+    } catch (err) {
+      errors.push({ path: options.cacheFile ?? "", message: `cache not saved: ${String((err as Error).message)}` });
+    }
+  };
+  await save();
   linkLineage(sessions, options.roots);
-  return { roots: options.roots, sessions, errors, filesRead };
+  const complete = async (onEach?: (s: StoreSession) => void) => {
+    let read = 0;
+    for (const s of partial.splice(0)) {
+      try {
+        s.summary = await readFull(stats.get(s)!);
+        read++;
+        onEach?.(s);
+      } catch (err) {
+        errors.push({ path: s.file, message: String((err as Error).message) });
+      }
+    }
+    await save();
+    linkLineage(sessions, options.roots);
+    return read;
+  };
+  return { roots: options.roots, sessions, errors, filesRead, partial, complete };
 }
 
 /** Is an absolute host path inside one of the roots? */

@@ -238,6 +238,7 @@ export class PanelManager implements vscode.Disposable {
     const lib = this.service.lib;
     switch (state.panel) {
       case "usage": {
+        await lib.whenComplete();
         const folders = this.workspaceFolders();
         return dashboardModel(lib.sessions, { scope: state.scope ?? (folders.length ? "workspace" : "all"), since: state.since ?? null, until: state.until ?? null, folders, host: hostPaths() });
       }
@@ -255,6 +256,7 @@ export class PanelManager implements vscode.Disposable {
         return contextModel(session, state.entryId ?? null, sessionTitle(s));
       }
       case "lineage": {
+        await lib.whenComplete();
         const focus = this.session(state.file);
         // Fork points are described from the parents' entries: read the parents in the graph.
         for (const m of lineageMembers(focus)) if (m.children.length) await lib.open(m.file).catch(() => undefined);
