@@ -74,6 +74,16 @@ describe("SessionReader: appends that are not plain (the index is rebuilt, and t
     ["self-parents and missing timestamps", [m("a", "a", t(1)), m("b", "a", undefined), m("c", "a", t(2)), m("d", "a", "not a date")]],
     ["labels, names and titles as they come", [m("a", null, t(1)), { type: "label", id: "l1", parentId: "a", timestamp: t(2), targetId: "a", label: "x" }, { type: "session_info", id: "s1", parentId: "l1", timestamp: t(3), name: "N" }, { type: "label", id: "l2", parentId: "s1", timestamp: t(4), targetId: "a", label: "" }]],
   ];
+  it("a child and its later-listed parent in one appended batch", () => {
+    const text = `${JSON.stringify({ type: "session", version: 3, id: "s", timestamp: t(0), cwd: "/p" })}\n${[m("a", null, t(1)), m("c", "b", t(3)), m("b", "a", t(2))].map((r) => JSON.stringify(r)).join("\n")}\n`;
+    const { lines } = scanLines(text);
+    const reader = new SessionReader("x");
+    reader.feed(lines.slice(0, 2));
+    reader.result();
+    reader.feed(lines.slice(2));
+    assert.deepEqual(view(reader.result()), view(parseSession("x", text)));
+  });
+
   for (const [name, records] of cases) {
     it(name, () => {
       const text = `${JSON.stringify({ type: "session", version: 3, id: "s", timestamp: t(0), cwd: "/p" })}\n${records.map((r) => JSON.stringify(r)).join("\n")}\n`;

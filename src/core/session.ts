@@ -465,9 +465,13 @@ function noteMetadata(index: Index, entry: Entry): void {
  * entry an earlier orphan was waiting for, or a timestamp that does not order.
  */
 function extendIndex(index: Index, added: Entry[]): boolean {
+  const later = new Set(added.map((e) => e.id));
+  if (later.size !== added.length) return false;
   const ids = new Set<string>();
   for (const e of added) {
-    if (index.byId.has(e.id) || ids.has(e.id) || index.missingParents.has(e.id) || Number.isNaN(timeOf(e))) return false;
+    if (index.byId.has(e.id) || index.missingParents.has(e.id) || Number.isNaN(timeOf(e))) return false;
+    // A parent that comes later in the same batch: the entry is no orphan (a full rebuild gets that right).
+    if (e.parentId !== null && later.has(e.parentId) && !ids.has(e.parentId)) return false;
     ids.add(e.id);
   }
   for (const e of added) {
