@@ -34,7 +34,7 @@ describe("package.json contributions", () => {
 
   it("view-only commands are hidden from the palette; palette commands are not", () => {
     const hidden = c.menus.commandPalette.filter((m: { when: string }) => m.when === "false").map((m: { command: string }) => m.command).sort();
-    assert.deepEqual(hidden, ["piSessions.copyEntryId", "piSessions.copyResumeCommand", "piSessions.openEntry", "piSessions.revealEntry", "piSessions.revealParent", "piSessions.revealSession"]);
+    assert.deepEqual(hidden, ["piSessions.copyEntryId", "piSessions.copyResumeCommand", "piSessions.openEntry", "piSessions.repairTail", "piSessions.revealEntry", "piSessions.revealParent", "piSessions.revealSession"]);
   });
 
   it("when clauses use only known context keys, and title-bar commands have icons", () => {
@@ -73,9 +73,9 @@ describe("package.json contributions", () => {
 
   it("writing commands are disabled in untrusted workspaces; reading stays available", () => {
     assert.equal(pkg.capabilities.untrustedWorkspaces.supported, "limited");
-    const compact = c.commands.find((x: { command: string }) => x.command === "piSessions.compactBranch");
-    assert.equal(compact.enablement, "isWorkspaceTrusted");
+    const writers = ["piSessions.compactBranch", "piSessions.repairTail"];
+    for (const id of writers) assert.equal(c.commands.find((x: { command: string }) => x.command === id).enablement, "isWorkspaceTrusted", id);
     assert.deepEqual(pkg.capabilities.untrustedWorkspaces.restrictedConfigurations, ["piSessions.compaction.baseUrl"]);
-    for (const cmd of c.commands) if (cmd.command !== "piSessions.compactBranch") assert.equal(cmd.enablement, undefined, cmd.command);
+    for (const cmd of c.commands) if (!writers.includes(cmd.command)) assert.equal(cmd.enablement, undefined, cmd.command);
   });
 });

@@ -9,7 +9,8 @@ import { summarize } from "../core/summary.js";
 import { rejectedJson, treeJson } from "../core/treeJson.js";
 import { type ReadResult, readSessionFile } from "../node/readSession.js";
 import { type GroupBy, usageReport } from "../node/report.js";
-import { compactCommand } from "./compact.js";
+import { inspectTail, repairTail } from "../node/repair.js";
+import { compactCommand, EXIT_NOT_WRITTEN } from "./compact.js";
 import { resolveRoots } from "../node/roots.js";
 import { belongsToWorkspace, cacheFileFor, computeOwnership, listedSession, loadStore, newStoreSession, type StoreSession } from "../node/store.js";
 import { stat } from "node:fs/promises";
@@ -45,6 +46,9 @@ store options: --agent-dir DIR (repeatable; default ~/.pi/agent, ~/.omp/agent an
   --session-dir DIR (a flat session dir, repeatable), --no-cache (metadata cache: $PI_SESSIONS_CACHE_DIR,
   else $XDG_CACHE_HOME/pi-session-explorer, else ~/.cache/pi-session-explorer)
 
+  repair FILE [--yes] [--json]      remove an incomplete last line (a crash mid-write), after a backup copy
+                                     next to the file; without --yes it only shows the line
+
 exit codes: 0 ok, 2 a file was rejected or is not a session, 3 compact wrote nothing (refused or failed), 64 usage error`;
 
 export interface Io {
@@ -70,6 +74,8 @@ export async function run(argv: string[], io: Io): Promise<number> {
         return await usageCommand(rest, io);
       case "compact":
         return await compactCli(rest, io);
+      case "repair":
+        return await repairCli(rest, io);
       case "help":
       case "--help":
       case "-h":
@@ -329,4 +335,29 @@ async function compactCli(args: string[], io: Io): Promise<number> {
     io,
     VERSION,
   );
+}
+
+async function repairCli(args: string[], io: Io): Promise<number> {
+  const { values, positionals } = parse(args, { yes: { type: "boolean" }, json: { type: "boolean" } });
+  const file = oneFile(positionals);
+  const seen = await inspectTail(file);
+  if (!seen) {
+    if (values.json) io.out(JSON.stringify({ file, repaired: false, reason: "the last line is complete" }));
+    else io.out(`${file}: the last line is complete; nothing to repair`);
+    return EXIT_OK;
+  }
+  if (!values.yes) {
+    if (values.json) io.out(JSON.stringify({ file, repaired: false, incompleteLine: { offset: seen.offset, bytes: seen.bytes, text: seen.text.slice(0, 500) } }));
+    else io.out(`${file}: the last line is incomplete (${seen.bytes} bytes at offset ${seen.offset}):\n  ${truncate(seen.text, 300)}\nre-run with --yes to remove it (a backup copy is written first)`);
+    return EXIT_NOT_WRITTEN;
+  }
+  try {
+    const r = await repairTail(file, seen);
+    if (values.json) io.out(JSON.stringify({ file, repaired: true, removedBytes: r.removedBytes, backup: r.backup }));
+    else io.out(`${file}: removed the incomplete last line (${r.removedBytes} bytes); backup: ${r.backup}`);
+    return EXIT_OK;
+  } catch (err) {
+    io.err(`${file}: ${(err as Error).message}`);
+    return EXIT_NOT_WRITTEN;
+  }
 }

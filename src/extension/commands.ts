@@ -20,6 +20,7 @@ export const CommandId = {
   ShowContext: "piSessions.showContext",
   CompactBranch: "piSessions.compactBranch",
   SetApiKey: "piSessions.setApiKey",
+  RepairTail: "piSessions.repairTail",
 } as const;
 export type CommandId = (typeof CommandId)[keyof typeof CommandId];
 

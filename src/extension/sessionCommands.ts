@@ -4,6 +4,7 @@ import * as vscode from "vscode";
 import { FILTER_MODES, type FilterMode, isFilterMode } from "../core/outline.js";
 import { resumeCommand } from "../core/resume.js";
 import { entryIdOf, fileOf } from "./args.js";
+import { inspectTail, repairTail } from "../node/repair.js";
 import { CommandId, registerCommand } from "./commands.js";
 import type { Logger } from "./logging.js";
 import type { SessionService } from "./service.js";
@@ -160,6 +161,25 @@ export function registerSessionCommands(ctx: CommandContext): vscode.Disposable 
       }
       if (s.forkPointId) return revealEntry(s.parent.file, s.forkPointId);
       return revealSession(s.parent.file);
+    }, logger),
+
+    registerCommand(CommandId.RepairTail, async (el?: unknown, confirm?: unknown) => {
+      const s = knownSession(fileOf(el));
+      const seen = await inspectTail(s.file);
+      if (!seen) {
+        void vscode.window.showInformationMessage(`${basename(s.file)}: the last line is complete; nothing to repair.`);
+        return undefined;
+      }
+      if (confirm !== false) {
+        const detail = `The last line is incomplete (${seen.bytes} bytes; the agent crashed mid-write, or is still writing):\n\n${seen.text.slice(0, 300)}${seen.text.length > 300 ? "…" : ""}\n\nA backup copy is written next to the file first; nothing else in the file changes.`;
+        const choice = await vscode.window.showWarningMessage(`Remove the incomplete last line of "${basename(s.file)}"?`, { modal: true, detail }, "Back Up and Remove");
+        if (choice !== "Back Up and Remove") return undefined;
+      }
+      const r = await repairTail(s.file, seen);
+      logger.info(`repaired ${s.file}: removed ${r.removedBytes} bytes; backup ${r.backup}`);
+      await service.refreshFile(s.file);
+      void vscode.window.showInformationMessage(`Removed the incomplete last line (${r.removedBytes} bytes). Backup: ${basename(r.backup)}`);
+      return r;
     }, logger),
 
     registerCommand(CommandId.RevealSession, async (file?: unknown) => revealSession(fileOf(file) ?? ""), logger),

@@ -506,6 +506,7 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<Element>, v
         flags.push("live");
       }
       item.iconPath = new vscode.ThemeIcon(icon, new vscode.ThemeColor(color));
+      if (sum.truncatedTail) flags.push("truncated");
     }
     item.contextValue = `piSessions:session:${flags.join(":")}`;
     item.accessibilityInformation = { label: `${typeof item.label === "string" ? item.label : ""}, ${item.description ?? ""}` };
