@@ -38,7 +38,45 @@ function copyStore(from, to, home, renameSlug) {
   for (const slug of readdirSync(from)) copyTree(path.join(from, slug), path.join(to, renameSlug(slug)), home);
 }
 
-export function buildFixtureHome(dest) {
+/** Hostile content in every field a session can carry (for the UI test's "nothing runs, all shows literally"). */
+export const HOSTILE = {
+  name: '<img src=x onerror="window.__pwned=1;alert(1)">',
+  prompt: '<script>window.__pwned=2</script> [open](command:workbench.action.closeWindow) <svg onload="window.__pwned=3"></svg>',
+  reply: '**bold** <iframe src="javascript:alert(4)"></iframe> [x](javascript:alert(5))',
+  tool: '</pre><script>alert(6)</script><style>body{display:none}</style>',
+  label: '<b onmouseover="alert(7)">label</b>',
+  summary: '## Goal\n<script>window.__pwned=8</script>\n[run](command:workbench.action.quit) ![img](https://evil.example/x.png)\n<svg><script>alert(9)</script></svg>',
+  customType: '<script>alert(10)</script>',
+};
+
+function hostileSession(home) {
+  const cwd = path.join(home, 'src', 'hostile');
+  const t = (n) => new Date(Date.UTC(2026, 10, 29, 17, 0, n)).toISOString();
+  const usage = { input: 100, output: 20, cacheRead: 0, cacheWrite: 0, totalTokens: 120, cost: { input: 0.001, output: 0.001, cacheRead: 0, cacheWrite: 0, total: 0.002 } };
+  const assistant = (id, parentId, n, content) => ({ type: 'message', id, parentId, timestamp: t(n), message: { role: 'assistant', content, api: 'anthropic-messages', provider: 'anthropic', model: 'claude-sonnet-4-5', usage, stopReason: 'stop', timestamp: n } });
+  const records = [
+    { type: 'session', version: 3, id: 'hostile0-0000-4000-8000-000000000000', timestamp: t(0), cwd },
+    { type: 'message', id: 'h0000001', parentId: null, timestamp: t(1), message: { role: 'user', content: HOSTILE.prompt, timestamp: 1 } },
+    assistant('h0000002', 'h0000001', 2, [{ type: 'text', text: HOSTILE.reply }, { type: 'toolCall', id: 'call_1', name: 'bash', arguments: { command: '<script>alert(11)</script>' } }]),
+    { type: 'message', id: 'h0000003', parentId: 'h0000002', timestamp: t(3), message: { role: 'toolResult', toolCallId: 'call_1', toolName: 'bash', content: [{ type: 'text', text: HOSTILE.tool }], isError: false, timestamp: 3 } },
+    assistant('h0000004', 'h0000003', 4, [{ type: 'text', text: 'done' }]),
+    { type: 'message', id: 'h0000005', parentId: 'h0000004', timestamp: t(5), message: { role: 'user', content: 'next', timestamp: 5 } },
+    assistant('h0000006', 'h0000005', 6, [{ type: 'text', text: 'ok' }]),
+    { type: 'compaction', id: 'h0000007', parentId: 'h0000006', timestamp: t(7), summary: HOSTILE.summary, firstKeptEntryId: 'h0000005', tokensBefore: 5000, details: { readFiles: ['<script>x</script>.ts'], modifiedFiles: [] } },
+    { type: 'custom_message', id: 'h0000008', parentId: 'h0000007', timestamp: t(8), customType: HOSTILE.customType, content: HOSTILE.prompt, display: true },
+    { type: 'label', id: 'h0000009', parentId: 'h0000008', timestamp: t(9), targetId: 'h0000001', label: HOSTILE.label },
+    { type: 'session_info', id: 'h000000a', parentId: 'h0000009', timestamp: t(10), name: HOSTILE.name },
+  ];
+  const dir = path.join(home, '.pi', 'agent', 'sessions', piSlug(cwd));
+  mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, '2026-11-29T17-00-00-000Z_hostile0-0000-4000-8000-000000000000.jsonl');
+  writeFileSync(file, records.map((r) => JSON.stringify(r)).join('\n') + '\n');
+  utimesSync(file, new Date(t(10)), new Date(t(10)));
+  mkdirSync(cwd, { recursive: true });
+  return file;
+}
+
+export function buildFixtureHome(dest, { hostile = false } = {}) {
   const home = path.resolve(dest);
   rmSync(home, { recursive: true, force: true });
   const piSessions = path.join(home, '.pi', 'agent', 'sessions');
@@ -55,7 +93,8 @@ export function buildFixtureHome(dest) {
   const workspace = path.join(home, 'src', 'proj');
   mkdirSync(workspace, { recursive: true });
   writeFileSync(path.join(workspace, 'README.md'), '# proj\n\nThe demo workspace: the sessions of this folder are under "This Workspace".\n');
-  return { home, workspace, piSessions, ompSessions };
+  const hostileFile = hostile ? hostileSession(home) : undefined;
+  return { home, workspace, piSessions, ompSessions, hostileFile };
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

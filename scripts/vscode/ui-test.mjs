@@ -9,7 +9,7 @@ import { fileURLToPath } from 'url';
 import { launch, workbenchUrl } from './browser.mjs';
 import { startCodeServer } from './code-server.mjs';
 import { ensureRuntime } from './ensure-runtime.mjs';
-import { buildFixtureHome } from './fixture-home.mjs';
+import { buildFixtureHome, HOSTILE } from './fixture-home.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..');
@@ -17,7 +17,7 @@ const shots = path.resolve(process.env.SHOTS || path.join(root, 'test-results', 
 ensureRuntime();
 mkdirSync(shots, { recursive: true });
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'pi-sessions-ui-'));
-const { home, workspace } = buildFixtureHome(path.join(tmp, 'home'));
+const { home, workspace } = buildFixtureHome(path.join(tmp, 'home'), { hostile: true });
 process.env.EXT_HOST_HOME = home;
 process.env.RUNTIME_TMP = tmp;
 
@@ -243,6 +243,59 @@ try {
   await expectText(totalCost, money(byModel.total.cost), 'total cost after a reload');
   step('panels restored after a window reload');
   await page.screenshot({ path: `${shots}/23-after-reload-light.png` });
+
+  // ---- Hostile content: HTML, script, Markdown and command: links, SVG with script, in every field ------------------
+  const dialogs = [];
+  page.on('dialog', async (d) => {
+    dialogs.push(d.message());
+    await d.dismiss().catch(() => {});
+  });
+  const logStart = logs.length;
+  await page.locator('.activitybar [aria-label^="Pi Sessions"]').first().click();
+  if (!(await row('All Projects').isVisible().catch(() => false))) {
+    await page.waitForTimeout(300);
+    if (!(await row('All Projects').isVisible().catch(() => false))) await page.locator('.activitybar [aria-label^="Pi Sessions"]').first().click();
+  }
+  await row('All Projects').waitFor({ timeout: 15000 });
+  await page.mouse.move(1200, 850);
+  await view.locator('[aria-label^="Collapse All"]').first().click();
+  await row('All Projects').click();
+  await row('hostile').first().click();
+  await row(HOSTILE.name).waitFor({ timeout: 15000 });
+  await row(HOSTILE.name).click();
+  await row('<script>window.__pwned=2</script>').first().waitFor({ timeout: 15000 });
+  await row(HOSTILE.label).first().waitFor({ timeout: 15000 });
+  await row(HOSTILE.name).hover();
+  await page.waitForTimeout(1200);
+  await page.screenshot({ path: `${shots}/30-hostile-tree-tooltip.png` });
+  step('hostile names, prompts and labels show literally in the tree and its tooltip');
+  await contextMenu(HOSTILE.name, 'Show Effective Context');
+  await webview().getByText('<script>window.__pwned=2</script>', { exact: false }).first().waitFor({ timeout: 30000 });
+  await webview().getByText('<svg><script>alert(9)</script></svg>', { exact: false }).first().waitFor({ timeout: 30000 });
+  await page.screenshot({ path: `${shots}/31-hostile-context.png` });
+  await contextMenu('Compaction · 5k tokens summarized', 'Inspect Checkpoint');
+  await webview().locator('#summary').getByText('<script>window.__pwned=8</script>', { exact: false }).waitFor({ timeout: 30000 });
+  // A command: link is no link: it shows as its literal text, and nothing in the summary can be clicked to run it.
+  await webview().locator('#summary').getByText('[run](command:workbench.action.quit)', { exact: false }).waitFor({ timeout: 10000 });
+  if (await webview().locator('#summary a[href]').count()) throw new Error('the summary has a live link');
+  if (await webview().getByText('nullnull').count()) throw new Error('absent sections are rendered as text');
+  await page.screenshot({ path: `${shots}/32-hostile-checkpoint.png` });
+  await contextMenu(HOSTILE.name, 'Show Session Usage');
+  await webview().locator('h1', { hasText: HOSTILE.name }).waitFor({ timeout: 30000 });
+  await contextMenu(HOSTILE.name, 'Show Fork Lineage');
+  await webview().locator('g.node text', { hasText: '<img src=x' }).first().waitFor({ timeout: 30000 });
+  await page.waitForTimeout(500);
+  await page.locator('.monaco-workbench').waitFor({ timeout: 5000 });
+  const pwned = [];
+  for (const frame of page.frames()) {
+    const v = await frame.evaluate(() => window.__pwned).catch(() => undefined);
+    if (v !== undefined) pwned.push(`${frame.url()}: ${v}`);
+  }
+  const csp = logs.slice(logStart).filter((l) => /Content Security Policy|Refused to (execute|load|apply|run)/i.test(l));
+  if (dialogs.length) throw new Error(`a dialog opened: ${dialogs.join(' | ')}`);
+  if (pwned.length) throw new Error(`injected script ran: ${pwned.join(' | ')}`);
+  if (csp.length) throw new Error(`CSP violations: ${csp.join(' | ')}`);
+  step('hostile content: no script ran, no dialog, no CSP violation, command links inert, text shown literally');
 } catch (e) {
   failed = true;
   console.error('UI TEST FAILED:', e.message);

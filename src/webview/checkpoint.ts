@@ -1,7 +1,7 @@
 /** Checkpoint inspector: one compaction entry, its readable summary (sanitized Markdown) and its server checkpoint. */
 import MarkdownIt from "markdown-it";
 import type { CheckpointModel } from "../protocol/views.js";
-import { action, boot, cost, h, section, table, tokens } from "./common.js";
+import { action, boot, cost, h, mount, section, table, tokens } from "./common.js";
 
 // Raw HTML in the summary is escaped, and only http(s) links survive (rendered inert: clicks do not navigate).
 const md = new MarkdownIt({ html: false, linkify: false, typographer: false });
@@ -38,7 +38,7 @@ boot<CheckpointModel>((m) => {
       : m.onActivePath
         ? "The latest compaction on the active branch."
         : "Not on the active branch.";
-  root.replaceChildren(
+  mount(root, 
     h("header", {}, h("h1", {}, `Compaction ${m.entryId}`), h("p", { class: "muted", id: "status" }, `${status} Line ${m.line}${m.timestamp ? ` · ${new Date(m.timestamp).toLocaleString()}` : ""}${m.fromExtension ? " · written by an extension" : ""}`)),
     section(
       "Tokens and ranges",

@@ -114,6 +114,11 @@ export function seriesColor(i: number): string {
   return themeColor(CHART_COLORS[i % CHART_COLORS.length]!, "#888");
 }
 
+/** Replace an element's content; absent parts (null, undefined, false) are skipped, not shown as text. */
+export function mount(root: Element, ...children: Child[]): void {
+  root.replaceChildren(...children.filter((c): c is Node | string | number => c !== null && c !== undefined && c !== false).map((c) => (typeof c === "number" ? String(c) : c)));
+}
+
 export function section(title: string, ...children: Child[]): HTMLElement {
   return h("section", {}, h("h2", {}, title), ...children);
 }

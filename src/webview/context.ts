@@ -1,12 +1,12 @@
 /** The effective context at an entry: every message the model saw, with its estimated size. */
 import type { ContextModel } from "../protocol/views.js";
-import { action, boot, h, section, table, tokens } from "./common.js";
+import { action, boot, h, mount, section, table, tokens } from "./common.js";
 
 const KIND: Record<string, string> = { compactionSummary: "compaction summary", branchSummary: "branch summary" };
 
 boot<ContextModel>((m) => {
   const root = document.getElementById("root")!;
-  root.replaceChildren(
+  mount(root, 
     h("header", {}, h("h1", {}, `Context: ${m.title}`), h("p", { class: "muted" }, `At entry ${m.entryId ?? "(start)"} · ${m.rows.length} messages · about ${tokens(m.totalTokens)} tokens (estimated, 4 characters per token)${m.model ? ` · model ${m.model}` : ""}${m.thinkingLevel ? ` · thinking ${m.thinkingLevel}` : ""}`)),
     m.compactions.length
       ? section(

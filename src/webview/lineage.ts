@@ -1,6 +1,6 @@
 /** Fork lineage graph: sessions as nodes, parent → child edges labelled with the fork point (dagre layout, SVG). */
 import type { LineageModel, LineageNode } from "../protocol/views.js";
-import { boot, cost, h, section, send, svg, table } from "./common.js";
+import { boot, cost, h, mount, section, send, svg, table } from "./common.js";
 
 function clip(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
@@ -38,7 +38,7 @@ boot<LineageModel>((m) => {
   }
   for (const n of m.nodes) graph.append(nodeEl(n));
   const byKey = new Map(m.nodes.map((n) => [n.key, n]));
-  root.replaceChildren(
+  mount(root, 
     h("header", {}, h("h1", {}, "Fork lineage"), h("p", { class: "muted" }, `${m.nodes.filter((n) => n.kind === "session").length} sessions. Click a session to reveal it in the tree.`)),
     h("div", { class: "graph" }, graph),
     section(

@@ -1,7 +1,7 @@
 /** One session's usage: per branch, per turn, and the context size over time with compaction markers. */
 import type { SessionUsageModel } from "../protocol/views.js";
 import { applyTheme, Chart } from "./charts.js";
-import { action, boot, cost, h, section, seriesColor, table, themeColor, tokens } from "./common.js";
+import { action, boot, cost, h, mount, section, seriesColor, table, themeColor, tokens } from "./common.js";
 
 let charts: Chart[] = [];
 
@@ -35,7 +35,7 @@ boot<SessionUsageModel>((m) => {
     }),
   );
   const t = m.totals;
-  root.replaceChildren(
+  mount(root, 
     h("header", {}, h("h1", {}, m.title), h("p", { class: "muted" }, `Own cost ${cost(t.cost)} · active path ${cost(t.activeCost)}${t.inheritedCost ? ` · ${cost(t.inheritedCost)} inherited from the parent (counted there)` : ""} · ${t.messages} priced messages`)),
     section(
       "Branches",

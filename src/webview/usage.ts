@@ -1,7 +1,7 @@
 /** Usage & Cost dashboard. */
 import type { DashboardModel, UsageTableRow } from "../protocol/views.js";
 import { applyTheme, Chart } from "./charts.js";
-import { action, boot, cost, h, panelState, saveState, section, send, seriesColor, table, tokens, type Column } from "./common.js";
+import { action, boot, type Column, cost, h, mount, panelState, saveState, section, send, seriesColor, table, tokens } from "./common.js";
 
 let charts: Chart[] = [];
 
@@ -68,7 +68,7 @@ boot<DashboardModel>((m) => {
     }),
   );
   const scopeText = m.scope === "workspace" ? (m.folders.length ? m.folders.join(", ") : "no folder open") : "all projects";
-  root.replaceChildren(
+  mount(root, 
     h("header", {}, h("h1", {}, "Usage & Cost"), h("p", { class: "muted" }, `${m.sessions} sessions · ${scopeText}${m.since || m.until ? ` · ${m.since ?? "…"} to ${m.until ?? "…"}` : ""}. Forks' inherited turns count once, for their parent.`)),
     controls(m),
     h(

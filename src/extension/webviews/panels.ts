@@ -104,6 +104,10 @@ export class PanelManager implements vscode.Disposable {
     this.panels.push(p);
     panel.title = this.title(state);
     panel.webview.html = renderHtml(panel.webview, this.extensionUri, state.panel, panel.title, state);
+    // A panel revived after a reload may come before the listing: name it once the session is known.
+    void this.service.ensureStarted().then(() => {
+      if (this.panels.includes(p)) panel.title = this.title(p.state);
+    });
     const subs = [
       panel.webview.onDidReceiveMessage((raw: unknown) => void this.receive(p, raw)),
       panel.onDidChangeViewState(() => {
