@@ -254,6 +254,34 @@ describe("compact branch against the mock provider", function () {
     assert.equal(readFileSync(file, "utf8"), before.toString("utf8") + line);
   });
 
+  it("an agent appending while we compact: a refused write (session_changed) or a correct append, never an interleaved line", async () => {
+    const writer = join(dir, "agent-writer.cjs");
+    // Like pi and OMP: one appendFileSync per line.
+    writeFileSync(writer, `const fs=require("node:fs");const [f,leaf]=process.argv.slice(2);let p=leaf,n=0;for(;;){const id=(0x20000000+n++).toString(16);fs.appendFileSync(f,JSON.stringify({type:"message",id,parentId:p,timestamp:new Date().toISOString(),message:{role:"user",content:"x".repeat(200+n%900)}})+"\\n");p=id;}`);
+    const outcomes: Record<string, number> = {};
+    for (let t = 0; t < 25; t++) {
+      const file = copy(S1);
+      const leaf = parseSession(file, readFileSync(file));
+      assert.ok(leaf.ok);
+      const child = (await import("node:child_process")).spawn(process.execPath, [writer, file, leaf.session.leafId!], { stdio: "ignore" });
+      // Start once the agent is writing (or, one time in five, just before it starts).
+      const size = readFileSync(file).length;
+      if (t % 5 !== 0) for (let i = 0; i < 200 && readFileSync(file).length === size; i++) await new Promise((r) => setTimeout(r, 5));
+      const r = await compactBranch({ file, provider: "openai", model: "gpt-5.1", baseUrl: base.openai(), keepRecentTokens: 120, credentials: { apiKey: API_KEY }, busyWindowMs: 0 });
+      child.kill("SIGKILL");
+      await new Promise((res) => child.once("exit", res));
+      const key = r.state === "written" ? "written" : `${r.state}:${"failureClass" in r ? r.failureClass : ""}`;
+      outcomes[key] = (outcomes[key] ?? 0) + 1;
+      assert.ok(r.state === "written" || (r.state === "failed" && r.failureClass === "session_changed") || r.state === "refused", JSON.stringify(r));
+      const lines = readFileSync(file, "utf8").split("\n");
+      lines.pop(); // the writer may have been killed mid-line
+      for (const line of lines) assert.doesNotThrow(() => JSON.parse(line), "every complete line is one whole record");
+      const ours = lines.filter((l) => l.includes('"type":"compaction"') && l.includes("pi-openai-blackmagic-compact/1"));
+      assert.equal(ours.length, r.state === "written" ? 1 : 0);
+    }
+    assert.ok((outcomes["failed:session_changed"] ?? 0) > 0, `outcomes: ${JSON.stringify(outcomes)}`);
+  });
+
   it("refuses, file unchanged: a busy file, an OMP lock, version 2, a truncated last line, a branch ending in a compaction", async () => {
     const busy = join(dir, "busy.jsonl");
     copyFileSync(S1, busy);
