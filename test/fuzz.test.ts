@@ -171,6 +171,11 @@ describe(`fuzzing the reader (${TOTAL} cases)`, function () {
     );
   });
 
+  it("truncation at every byte offset of three small files", () => {
+    const small = [...SMALL].sort((a, b) => a.length - b.length).slice(0, 3);
+    for (const bytes of small) for (let at = 0; at <= bytes.length; at++) check(bytes.subarray(0, at));
+  });
+
   it("the CLI exits 0 or 2, never otherwise", async () => {
     const dir = mkdtempSync(join(tmpdir(), "pi-fuzz-"));
     try {
