@@ -73,6 +73,9 @@ export type Element = GroupEl | ProjectEl | SessionEl | RowEl | EntryEl | Detail
 /** Written in the last minute. */
 const LIVE_MS = 60_000;
 
+/** Sessions larger than this show progress while they are read. */
+const LARGE_SESSION_BYTES = 8 * 1024 * 1024;
+
 export const hostPaths = (): HostPaths => ({ home: homedir(), tmpdir: tmpdir(), windows: process.platform === "win32" });
 
 export class SessionsTreeProvider implements vscode.TreeDataProvider<Element>, vscode.Disposable {
@@ -229,7 +232,13 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<Element>, v
   async outline(file: string): Promise<SessionOutline | null> {
     const cached = this.outlines.get(file);
     if (cached) return cached;
-    const result = await this.service.lib.open(file);
+    // A large session that is not followed yet takes a moment to read: say so in the window's progress area.
+    const lib = this.service.lib;
+    const size = lib.get(file)?.sizeBytes ?? 0;
+    const result =
+      !lib.tracker(file) && size > LARGE_SESSION_BYTES
+        ? await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `Reading ${basename(file)} (${formatBytes(size)})` }, () => lib.open(file))
+        : await lib.open(file);
     if (!result.ok) return null;
     const outline = new SessionOutline(result.session, this.filterMode);
     this.outlines.set(file, outline);
