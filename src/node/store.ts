@@ -18,8 +18,8 @@ export interface StoreFs {
   readdir(dir: string): Promise<{ name: string; isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean }[]>;
   stat(file: string): Promise<{ size: number; mtimeNs: bigint; isFile(): boolean; isDirectory(): boolean }>;
   readFile(file: string): Promise<Uint8Array>;
-  /** Up to `length` bytes at `position`. */
-  readRange(file: string, position: number, length: number): Promise<Uint8Array>;
+  /** Up to `length` bytes at each of `positions`, from one open of the file. */
+  readRange(file: string, position: number, length: number, position2?: number): Promise<Uint8Array>;
   realpath(p: string): Promise<string>;
 }
 
@@ -30,12 +30,14 @@ export const realFs: StoreFs = {
     return { size: Number(s.size), mtimeNs: s.mtimeNs, isFile: () => s.isFile(), isDirectory: () => s.isDirectory() };
   },
   readFile: (file) => nodeFs.readFile(file),
-  readRange: async (file, position, length) => {
+  readRange: async (file, position, length, position2) => {
     const h = await nodeFs.open(file, "r");
     try {
-      const buf = Buffer.alloc(length);
+      const buf = Buffer.alloc(position2 === undefined ? length : 2 * length);
       const { bytesRead } = await h.read(buf, 0, length, position);
-      return buf.subarray(0, bytesRead);
+      if (position2 === undefined) return buf.subarray(0, bytesRead);
+      const second = await h.read(buf, length, length, position2);
+      return Buffer.concat([buf.subarray(0, bytesRead), buf.subarray(length, length + second.bytesRead)]);
     } finally {
       await h.close();
     }
@@ -349,7 +351,10 @@ export async function loadStore(options: StoreOptions): Promise<Store> {
     if (cached) return { summary: cached, partial: false };
     try {
       if (options.probe && f.size > 2 * PROBE_BYTES) {
-        const [head, tail] = await Promise.all([fs.readRange(f.file, 0, PROBE_BYTES), fs.readRange(f.file, f.size - PROBE_BYTES, PROBE_BYTES)]);
+        // Head and tail through one open of the file (the file is longer than both).
+        const both = await fs.readRange(f.file, 0, PROBE_BYTES, f.size - PROBE_BYTES);
+        const head = both.subarray(0, PROBE_BYTES);
+        const tail = both.subarray(PROBE_BYTES);
         const probed = probeSummary(f.file, head, tail, f.size);
         if (probed) return { summary: probed, partial: true };
       }
