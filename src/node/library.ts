@@ -51,6 +51,8 @@ export class SessionLibrary {
   }
 
   private completion: Promise<void> = Promise.resolve();
+  /** `projects()` as of the last change (the tree asks for it once per project row). */
+  private projectList: Project[] | null = null;
 
   /**
    * Resolves when every session is fully summarized. The first listing of a cold store paints from each file's first
@@ -72,28 +74,27 @@ export class SessionLibrary {
     this.errors = store.errors;
     this.filesRead = store.filesRead;
     const next = new Map<string, StoreSession>();
-    for (const s of store.sessions) {
-      if (!this.included(s)) continue;
-      const tracker = this.trackers.get(s.file);
-      // A session followed live is newer than the cache's view of it.
-      if (tracker && tracker.sizeBytes === s.sizeBytes) s.summary = summarize(tracker.result());
-      next.set(s.file, s);
-    }
+    for (const s of store.sessions) if (this.included(s)) next.set(s.file, s);
     for (const file of this.trackers.keys()) if (!next.has(file)) this.trackers.delete(file);
     this.sessionsByFile = next;
+    this.preferLive();
     this.relink();
     this.loaded = Promise.resolve();
     this.completion = store.partial.length
       ? store.complete().then(() => {
-          // A session followed live meanwhile has the newest summary.
-          for (const [file, tracker] of this.trackers) {
-            const s = this.sessionsByFile.get(file);
-            if (s && tracker.sizeBytes === s.sizeBytes) s.summary = summarize(tracker.result());
-          }
+          this.preferLive();
           this.relink();
           this.options.onComplete?.();
         })
       : Promise.resolve();
+  }
+
+  /** A session followed live is newer than the cache's (or the background pass's) view of it. */
+  private preferLive(): void {
+    for (const [file, tracker] of this.trackers) {
+      const s = this.sessionsByFile.get(file);
+      if (s && tracker.sizeBytes === s.sizeBytes) s.summary = summarize(tracker.result());
+    }
   }
 
   private included(s: StoreSession): boolean {
@@ -104,6 +105,7 @@ export class SessionLibrary {
   }
 
   private relink(): void {
+    this.projectList = null;
     const all = [...this.sessionsByFile.values()];
     linkLineage(all, this.options.roots);
     computeOwnership(all);
@@ -115,11 +117,6 @@ export class SessionLibrary {
 
   get(file: string): StoreSession | undefined {
     return this.sessionsByFile.get(file);
-  }
-
-  findById(id: string): StoreSession | undefined {
-    for (const s of this.sessionsByFile.values()) if (s.summary.ok && s.summary.id === id) return s;
-    return undefined;
   }
 
   /** The full model of a listed session, read once and then followed incrementally. */
@@ -204,6 +201,7 @@ export class SessionLibrary {
       }
     }
     if (structural) this.relink();
+    else if (changes.length) this.projectList = null; // activity order changed
     return { changes, structural };
   }
 
@@ -238,6 +236,11 @@ export class SessionLibrary {
 
   /** Every session grouped by project cwd; projects and their sessions newest first. */
   projects(): Project[] {
+    this.projectList ??= this.groupProjects();
+    return this.projectList;
+  }
+
+  private groupProjects(): Project[] {
     const groups = new Map<string, StoreSession[]>();
     for (const s of this.sessions) {
       const cwd = (s.summary.ok && s.summary.cwd) || (s.slug ? `(${s.slug})` : "(no project)");

@@ -36,7 +36,7 @@ export interface UsageOptions {
   /** Keep records on or before this local day (YYYY-MM-DD). */
   until?: string;
   /** Also fill `cells`: row key → `cellKey(record)` → totals (e.g. day × model for a stacked chart). */
-  cellKey?: (r: UsageRecord, s: StoreSession) => string;
+  cellKey?: (r: UsageRecord) => string;
 }
 
 export function usageReport(result: StoreSession[], options: UsageOptions): UsageReport {
@@ -76,7 +76,7 @@ export function usageReport(result: StoreSession[], options: UsageOptions): Usag
       if (cells && options.cellKey) {
         let byCell = cells.get(key);
         if (!byCell) cells.set(key, (byCell = new Map()));
-        const ck = options.cellKey(r, s);
+        const ck = options.cellKey(r);
         let cell = byCell.get(ck);
         if (!cell) byCell.set(ck, (cell = emptyTotals()));
         addRecord(cell, r);

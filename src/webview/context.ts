@@ -7,7 +7,7 @@ const KIND: Record<string, string> = { compactionSummary: "compaction summary", 
 boot<ContextModel>((m) => {
   const root = document.getElementById("root")!;
   mount(root, 
-    h("header", {}, h("h1", {}, `Context: ${m.title}`), h("p", { class: "muted" }, `At entry ${m.entryId ?? "(start)"} · ${m.rows.length} messages · about ${tokens(m.totalTokens)} tokens (estimated, 4 characters per token)${m.model ? ` · model ${m.model}` : ""}${m.thinkingLevel ? ` · thinking ${m.thinkingLevel}` : ""}`)),
+    h("header", {}, h("h1", {}, `Context: ${m.title}`), h("p", { class: "muted" }, `At entry ${m.entryId ?? "(start)"} · ${m.rows.length} messages · about ${tokens(m.totalTokens)} tokens (estimated as pi does: 4 characters per token)${m.model ? ` · model ${m.model}` : ""}${m.thinkingLevel ? ` · thinking ${m.thinkingLevel}` : ""}`)),
     m.compactions.length
       ? section(
           "Compactions on this path",

@@ -5,7 +5,6 @@
  * Key order and `undefined`-valued keys matter: replay compares `sha256(JSON.stringify(item))`.
  */
 import type { ContextMessage } from "../context.js";
-import { isPlainObject } from "../session.js";
 
 export type ResponsesApi = "openai-responses" | "azure-openai-responses" | "openai-codex-responses";
 
@@ -289,11 +288,6 @@ export function contextInput(model: TargetModel, messages: ContextMessage[]): In
   return responsesInput(model, convertToLlm(messages), { includeSystemPrompt: false });
 }
 
-/** A JSON round trip, as `JSON.stringify` on the wire drops `undefined`-valued keys. */
-export function wireForm<T>(value: T): T {
-  return JSON.parse(JSON.stringify(value));
-}
-
 /** pi-ai's Codex request body (`buildRequestBody`), with no tools and the default instructions. */
 export function codexBody(model: TargetModel, input: InputItem[], options: { sessionId?: string; instructions?: string; reasoningEffort?: string }): Json {
   const body: Json = {
@@ -318,8 +312,4 @@ export function codexBody(model: TargetModel, input: InputItem[], options: { ses
 /** Is this item a system or developer message (left out of conversation-scope hashes)? */
 export function isInstructionItem(item: InputItem): boolean {
   return (item.role === "system" || item.role === "developer") && item.type === undefined;
-}
-
-export function isPlainItem(v: unknown): v is InputItem {
-  return isPlainObject(v);
 }

@@ -1,31 +1,9 @@
 /** The effective context at an entry: the messages the model saw, with estimated sizes, and what compactions dropped. */
 import { buildContext, type ContextMessage } from "../../core/context.js";
 import { contentText } from "../../core/describe.js";
+import { estimateTokens } from "../../core/compact/prepare.js";
 import { isPlainObject, pathTo, type Session } from "../../core/session.js";
 import type { ContextModel, ContextRow } from "../../protocol/views.js";
-
-/** Rough token estimate (chars / 4), as pi estimates context size; images count a flat 1,200. */
-export function estimateTokens(m: ContextMessage): number {
-  let chars = 0;
-  const add = (v: unknown) => {
-    if (typeof v === "string") chars += v.length;
-  };
-  add(m.summary);
-  const content = m.content;
-  if (typeof content === "string") chars += content.length;
-  else if (Array.isArray(content)) {
-    for (const b of content) {
-      if (!isPlainObject(b)) continue;
-      if (b.type === "image") chars += 4800;
-      add(b.text);
-      add(b.thinking);
-      if (b.type === "toolCall") chars += JSON.stringify(b.arguments ?? {}).length + String(b.name ?? "").length;
-    }
-  }
-  add(m.command);
-  add(m.output);
-  return Math.ceil(chars / 4);
-}
 
 function messageText(m: ContextMessage): string {
   if (typeof m.summary === "string") return m.summary;
