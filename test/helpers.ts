@@ -3,7 +3,7 @@ import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync 
 import { tmpdir } from "node:os";
 import { basename, dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseSession, type Session } from "../src/core/session.js";
+import { parseSession, type Session, type SessionReader } from "../src/core/session.js";
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 export const FIXTURES = join(ROOT, "fixtures");
@@ -72,4 +72,42 @@ export function jsonl(...records: unknown[]): string {
 /** Round-trip through JSON so `undefined` keys drop out, as in a file or an oracle. */
 export function plain<T>(value: T): T {
   return JSON.parse(JSON.stringify(value)) as T;
+}
+
+/** Each physical line of `bytes` with its newline (the last one may lack it). */
+export function physicalLines(bytes: Uint8Array): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  let start = 0;
+  while (start < bytes.length) {
+    const nl = bytes.indexOf(10, start);
+    const end = nl < 0 ? bytes.length : nl + 1;
+    out.push(bytes.slice(start, end));
+    start = end;
+  }
+  return out;
+}
+
+/**
+ * Feed `bytes` to a reader in chunks of whole lines, `sizes` lines at a time (cycled), calling `between` after each
+ * chunk. Returns whether the content ends with a newline (for `result()`).
+ */
+export function feedInChunks(reader: SessionReader, bytes: Uint8Array, sizes: number[], between?: () => void): boolean {
+  const lines = physicalLines(bytes);
+  let at = 0;
+  let ends = true;
+  for (let k = 0; at < lines.length; k++) {
+    const n = sizes[k % sizes.length]!;
+    const group = lines.slice(at, at + n);
+    const chunk = new Uint8Array(group.reduce((sum, l) => sum + l.length, 0));
+    let o = 0;
+    for (const l of group) {
+      chunk.set(l, o);
+      o += l.length;
+    }
+    ends = reader.feedChunk(chunk, at + 1).endsWithNewline;
+    at += n;
+    between?.();
+  }
+  if (lines.length === 0) ends = reader.feedChunk(new Uint8Array(0)).endsWithNewline;
+  return ends;
 }

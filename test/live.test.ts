@@ -4,7 +4,6 @@ import { appendFileSync, closeSync, mkdirSync, openSync, readFileSync, renameSyn
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
-import { scanLines } from "../src/core/jsonl.js";
 import { parseSession, type ParseResult, SessionReader } from "../src/core/session.js";
 import { extendSummary, summarize } from "../src/core/summary.js";
 import { SessionLibrary } from "../src/node/library.js";
@@ -13,14 +12,14 @@ import { SessionTracker } from "../src/node/tracker.js";
 import { SessionWatcher } from "../src/node/watcher.js";
 // @ts-expect-error: a plain ESM script shared with the VS Code runners (no type declarations)
 import { buildFixtureHome } from "../scripts/vscode/fixture-home.mjs";
-import { OMP_FIXTURES, PI_FIXTURES, plain, rel } from "./helpers.js";
+import { feedInChunks, OMP_FIXTURES, PI_FIXTURES, plain, rel } from "./helpers.js";
 
 /** What a parse result says, without object identity (comparable across readers). */
 function view(r: ParseResult) {
   if (!r.ok) return { rejection: r.rejection, diagnostics: r.diagnostics };
   const s = r.session;
   return plain({
-    entries: s.entries.map((e) => [e.id, e.parentId, e.type, e.line, !!e.shadowed]),
+    entries: s.entries.map((e) => [e.id, e.parentId, e.type, e.line, !!e.shadowed, e.role, e.usage, e.data]),
     children: [...s.children],
     roots: s.roots,
     leafId: s.leafId,
@@ -47,18 +46,12 @@ async function waitFor<T>(what: string, probe: () => T | undefined | false, time
 describe("SessionReader: feeding a file in chunks equals parsing it whole", () => {
   for (const file of [...PI_FIXTURES, ...OMP_FIXTURES]) {
     it(rel(file), () => {
-      const text = readFileSync(file, "utf8");
-      const whole = parseSession(file, text);
-      const { lines, hadBom, endsWithNewline } = scanLines(text);
+      const bytes = readFileSync(file);
+      const whole = parseSession(file, bytes);
       // Irregular chunk sizes, and a result() in between that must not disturb later feeds.
       const reader = new SessionReader(file);
-      let i = 0;
-      for (let size = 1; i < lines.length; size = (size * 3) % 7 || 1) {
-        reader.feed(lines.slice(i, i + size), i === 0 && hadBom);
-        i += size;
-        reader.result();
-      }
-      assert.deepEqual(view(reader.result(endsWithNewline)), view(whole));
+      const ends = feedInChunks(reader, bytes, [1, 3, 2, 6, 4, 5], () => reader.result());
+      assert.deepEqual(view(reader.result(ends)), view(whole));
     });
   }
 });
@@ -76,11 +69,8 @@ describe("SessionReader: appends that are not plain (the index is rebuilt, and t
   ];
   it("a child and its later-listed parent in one appended batch", () => {
     const text = `${JSON.stringify({ type: "session", version: 3, id: "s", timestamp: t(0), cwd: "/p" })}\n${[m("a", null, t(1)), m("c", "b", t(3)), m("b", "a", t(2))].map((r) => JSON.stringify(r)).join("\n")}\n`;
-    const { lines } = scanLines(text);
     const reader = new SessionReader("x");
-    reader.feed(lines.slice(0, 2));
-    reader.result();
-    reader.feed(lines.slice(2));
+    feedInChunks(reader, Buffer.from(text), [2, 10], () => reader.result());
     assert.deepEqual(view(reader.result()), view(parseSession("x", text)));
   });
 
@@ -88,12 +78,8 @@ describe("SessionReader: appends that are not plain (the index is rebuilt, and t
     it(name, () => {
       const text = `${JSON.stringify({ type: "session", version: 3, id: "s", timestamp: t(0), cwd: "/p" })}\n${records.map((r) => JSON.stringify(r)).join("\n")}\n`;
       const whole = parseSession("x", text);
-      const { lines } = scanLines(text);
       const reader = new SessionReader("x");
-      for (let i = 0; i < lines.length; i++) {
-        reader.feed(lines.slice(i, i + 1));
-        reader.result();
-      }
+      feedInChunks(reader, Buffer.from(text), [1], () => reader.result());
       assert.deepEqual(view(reader.result()), view(whole));
     });
   }
@@ -104,7 +90,8 @@ describe("SessionTracker: follows a file while an agent writes it", () => {
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), "pi-tracker-"));
   });
-  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  // A library may still be writing its cache (temp file + rename) when a test ends.
+  afterEach(() => rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 }));
 
   const piFile = PI_FIXTURES.find((f) => f.includes("d4f8"))!;
   const ompFile = OMP_FIXTURES.find((f) => f.includes("d97d"))!;
@@ -258,7 +245,8 @@ describe("SessionLibrary: listing plus live changes", () => {
     dir = await mkdtemp(join(tmpdir(), "pi-lib-"));
     home = buildFixtureHome(join(dir, "home"));
   });
-  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  // A library may still be writing its cache (temp file + rename) when a test ends.
+  afterEach(() => rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 }));
 
   const library = (opts: { includeOmp?: boolean } = {}) => new SessionLibrary({ roots: resolveRoots({ env: {}, home: home.home }), cacheFile: join(dir, "cache.json"), ...opts });
   const hostPaths = () => ({ home: home.home, tmpdir: tmpdir(), windows: false });

@@ -6,7 +6,8 @@
  * memory only.
  */
 import type { Diagnostic, Rejection } from "./diagnostics.js";
-import { decodeUtf8, type JsonlLine, parseLine, scanLines } from "./jsonl.js";
+import { isPlainObject, type UsageFacts, usageFacts } from "./facts.js";
+import { decodeUtf8, parseLine } from "./jsonl.js";
 import {
   headerEnvelopeSchema,
   isKnownEntryType,
@@ -21,23 +22,82 @@ import {
 
 export type Flavor = "pi" | "omp";
 
-/** One non-header record, in file order. */
-export interface Entry {
-  /** The entry id; synthesized as `L<line>` for v1 files, which have none. */
-  id: string;
-  parentId: string | null;
-  type: string;
-  /** 1-based physical line. */
-  line: number;
-  timestamp: string | undefined;
+/** Records up to this many bytes keep their parsed object; longer ones are parsed again from their bytes when read. */
+const RETAIN_BYTES = 512;
+/** Lazily parsed bodies recently read (readers often read one entry's `data` several times in a row). */
+const recentBodies = new Map<Entry, Record<string, unknown>>();
+const RECENT_BODIES = 64;
+
+/**
+ * One non-header record, in file order. The envelope (`type`, `id`, `parentId`, `timestamp`) and the facts that
+ * listings and usage need are kept; the record itself (`data`) is kept only when it is small, and otherwise parsed
+ * again from its bytes (held by the session, addressed by byte offset) when it is read.
+ */
+export class Entry {
   /** `message.role` for message entries (v2 `hookMessage` is reported as `custom`, as pi migrates it). */
   role?: string;
-  /** The record in its effective (in-memory migrated) form. Never written back. */
-  data: Record<string, unknown>;
-  /** False for entry types neither agent version we know writes (kept as opaque tree nodes, T24). */
-  known: boolean;
   /** True when a later line reuses this id; like pi, the later entry wins in the tree. */
-  shadowed?: boolean;
+  shadowed = false;
+  /** The usage this record carries (assistant, OMP `model_usage`, OMP `task` results). */
+  usage?: UsageFacts;
+  /** Assistant messages: `message.provider` and `message.model`, for the model at a leaf. */
+  provider?: unknown;
+  model?: unknown;
+  /** The record has a `fromExtension` key (only OMP writes one). */
+  fromExtension?: true;
+  #body: Record<string, unknown> | Uint8Array;
+  #start: number;
+  #end: number;
+  /** v2 `hookMessage` role to migrate when the body is parsed again. */
+  #hook: boolean;
+
+  constructor(
+    /** The entry id; synthesized as `L<line>` for v1 files, which have none. */
+    readonly id: string,
+    readonly parentId: string | null,
+    readonly type: string,
+    /** 1-based physical line. */
+    readonly line: number,
+    readonly timestamp: string | undefined,
+    /** False for entry types neither agent version we know writes (kept as opaque tree nodes, T24). */
+    readonly known: boolean,
+    body: Record<string, unknown> | Uint8Array,
+    start = 0,
+    end = 0,
+    hook = false,
+  ) {
+    this.#body = body;
+    this.#start = start;
+    this.#end = end;
+    this.#hook = hook;
+  }
+
+  /** The record in its effective (in-memory migrated) form. Never written back; do not modify. */
+  get data(): Record<string, unknown> {
+    const body = this.#body;
+    if (!(body instanceof Uint8Array)) return body;
+    let d = recentBodies.get(this);
+    if (d) return d;
+    d = JSON.parse(decodeUtf8(body.subarray(this.#start, this.#end))) as Record<string, unknown>;
+    if (this.#hook) d = migrateHook(d);
+    recentBodies.set(this, d);
+    if (recentBodies.size > RECENT_BODIES) recentBodies.delete(recentBodies.keys().next().value!);
+    return d;
+  }
+
+  /** Whether `data` is held parsed (small records) rather than parsed again from bytes. */
+  get retained(): boolean {
+    return !(this.#body instanceof Uint8Array);
+  }
+
+  /** The record's size in bytes, when it is held as bytes (0 when it is held parsed). */
+  get byteLength(): number {
+    return this.#end - this.#start;
+  }
+}
+
+function migrateHook(value: Record<string, unknown>): Record<string, unknown> {
+  return { ...value, message: { ...(value.message as Record<string, unknown>), role: "custom" } };
 }
 
 export interface CompactionInfo {
@@ -102,26 +162,34 @@ export type ParseResult = { ok: true; session: Session } | { ok: false; file: st
 export interface ParseOptions {
   /** Run the zod schemas over every record and report mismatches (default true). */
   validate?: boolean;
+  /**
+   * Records up to this many bytes keep their parsed object; longer ones keep only their envelope and facts, and are
+   * parsed again from the held bytes when their `data` is read (default 512). `Infinity` keeps every record parsed.
+   */
+  retainBytes?: number;
 }
+
+const encoder = new TextEncoder();
 
 /** Parse one session file's content. Never throws for any input. */
 export function parseSession(file: string, content: string | Uint8Array, options: ParseOptions = {}): ParseResult {
-  const text = typeof content === "string" ? content : decodeUtf8(content);
-  const scan = scanLines(text);
+  const bytes = typeof content === "string" ? encoder.encode(content) : content;
   const reader = new SessionReader(file, options);
-  reader.feed(scan.lines, scan.hadBom);
-  return reader.result(scan.endsWithNewline);
+  const fed = reader.feedChunk(bytes);
+  return reader.result(fed.endsWithNewline);
 }
 
 type RawRecord = { line: number; value: Record<string, unknown> };
 
 /**
- * The incremental form of `parseSession`: complete lines are fed as they arrive (a live session grows by appends),
- * each is JSON-parsed, validated and turned into an entry once; `result()` assembles the tree from the entries held
- * so far, without parsing anything again. Feeding a file in chunks gives the same result as parsing it whole.
+ * The incremental form of `parseSession`: chunks of whole lines are fed as they arrive (a live session grows by
+ * appends), each line is JSON-parsed, validated and turned into an entry once; `result()` assembles the tree from the
+ * entries held so far, without parsing anything again. Feeding a file in chunks gives the same result as parsing it
+ * whole. The chunks are held (large records are read again from them by byte offset), so they must not be reused.
  */
 export class SessionReader {
   private readonly validate: boolean;
+  private readonly retainBytes: number;
   private header: SessionHeader | undefined;
   private headerLine = 0;
   private version = 1;
@@ -145,6 +213,7 @@ export class SessionReader {
     options: ParseOptions = {},
   ) {
     this.validate = options.validate ?? true;
+    this.retainBytes = options.retainBytes ?? RETAIN_BYTES;
   }
 
   /** The last physical line number fed so far. */
@@ -157,25 +226,44 @@ export class SessionReader {
     return this.entries.length;
   }
 
-  /** Feed physical lines in order. `hadBom` is only meaningful for the first chunk of a file. */
-  feed(lines: readonly JsonlLine[], hadBom = false): void {
-    if (hadBom) {
+  /**
+   * Feed a chunk of UTF-8 bytes holding whole physical lines, the first numbered `firstLine` (only a file's first
+   * chunk can carry a BOM). The last line may lack its newline only at the end of the file. Blank lines are not
+   * records but keep their numbers; CRLF endings are accepted.
+   */
+  feedChunk(bytes: Uint8Array, firstLine = 1): { lines: number; endsWithNewline: boolean } {
+    const n = bytes.length;
+    let start = 0;
+    if (firstLine === 1 && n >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
       this.lineDiagnostics.push({ line: 1, severity: "warning", code: "bom", message: "file starts with a UTF-8 byte order mark; the agents do not write one" });
+      start = 3;
     }
-    for (const l of lines) {
-      this.lastLine = l.line;
-      this.sawLine = true;
-      if (this.rejection) continue;
-      this.feedLine(l);
+    const endsWithNewline = start === n || bytes[n - 1] === 10;
+    let line = firstLine - 1;
+    while (start < n) {
+      let end = bytes.indexOf(10, start);
+      const unterminated = end < 0;
+      if (unterminated) end = n;
+      line++;
+      let stop = end;
+      if (stop > start && bytes[stop - 1] === 13) stop--;
+      if (bytes[start] === 123 /* { */ || !isBlank(bytes, start, stop)) {
+        this.lastLine = line;
+        this.sawLine = true;
+        if (!this.rejection) this.feedLine(line, bytes, start, stop, unterminated);
+      }
+      start = end + 1;
     }
+    return { lines: line - firstLine + 1, endsWithNewline };
   }
 
   private reject(line: number, code: Rejection["code"], message: string): void {
     this.rejection = { line, code, message };
   }
 
-  private feedLine({ line, text: lineText, unterminated }: JsonlLine): void {
+  private feedLine(line: number, bytes: Uint8Array, start: number, end: number, unterminated: boolean): void {
     const diagnostics = this.lineDiagnostics;
+    const lineText = decodeUtf8(bytes.subarray(start, end));
     const parsed = parseLine(lineText);
     if (!parsed.ok) {
       if (unterminated) {
@@ -234,10 +322,22 @@ export class SessionReader {
       diagnostics.push({ line, severity: "warning", code: "stray-title", message: "title record after the header is not an entry; ignored" });
       return;
     }
-    const entry = this.version < 2 ? this.v1Entry({ line, value }) : buildEntry({ line, value }, this.version, diagnostics);
-    if (!entry) return;
+    if (this.version < 2) {
+      const entry = this.v1Entry({ line, value });
+      if (!entry) return;
+      this.entries.push(entry);
+      if (this.validate) validateOne(entry, entry.data, diagnostics);
+      return;
+    }
+    const checked = checkEnvelope({ line, value }, diagnostics);
+    if (!checked) return;
+    let data = value;
+    const hook = this.version < 3 && value.type === "message" && isPlainObject(value.message) && value.message.role === "hookMessage";
+    // v2 → v3: the hookMessage role was renamed custom (pi migrates this in memory and on disk; we only in memory).
+    if (hook) data = migrateHook(value);
+    const entry = end - start <= this.retainBytes ? makeEntry(data, checked.id, checked.parentId, line, data) : makeEntry(data, checked.id, checked.parentId, line, bytes, start, end, hook);
     this.entries.push(entry);
-    if (this.validate) validateOne(entry, diagnostics);
+    if (this.validate) validateOne(entry, data, diagnostics);
   }
 
   private v1Entry({ line, value }: RawRecord): Entry | null {
@@ -271,7 +371,7 @@ export class SessionReader {
     }
     this.v1RecordIds.push(id);
     this.v1Prev = id;
-    return makeEntry(data, id, prev, line);
+    return makeEntry(data, id, prev, line, data);
   }
 
   /** Assemble the session from everything fed so far. `endsWithNewline`: whether the content fed ends a line. */
@@ -286,7 +386,8 @@ export class SessionReader {
     }
     const entries = [...this.entries];
     if (!this.index || !extendIndex(this.index, entries.slice(this.index.count))) {
-      for (const e of entries) delete e.shadowed;
+      // Assigned, never deleted: a deleted field turns every entry into a slow, 800-byte dictionary object.
+      for (const e of entries) e.shadowed = false;
       this.index = buildIndex(entries);
     }
     // One order for every reader, however the lines arrived: by line (stable).
@@ -298,7 +399,8 @@ export class SessionReader {
   }
 }
 
-function buildEntry({ line, value }: RawRecord, version: number, diagnostics: Diagnostic[]): Entry | null {
+/** The id and parent of a v2+ record, or null (with a diagnostic) when it cannot be an entry. */
+function checkEnvelope({ line, value }: RawRecord, diagnostics: Diagnostic[]): { id: string; parentId: string | null } | null {
   if (typeof value.type !== "string") {
     diagnostics.push({ line, severity: "error", code: "missing-type", message: "record has no string `type`; line skipped" });
     return null;
@@ -315,30 +417,35 @@ function buildEntry({ line, value }: RawRecord, version: number, diagnostics: Di
     }
     parentId = null;
   }
-  let data = value;
-  if (version < 3 && value.type === "message" && isPlainObject(value.message) && value.message.role === "hookMessage") {
-    // v2 → v3: the hookMessage role was renamed custom (pi migrates this in memory and on disk; we only in memory).
-    data = { ...value, message: { ...value.message, role: "custom" } };
-  }
-  return makeEntry(data, value.id, parentId, line);
+  return { id: value.id, parentId };
 }
 
-function makeEntry(data: Record<string, unknown>, id: string, parentId: string | null, line: number): Entry {
-  const type = data.type as string;
-  const entry: Entry = {
-    id,
-    parentId,
-    type,
-    line,
-    timestamp: typeof data.timestamp === "string" ? data.timestamp : undefined,
-    data,
-    known: isKnownEntryType(type),
-  };
-  if (type === "message" && isPlainObject(data.message) && typeof data.message.role === "string") entry.role = data.message.role;
+/** Entry types are few: one string each, however many entries. */
+const typeNames = new Map<string, string>();
+
+/** An entry from its parsed record `data`, held either as `data` itself or as the bytes [start, end) of `body`. */
+function makeEntry(data: Record<string, unknown>, id: string, parentId: string | null, line: number, body: Record<string, unknown> | Uint8Array, start = 0, end = 0, hook = false): Entry {
+  let type = typeNames.get(data.type as string);
+  if (type === undefined) {
+    type = data.type as string;
+    if (typeNames.size < 256) typeNames.set(type, type);
+  }
+  const entry = new Entry(id, parentId, type, line, typeof data.timestamp === "string" ? data.timestamp : undefined, isKnownEntryType(type), body, start, end, hook);
+  if (type === "message" && isPlainObject(data.message)) {
+    const m = data.message;
+    if (typeof m.role === "string") entry.role = m.role;
+    if (m.role === "assistant") {
+      entry.provider = m.provider;
+      entry.model = m.model;
+    }
+  }
+  const usage = usageFacts(type, data);
+  if (usage) entry.usage = usage;
+  if ("fromExtension" in data) entry.fromExtension = true;
   return entry;
 }
 
-function validateOne(entry: Entry, diagnostics: Diagnostic[]): void {
+function validateOne(entry: Entry, data: Record<string, unknown>, diagnostics: Diagnostic[]): void {
   if (!entry.known) {
     diagnostics.push({ line: entry.line, severity: "warning", code: "unknown-entry-type", message: `unknown entry type ${JSON.stringify(entry.type)}; kept as an opaque node` });
     return;
@@ -350,7 +457,7 @@ function validateOne(entry: Entry, diagnostics: Diagnostic[]): void {
     diagnostics.push({ line: entry.line, severity: "warning", code: "invalid-timestamp", message: "entry timestamp is missing or not an ISO date; sibling order may differ" });
   }
   // v1 entries are validated in their migrated form (synthesized ids, firstKeptEntryId).
-  for (const problem of validateEntry(entry.data)) {
+  for (const problem of validateEntry(data)) {
     diagnostics.push({ line: entry.line, severity: "warning", code: "schema", message: `${entry.type}: ${problem}` });
   }
 }
@@ -370,8 +477,8 @@ interface Index {
   titleChanges: { title: string; source: string | undefined }[];
   /** The diagnostics the indexing found (duplicate ids, orphans, self-parents, cycles). */
   diagnostics: Diagnostic[];
-  /** keptFromId per compaction: fixed once the compaction is indexed (its path never changes after). */
-  keptFrom: Map<string, string | null>;
+  /** What a compaction records, and its keptFromId: fixed once the compaction is indexed (its path never changes after). */
+  keptFrom: Map<string, CompactionFacts>;
   /** Compaction entries in file order. */
   compactionEntries: Entry[];
   /** Whether an entry only OMP writes was seen. */
@@ -408,8 +515,9 @@ function buildIndex(entries: Entry[]): Index {
       diagnostics.push({ line: entry.line, severity: "warning", code: "self-parent", message: "entry is its own parent; shown as a root" });
     } else if (byId.has(parentId)) {
       let list = children.get(parentId);
-      if (!list) children.set(parentId, (list = []));
-      list.push(entry.id);
+      // Most entries have one child: a one-element literal is sized 1, where [] grows to 17 on its first push.
+      if (!list) children.set(parentId, [entry.id]);
+      else list.push(entry.id);
     } else {
       roots.push(entry.id);
       missingParents.add(parentId);
@@ -445,18 +553,24 @@ function orphanDiagnostic(entry: Entry, parentId: string): Diagnostic {
   return { line: entry.line, severity: "warning", code: "orphan", message: `parent ${JSON.stringify(parentId)} is not in the file (T4); shown as a root` };
 }
 
+/** Labels, names, titles and compactions. Reads the body of those entries only (messages are never parsed again). */
 function noteMetadata(index: Index, entry: Entry): void {
-  const d = entry.data;
   if (!index.ompEntry && isOmpEntry(entry)) index.ompEntry = true;
-  if (entry.type === "compaction" && !entry.shadowed) index.compactionEntries.push(entry);
-  if (entry.type === "label" && typeof d.targetId === "string") {
+  const type = entry.type;
+  if (type === "compaction") {
+    if (!entry.shadowed) index.compactionEntries.push(entry);
+  } else if (type === "label") {
+    const d = entry.data;
+    if (typeof d.targetId !== "string") return;
     if (typeof d.label === "string" && d.label) index.labels.set(d.targetId, { label: d.label, timestamp: entry.timestamp, line: entry.line });
     else index.labels.delete(d.targetId);
-  } else if (entry.type === "session_info") {
+  } else if (type === "session_info") {
+    const d = entry.data;
     // pi 0.73: the latest session_info wins, an empty or absent name clears it.
     index.sessionInfoName = typeof d.name === "string" && d.name.trim() ? d.name.trim() : null;
-  } else if (entry.type === "title_change" && typeof d.title === "string") {
-    index.titleChanges.push({ title: d.title, source: typeof d.source === "string" ? d.source : undefined });
+  } else if (type === "title_change") {
+    const d = entry.data;
+    if (typeof d.title === "string") index.titleChanges.push({ title: d.title, source: typeof d.source === "string" ? d.source : undefined });
   }
 }
 
@@ -572,7 +686,7 @@ function detectFlavor(header: SessionHeader, titleSlot: TitleSlot | null, ompEnt
 
 /** An entry only OMP writes. */
 function isOmpEntry(entry: Entry): boolean {
-  return OMP_TYPES.has(entry.type) || (entry.type === "model_change" && typeof entry.data.model === "string") || "fromExtension" in entry.data;
+  return OMP_TYPES.has(entry.type) || entry.fromExtension === true || (entry.type === "model_change" && typeof entry.data.model === "string");
 }
 
 function resolveName(
@@ -635,30 +749,38 @@ export function pathTo(session: Session, leafId: string | null): Entry[] {
   return path.reverse();
 }
 
-function collectCompactions(session: Session, keptFrom: Map<string, string | null>, compactionEntries: Entry[]): CompactionInfo[] {
+type CompactionFacts = Pick<CompactionInfo, "firstKeptEntryId" | "keptFromId" | "tokensBefore" | "tokensAfter">;
+
+function collectCompactions(session: Session, keptFrom: Map<string, CompactionFacts>, compactionEntries: Entry[]): CompactionInfo[] {
   const active = compactionEntries.length ? new Set(pathTo(session, session.leafId).map((e) => e.id)) : new Set<string>();
   const result: CompactionInfo[] = [];
   for (const entry of compactionEntries) {
     if (entry.shadowed) continue;
-    const d = entry.data;
-    const firstKept = typeof d.firstKeptEntryId === "string" ? d.firstKeptEntryId : null;
-    let keptFromId = keptFrom.get(entry.id);
-    if (keptFromId === undefined) {
-      keptFromId = null;
+    let facts = keptFrom.get(entry.id);
+    if (facts === undefined) {
+      const d = entry.data;
+      const firstKept = typeof d.firstKeptEntryId === "string" ? d.firstKeptEntryId : null;
+      let keptFromId: string | null = null;
       if (firstKept) {
         const path = pathTo(session, entry.id);
         if (path.slice(0, -1).some((e) => e.id === firstKept)) keptFromId = firstKept;
       }
-      keptFrom.set(entry.id, keptFromId);
+      facts = {
+        firstKeptEntryId: firstKept,
+        keptFromId,
+        tokensBefore: typeof d.tokensBefore === "number" ? d.tokensBefore : null,
+        tokensAfter: typeof d.tokensAfter === "number" ? d.tokensAfter : null,
+      };
+      keptFrom.set(entry.id, facts);
     }
     result.push({
       id: entry.id,
       line: entry.line,
-      firstKeptEntryId: firstKept,
-      keptFromId,
+      firstKeptEntryId: facts.firstKeptEntryId,
+      keptFromId: facts.keptFromId,
       replacesThroughId: entry.parentId,
-      tokensBefore: typeof d.tokensBefore === "number" ? d.tokensBefore : null,
-      tokensAfter: typeof d.tokensAfter === "number" ? d.tokensAfter : null,
+      tokensBefore: facts.tokensBefore,
+      tokensAfter: facts.tokensAfter,
       onActivePath: active.has(entry.id),
     });
   }
@@ -679,10 +801,11 @@ export function settingsAt(session: Session, leafId: string | null = session.lea
   const models: Record<string, string> = {};
   let explicitDefault = false;
   for (const entry of pathTo(session, leafId)) {
-    const d = entry.data;
     if (entry.type === "thinking_level_change") {
+      const d = entry.data;
       thinkingLevel = session.flavor === "omp" ? ((d.thinkingLevel as string | null | undefined) ?? "off") : (d.thinkingLevel as string | undefined);
     } else if (entry.type === "model_change") {
+      const d = entry.data;
       if (typeof d.model === "string") {
         const role = typeof d.role === "string" ? d.role : "default";
         models[role] = d.model;
@@ -693,15 +816,15 @@ export function settingsAt(session: Session, leafId: string | null = session.lea
       } else {
         model = { provider: d.provider as string, modelId: d.modelId as string };
       }
-    } else if (entry.type === "message" && entry.role === "assistant" && isPlainObject(d.message)) {
-      const m = d.message;
+    } else if (entry.type === "message" && entry.role === "assistant") {
+      // The reader kept the assistant's provider and model: no body is parsed for this walk.
       if (session.flavor === "omp") {
         if (!explicitDefault) {
-          models.default = `${String(m.provider)}/${String(m.model)}`;
-          model = { provider: m.provider as string, modelId: m.model as string };
+          models.default = `${String(entry.provider)}/${String(entry.model)}`;
+          model = { provider: entry.provider as string, modelId: entry.model as string };
         }
       } else {
-        model = { provider: m.provider as string, modelId: m.model as string };
+        model = { provider: entry.provider as string, modelId: entry.model as string };
       }
     }
   }
@@ -713,8 +836,14 @@ export function splitModel(spec: string): { provider: string; modelId: string } 
   return slash < 0 ? { provider: "", modelId: spec } : { provider: spec.slice(0, slash), modelId: spec.slice(slash + 1) };
 }
 
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+export { isPlainObject };
+
+function isBlank(bytes: Uint8Array, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) {
+    const c = bytes[i];
+    if (c !== 32 && c !== 9 && c !== 13 && c !== 10) return false;
+  }
+  return true;
 }
 
 function describe(value: unknown): string {

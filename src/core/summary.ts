@@ -4,7 +4,7 @@
  */
 import { contentText, truncate } from "./describe.js";
 import type { Diagnostic, Rejection } from "./diagnostics.js";
-import { decodeUtf8, parseLine, scanLines } from "./jsonl.js";
+import { decodeUtf8, parseLine } from "./jsonl.js";
 import { isPlainObject, type ParseResult, pathTo, SessionReader, settingsAt, splitModel } from "./session.js";
 import { type UsageRecord, usageRecords } from "./usage.js";
 
@@ -116,13 +116,11 @@ export function extendSummary(prev: SessionSummary, result: ParseResult): Sessio
     // pi: the model is the last model change or assistant message on the path.
     for (const e of added) {
       if (!setsModel(e)) continue;
-      const d = e.type === "model_change" ? e.data : (e.data.message as Record<string, unknown>);
-      if (e.type === "model_change" && typeof d.model === "string") {
-        const sp = splitModel(d.model);
+      if (e.type !== "model_change") model = `${String(e.provider)}/${String(e.model)}`;
+      else if (typeof e.data.model === "string") {
+        const sp = splitModel(e.data.model);
         model = `${sp.provider}/${sp.modelId}`;
-      } else {
-        model = `${String(d.provider)}/${String(e.type === "model_change" ? d.modelId : d.model)}`;
-      }
+      } else model = `${String(e.data.provider)}/${String(e.data.modelId)}`;
     }
   }
   let branchPoints = prev.branchPoints;
@@ -168,12 +166,10 @@ export function extendSummary(prev: SessionSummary, result: ParseResult): Sessio
  */
 export function probeSummary(file: string, head: Uint8Array, tail: Uint8Array, size: number): SessionSummaryOk | null {
   if (head.length >= size) return null;
-  const headText = decodeUtf8(head);
-  const cut = headText.lastIndexOf("\n");
+  const cut = head.lastIndexOf(10);
   if (cut < 0) return null;
-  const reader = new SessionReader(file, { validate: false });
-  const scan = scanLines(headText.slice(0, cut + 1));
-  reader.feed(scan.lines, scan.hadBom);
+  const reader = new SessionReader(file, { validate: false, retainBytes: Number.POSITIVE_INFINITY });
+  reader.feedChunk(head.subarray(0, cut + 1));
   const r = reader.result(true);
   if (!r.ok) return null;
   // v1 ids are line numbers: only a full read knows them.

@@ -10,7 +10,6 @@
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { type FileHandle, open, stat } from "node:fs/promises";
 import type { Diagnostic } from "../core/diagnostics.js";
-import { decodeUtf8, scanLines } from "../core/jsonl.js";
 import { type ParseOptions, type ParseResult, SessionReader } from "../core/session.js";
 
 export type TrackerChange = "initial" | "appended" | "replaced" | "unchanged" | "removed";
@@ -178,11 +177,10 @@ export class SessionTracker {
     const lastNl = data.lastIndexOf(0x0a);
     const complete = data.subarray(0, lastNl + 1);
     if (complete.length) {
-      const scan = scanLines(decodeUtf8(complete), this.newlines + 1);
-      this.reader.feed(scan.lines, scan.hadBom);
-      let count = 0;
-      for (let i = complete.indexOf(0x0a); i >= 0; i = complete.indexOf(0x0a, i + 1)) count++;
-      this.newlines += count;
+      // The reader holds the chunk (large records are parsed again from it): give it bytes of its own, not a view
+      // into a pooled or larger buffer.
+      const own = complete.byteOffset === 0 && complete.buffer.byteLength === complete.length ? complete : new Uint8Array(complete);
+      this.newlines += this.reader.feedChunk(own, this.newlines + 1).lines;
       if (this.offset === 0) this.prefix = Buffer.from(complete.subarray(0, Math.min(complete.indexOf(0x0a) + 1, PREFIX_BYTES)));
       this.offset += complete.length;
     }
