@@ -514,7 +514,7 @@ function buildIndex(entries: Entry[]): Index {
       roots.push(entry.id);
       diagnostics.push({ line: entry.line, severity: "warning", code: "self-parent", message: "entry is its own parent; shown as a root" });
     } else if (byId.has(parentId)) {
-      let list = children.get(parentId);
+      const list = children.get(parentId);
       // Most entries have one child: a one-element literal is sized 1, where [] grows to 17 on its first push.
       if (!list) children.set(parentId, [entry.id]);
       else list.push(entry.id);
