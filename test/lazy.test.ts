@@ -1,10 +1,14 @@
 // Lazily parsed record bodies: a record held as bytes reads back exactly like one held parsed.
 import * as assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { buildContext } from "../src/core/context.js";
 import { parseSession, type Session, settingsAt } from "../src/core/session.js";
 import { summarize } from "../src/core/summary.js";
 import { usageRecords } from "../src/core/usage.js";
+import { parseSessionSliced, wholeLineSlices } from "../src/node/readSession.js";
+import { SessionTracker } from "../src/node/tracker.js";
 import { jsonl, OMP_FIXTURES, PI_FIXTURES, plain, rel } from "./helpers.js";
 
 function parse(bytes: Uint8Array | string, retainBytes: number): Session {
@@ -71,3 +75,49 @@ describe("lazy record bodies", () => {
     assert.equal((s.entries[0]!.data.message as { content: string }).content, `héllo — 你好 🎉 ${"é".repeat(1200)}`);
   });
 });
+
+describe("sliced reading (the event loop runs between slices of a large file)", () => {
+  it("slices end after a newline, cover the bytes exactly, and keep an over-long line whole", () => {
+    const bytes = Buffer.from(`a\nbb\n${"c".repeat(50)}\nddd\nee`);
+    for (const size of [1, 2, 3, 7, 40, 1000]) {
+      const slices = [...wholeLineSlices(bytes, size)];
+      assert.deepEqual(Buffer.concat(slices), bytes);
+      for (const sl of slices.slice(0, -1)) assert.equal(sl[sl.length - 1], 10);
+      assert.ok(slices.some((sl) => Buffer.from(sl).includes("c".repeat(50))));
+    }
+  });
+
+  for (const file of [...PI_FIXTURES, ...OMP_FIXTURES].slice(0, 40)) {
+    it(`${rel(file)}: a parse in 512-byte slices equals the whole parse`, async () => {
+      const bytes = readFileSync(file);
+      const whole = parseSession(file, bytes);
+      const sliced = await parseSessionSliced(file, bytes, {}, 512);
+      assert.deepEqual(plain(viewOf(sliced)), plain(viewOf(whole)));
+    });
+  }
+
+  it("two updates at once on a new tracker read the file once (updates are queued)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "pse-lazy-"));
+    try {
+      const file = join(dir, "s.jsonl");
+      const records = [{ type: "session", version: 3, id: "s", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/p" }];
+      for (let i = 0; i < 200; i++) records.push({ type: "message", id: `m${i}`, parentId: i ? `m${i - 1}` : null, timestamp: "2026-01-01T00:00:01.000Z", message: { role: "user", content: "x".repeat(i * 40) } } as never);
+      writeFileSync(file, jsonl(...records));
+      const t = new SessionTracker(file);
+      const [a, b] = await Promise.all([t.update(), t.update()]);
+      assert.deepEqual([a.change, b.change], ["initial", "unchanged"]);
+      const r = t.result();
+      assert.ok(r.ok);
+      assert.equal(r.session.entries.length, 200);
+      assert.equal(t.totalBytesRead, statSync(file).size);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+function viewOf(r: ReturnType<typeof parseSession>) {
+  if (!r.ok) return r;
+  const s = r.session;
+  return { entries: s.entries.map((e) => [e.id, e.parentId, e.line, e.shadowed, e.usage, e.data]), roots: s.roots, children: [...s.children], diagnostics: s.diagnostics, leaf: s.leafId, name: s.name, truncatedTail: s.truncatedTail, endsWithNewline: s.endsWithNewline };
+}

@@ -185,15 +185,36 @@ export function probeSummary(file: string, head: Uint8Array, tail: Uint8Array, s
   let model = full.model;
   const truncatedTail = !tailText.endsWith("\n");
   if (truncatedTail) tailLines.pop();
-  for (const line of tailLines) {
+  // From the end: the last entry is the leaf, the last model change or assistant message has the model, the last
+  // session_info the name. Only lines that can answer a question still open are parsed.
+  let needLeaf = true;
+  let needModel = true;
+  let needName = r.session.flavor === "pi";
+  for (let i = tailLines.length - 1; i >= 0 && (needLeaf || needModel || needName); i--) {
+    const line = tailLines[i]!;
+    const modelLine = needModel && (line.includes('"model_change"') || line.includes('"assistant"'));
+    const nameLine = needName && line.includes('"session_info"');
+    if (!needLeaf && !modelLine && !nameLine) continue;
     if (!line.trim()) continue;
     const p = parseLine(line);
     if (!p.ok || !isPlainObject(p.value) || typeof p.value.id !== "string") continue;
     const v = p.value;
-    leafId = v.id as string;
-    if (v.type === "session_info" && r.session.flavor === "pi") name = typeof v.name === "string" && v.name.trim() ? v.name.trim() : null;
-    if (v.type === "model_change" && typeof v.provider === "string" && typeof v.modelId === "string") model = `${v.provider}/${v.modelId}`;
-    if (v.type === "message" && isPlainObject(v.message) && v.message.role === "assistant" && typeof v.message.provider === "string" && typeof v.message.model === "string") model = `${v.message.provider}/${v.message.model}`;
+    if (needLeaf) {
+      leafId = v.id as string;
+      needLeaf = false;
+    }
+    if (needName && v.type === "session_info") {
+      name = typeof v.name === "string" && v.name.trim() ? v.name.trim() : null;
+      needName = false;
+    }
+    if (needModel && v.type === "model_change" && typeof v.provider === "string" && typeof v.modelId === "string") {
+      model = `${v.provider}/${v.modelId}`;
+      needModel = false;
+    }
+    if (needModel && v.type === "message" && isPlainObject(v.message) && v.message.role === "assistant" && typeof v.message.provider === "string" && typeof v.message.model === "string") {
+      model = `${v.message.provider}/${v.message.model}`;
+      needModel = false;
+    }
   }
   return { ...full, leafId, name, model, entries: [], usage: [], branchPoints: 0, compactions: 0, labels: [], diagnostics: [], truncatedTail, partial: true };
 }

@@ -1,8 +1,48 @@
 /** Node-side file access for the parser core. */
 import { readFile } from "node:fs/promises";
-import { type ParseOptions, type ParseResult, parseSession } from "../core/session.js";
+import { type ParseOptions, type ParseResult, SessionReader } from "../core/session.js";
 
 export type ReadResult = ParseResult;
+
+/** Large contents are parsed this many bytes at a time, with the event loop let run in between. */
+export const SLICE_BYTES = 4 * 1024 * 1024;
+
+export const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * `bytes` cut after a newline about every `size` bytes (views, not copies). A line longer than `size` stays whole;
+ * the last slice may end without a newline.
+ */
+export function* wholeLineSlices(bytes: Uint8Array, size = SLICE_BYTES): Generator<Uint8Array> {
+  let at = 0;
+  while (bytes.length - at > size) {
+    let nl = bytes.lastIndexOf(10, at + size - 1);
+    if (nl < at) nl = bytes.indexOf(10, at + size);
+    if (nl < 0) break;
+    yield bytes.subarray(at, nl + 1);
+    at = nl + 1;
+  }
+  if (at < bytes.length) yield bytes.subarray(at);
+}
+
+/**
+ * `parseSession` for the extension host: the same answer, but a large file is fed in slices with the event loop
+ * let run between them, so a 100 MB session never blocks the host for more than one slice.
+ */
+export async function parseSessionSliced(file: string, bytes: Uint8Array, options?: ParseOptions, sliceBytes = SLICE_BYTES): Promise<ParseResult> {
+  const reader = new SessionReader(file, options);
+  let firstLine = 1;
+  let ends = true;
+  let slices = 0;
+  for (const slice of wholeLineSlices(bytes, sliceBytes)) {
+    if (slices++ > 0) await yieldToEventLoop();
+    const fed = reader.feedChunk(slice, firstLine);
+    firstLine += fed.lines;
+    ends = fed.endsWithNewline;
+  }
+  if (slices === 0) ends = reader.feedChunk(bytes).endsWithNewline;
+  return reader.result(ends);
+}
 
 /** Read and parse one session file. An I/O failure is a rejection (`unreadable`, line 0), never thrown. */
 export async function readSessionFile(file: string, options?: ParseOptions): Promise<ReadResult> {
@@ -13,5 +53,5 @@ export async function readSessionFile(file: string, options?: ParseOptions): Pro
     const e = err as NodeJS.ErrnoException;
     return { ok: false, file, rejection: { line: 0, code: "unreadable", message: e.code ? `${e.code}: ${e.message}` : String(err) }, diagnostics: [] };
   }
-  return parseSession(file, bytes, options);
+  return parseSessionSliced(file, bytes, options);
 }

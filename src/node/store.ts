@@ -5,45 +5,57 @@
  * title-slot rewrite (same size, new mtime) invalidates the entry (T2).
  */
 import { createHash } from "node:crypto";
+import * as syncFs from "node:fs";
 import * as nodeFs from "node:fs/promises";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
-import { parseSession } from "../core/session.js";
 import { cwdMatches, type HostPaths, slugMatches, workspaceSlugVariants } from "../core/slug.js";
 import { probeSummary, type SessionSummary, type SessionSummaryOk, summarize } from "../core/summary.js";
 import type { UsageRecord } from "../core/usage.js";
+import { parseSessionSliced } from "./readSession.js";
 import type { SessionRoot } from "./roots.js";
 
-/** The file-system calls the store makes; tests wrap the real ones to count reads. */
+/**
+ * The file-system calls the store makes; tests wrap the real ones to count reads. Listing calls (directory entries,
+ * stats, a few KB at each end of a file) are synchronous: each takes microseconds, where an asynchronous call costs a
+ * thread-pool round trip; the store does them in slices and yields to the event loop between slices. Whole files
+ * are read asynchronously.
+ */
 export interface StoreFs {
-  readdir(dir: string): Promise<{ name: string; isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean }[]>;
-  stat(file: string): Promise<{ size: number; mtimeNs: bigint; isFile(): boolean; isDirectory(): boolean }>;
+  readdir(dir: string): { name: string; isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean }[];
+  stat(file: string): { size: number; mtimeNs: bigint; isFile(): boolean; isDirectory(): boolean };
   readFile(file: string): Promise<Uint8Array>;
-  /** Up to `length` bytes at each of `positions`, from one open of the file. */
-  readRange(file: string, position: number, length: number, position2?: number): Promise<Uint8Array>;
-  realpath(p: string): Promise<string>;
+  /** Up to `length` bytes at `position`, and as many at `position2` after them, from one open of the file. */
+  readRange(file: string, position: number, length: number, position2?: number): Uint8Array;
+  realpath(p: string): string;
 }
 
 export const realFs: StoreFs = {
-  readdir: (dir) => nodeFs.readdir(dir, { withFileTypes: true }),
-  stat: async (file) => {
-    const s = await nodeFs.stat(file, { bigint: true });
+  readdir: (dir) => syncFs.readdirSync(dir, { withFileTypes: true }),
+  stat: (file) => {
+    const s = syncFs.statSync(file, { bigint: true });
     return { size: Number(s.size), mtimeNs: s.mtimeNs, isFile: () => s.isFile(), isDirectory: () => s.isDirectory() };
   },
   readFile: (file) => nodeFs.readFile(file),
-  readRange: async (file, position, length, position2) => {
-    const h = await nodeFs.open(file, "r");
+  readRange: (file, position, length, position2) => {
+    const fd = syncFs.openSync(file, "r");
     try {
       const buf = Buffer.alloc(position2 === undefined ? length : 2 * length);
-      const { bytesRead } = await h.read(buf, 0, length, position);
-      if (position2 === undefined) return buf.subarray(0, bytesRead);
-      const second = await h.read(buf, length, length, position2);
-      return Buffer.concat([buf.subarray(0, bytesRead), buf.subarray(length, length + second.bytesRead)]);
+      const first = syncFs.readSync(fd, buf, 0, length, position);
+      if (position2 === undefined) return buf.subarray(0, first);
+      const second = syncFs.readSync(fd, buf, length, length, position2);
+      return Buffer.concat([buf.subarray(0, first), buf.subarray(length, length + second)]);
     } finally {
-      await h.close();
+      syncFs.closeSync(fd);
     }
   },
-  realpath: (p) => nodeFs.realpath(p),
+  realpath: (p) => syncFs.realpathSync(p),
 };
+
+/** Lets the event loop run every `every` calls of `tick()` (file-system calls in a listing are done in slices). */
+function slicer(every: number): () => Promise<void> | undefined {
+  let n = 0;
+  return () => (++n % every === 0 ? new Promise<void>((r) => setImmediate(r)) : undefined);
+}
 
 export interface DiscoveredFile {
   file: string;
@@ -64,80 +76,76 @@ const isSessionFileName = (name: string) => name.endsWith(".jsonl") && !name.sta
  * `.jsonl` or start with a dot and are skipped; a symlink is followed only if it stays inside its root.
  */
 export async function discover(roots: SessionRoot[], fs: StoreFs = realFs): Promise<{ files: DiscoveredFile[]; errors: { path: string; message: string }[] }> {
-  const slots: (DiscoveredFile | undefined)[] = [];
+  const files: DiscoveredFile[] = [];
   const errors: { path: string; message: string }[] = [];
   const seen = new Set<string>();
+  const tick = slicer(256);
   for (const root of roots) {
     let rootReal: string;
     try {
-      rootReal = await fs.realpath(root.dir);
+      rootReal = fs.realpath(root.dir);
     } catch {
       continue; // a root that does not exist is simply empty
     }
-    const list = async (dir: string) => {
+    const list = (dir: string) => {
       try {
-        return await fs.readdir(dir);
+        return fs.readdir(dir);
       } catch (err) {
         errors.push({ path: dir, message: String((err as Error).message) });
         return [];
       }
     };
     /** Resolve a dirent to "file" | "dir" | null, refusing symlinks that leave the root. */
-    const kind = async (path: string, d: { isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean }) => {
+    const kind = (path: string, d: { isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean }) => {
       if (!d.isSymbolicLink()) return d.isFile() ? "file" : d.isDirectory() ? "dir" : null;
       try {
-        const target = await fs.realpath(path);
+        const target = fs.realpath(path);
         if (target !== rootReal && !target.startsWith(rootReal + sep)) return null;
-        const st = await fs.stat(target);
+        const st = fs.stat(target);
         return st.isFile() ? "file" : st.isDirectory() ? "dir" : null;
       } catch {
         return null;
       }
     };
-    const addFile = async (file: string, slug: string | null, nestedIn: string | null) => {
+    const addFile = (file: string, slug: string | null, nestedIn: string | null) => {
       if (seen.has(file)) return;
       seen.add(file);
-      const slot = slots.length;
-      slots.push(undefined);
       try {
-        const st = await fs.stat(file);
-        slots[slot] = { file, root, slug, nestedIn, size: st.size, mtimeNs: st.mtimeNs };
+        const st = fs.stat(file);
+        files.push({ file, root, slug, nestedIn, size: st.size, mtimeNs: st.mtimeNs });
       } catch (err) {
+        // vanished meanwhile: left out
         errors.push({ path: file, message: String((err as Error).message) });
       }
     };
     /** Sessions in `dir` (a root or a slug folder), plus nested ones in their artifacts dirs. */
     const scanSessionDir = async (dir: string, slug: string | null, subdirsAreSlugs: boolean) => {
-      const dirents = await list(dir);
+      const dirents = list(dir);
       const names = new Set(dirents.map((d) => d.name));
-      // Stat the files of one directory together (in order), then walk the subdirectories.
-      const kinds = await Promise.all(dirents.map((d) => kind(join(dir, d.name), d)));
-      const found: [string, string | null][] = [];
       const subdirs: string[] = [];
-      dirents.forEach((d, i) => {
-        const k = kinds[i];
-        if (k === "file" && isSessionFileName(d.name)) found.push([join(dir, d.name), null]);
+      for (const d of dirents) {
+        const k = kind(join(dir, d.name), d);
+        if (k === "file" && isSessionFileName(d.name)) addFile(join(dir, d.name), slug, null);
         else if (k === "dir" && !d.name.startsWith(".")) subdirs.push(d.name);
-      });
+        await tick();
+      }
       for (const name of subdirs) {
+        if (!names.has(`${name}.jsonl`)) continue;
+        // the artifacts dir of session <name>.jsonl: nested subagent and /tan sessions
         const path = join(dir, name);
-        if (names.has(`${name}.jsonl`)) {
-          // the artifacts dir of session <name>.jsonl: nested subagent and /tan sessions
-          for (const n of await list(path)) {
-            const np = join(path, n.name);
-            if (isSessionFileName(n.name) && (await kind(np, n)) === "file") found.push([np, join(dir, `${name}.jsonl`)]);
-          }
+        for (const n of list(path)) {
+          const np = join(path, n.name);
+          if (isSessionFileName(n.name) && kind(np, n) === "file") addFile(np, slug, join(dir, `${name}.jsonl`));
+          await tick();
         }
       }
-      await Promise.all(found.map(([file, nestedIn]) => addFile(file, slug, nestedIn)));
       for (const name of subdirs) {
         if (!names.has(`${name}.jsonl`) && subdirsAreSlugs) await scanSessionDir(join(dir, name), name, false);
       }
     };
     await scanSessionDir(root.dir, null, true);
   }
-  // Discovery order, whatever order the stats finished in; files that vanished meanwhile are left out.
-  return { files: slots.filter((f): f is DiscoveredFile => f !== undefined), errors };
+  return { files, errors };
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -341,45 +349,61 @@ export async function loadStore(options: StoreOptions): Promise<Store> {
   const stats = new Map<StoreSession, DiscoveredFile>();
   const readFull = async (f: DiscoveredFile) => {
     const bytes = await fs.readFile(f.file);
-    const summary = summarize(parseSession(f.file, bytes));
+    const summary = summarize(await parseSessionSliced(f.file, bytes));
     cache.set(f.file, f.size, f.mtimeNs, summary);
     return summary;
   };
-  /** One file's summary: from the cache, a probe, or a full read; null when it could not be read. */
-  const summaryOf = async (f: DiscoveredFile): Promise<{ summary: SessionSummary; partial: boolean } | null> => {
+  // Each file's summary: from the cache, a probe of its ends, or a full read; null when it could not be read.
+  // Cache hits and probes are done in place (in slices); full reads a few files at a time, asynchronously.
+  const results: ({ summary: SessionSummary; partial: boolean } | null)[] = new Array(files.length).fill(null);
+  const fullReads: number[] = [];
+  const tick = slicer(64);
+  for (let i = 0; i < files.length; i++) {
+    const f = files[i]!;
     const cached = cache.get(f.file, f.size, f.mtimeNs);
-    if (cached) return { summary: cached, partial: false };
-    try {
-      if (options.probe && f.size > 2 * PROBE_BYTES) {
-        // Head and tail through one open of the file (the file is longer than both).
-        const both = await fs.readRange(f.file, 0, PROBE_BYTES, f.size - PROBE_BYTES);
-        const head = both.subarray(0, PROBE_BYTES);
-        const tail = both.subarray(PROBE_BYTES);
-        const probed = probeSummary(f.file, head, tail, f.size);
-        if (probed) return { summary: probed, partial: true };
-      }
-      filesRead++;
-      return { summary: await readFull(f), partial: false };
-    } catch (err) {
-      errors.push({ path: f.file, message: String((err as Error).message) });
-      return null;
+    if (cached) {
+      results[i] = { summary: cached, partial: false };
+      continue;
     }
-  };
-  // A few files at a time (probes are small reads; full reads stay few at once), results kept in discovery order.
-  const width = options.probe ? 32 : 4;
-  for (let i = 0; i < files.length; i += width) {
-    const batch = files.slice(i, i + width);
-    const results = await Promise.all(batch.map(summaryOf));
-    results.forEach((r, j) => {
-      if (!r) return;
-      const s = newStoreSession(batch[j]!, r.summary);
-      sessions.push(s);
-      if (r.partial) {
-        partial.push(s);
-        stats.set(s, batch[j]!);
+    if (options.probe && f.size > 2 * PROBE_BYTES) {
+      try {
+        // Head and tail through one open of the file (the file is longer than both).
+        const both = fs.readRange(f.file, 0, PROBE_BYTES, f.size - PROBE_BYTES);
+        const probed = probeSummary(f.file, both.subarray(0, PROBE_BYTES), both.subarray(PROBE_BYTES), f.size);
+        await tick();
+        if (probed) {
+          results[i] = { summary: probed, partial: true };
+          continue;
+        }
+      } catch (err) {
+        errors.push({ path: f.file, message: String((err as Error).message) });
+        continue;
       }
-    });
+    }
+    fullReads.push(i);
   }
+  for (let i = 0; i < fullReads.length; i += 4) {
+    await Promise.all(
+      fullReads.slice(i, i + 4).map(async (k) => {
+        const f = files[k]!;
+        try {
+          filesRead++;
+          results[k] = { summary: await readFull(f), partial: false };
+        } catch (err) {
+          errors.push({ path: f.file, message: String((err as Error).message) });
+        }
+      }),
+    );
+  }
+  results.forEach((r, i) => {
+    if (!r) return;
+    const s = newStoreSession(files[i]!, r.summary);
+    sessions.push(s);
+    if (r.partial) {
+      partial.push(s);
+      stats.set(s, files[i]!);
+    }
+  });
   cache.retain(new Set(files.map((f) => f.file)));
   const save = async () => {
     try {

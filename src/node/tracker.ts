@@ -11,6 +11,7 @@ import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { type FileHandle, open, stat } from "node:fs/promises";
 import type { Diagnostic } from "../core/diagnostics.js";
 import { type ParseOptions, type ParseResult, SessionReader } from "../core/session.js";
+import { wholeLineSlices, yieldToEventLoop } from "./readSession.js";
 
 export type TrackerChange = "initial" | "appended" | "replaced" | "unchanged" | "removed";
 
@@ -55,8 +56,19 @@ export class SessionTracker {
     return this.size;
   }
 
-  /** Bring the model up to date with the file. Never throws: an unreadable file reports `removed`. */
-  async update(): Promise<TrackerUpdate> {
+  private queue: Promise<unknown> = Promise.resolve();
+
+  /**
+   * Bring the model up to date with the file. Never throws: an unreadable file reports `removed`. Calls are queued:
+   * two callers (opening a session while the watcher reports it) never read the same bytes twice.
+   */
+  update(): Promise<TrackerUpdate> {
+    const run = this.queue.then(() => this.updateNow());
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async updateNow(): Promise<TrackerUpdate> {
     let st;
     try {
       st = await stat(this.file, { bigint: true });
@@ -167,19 +179,24 @@ export class SessionTracker {
       if (bytesRead === 0) break;
       got += bytesRead;
     }
-    this.consume(buf.subarray(0, got));
+    // A large read is fed in slices, with the event loop let run in between.
+    let slices = 0;
+    for (const slice of wholeLineSlices(buf.subarray(0, got))) {
+      if (slices++ > 0) await yieldToEventLoop();
+      this.consume(slice);
+    }
     return got;
   }
 
   /** Feed the complete lines of the pending bytes plus `fresh`; keep an incomplete last line pending. */
-  private consume(fresh: Buffer): void {
-    const data = this.pendingBytes.length ? Buffer.concat([this.pendingBytes, fresh]) : fresh;
+  private consume(fresh: Uint8Array): void {
+    const data: Uint8Array = this.pendingBytes.length ? Buffer.concat([this.pendingBytes, fresh]) : fresh;
     const lastNl = data.lastIndexOf(0x0a);
     const complete = data.subarray(0, lastNl + 1);
     if (complete.length) {
-      // The reader holds the chunk (large records are parsed again from it): give it bytes of its own, not a view
-      // into a pooled or larger buffer.
-      const own = complete.byteOffset === 0 && complete.buffer.byteLength === complete.length ? complete : new Uint8Array(complete);
+      // The reader holds the chunk (large records are parsed again from it): a small chunk gets bytes of its own,
+      // not a view that would keep a pooled 8 KB slab alive (a large one is a view of the read's own buffer).
+      const own = complete.length >= 65536 || (complete.byteOffset === 0 && complete.buffer.byteLength === complete.length) ? complete : new Uint8Array(complete);
       this.newlines += this.reader.feedChunk(own, this.newlines + 1).lines;
       if (this.offset === 0) this.prefix = Buffer.from(complete.subarray(0, Math.min(complete.indexOf(0x0a) + 1, PREFIX_BYTES)));
       this.offset += complete.length;
