@@ -302,6 +302,9 @@ describe("session store over real agent dirs", () => {
     const warm = await store(second, cacheFile);
     assert.equal(warm.filesRead, 0);
     assert.deepEqual(second.reads, [], "no session file read");
+    // Every summary comes back whole: the listing line at once, each session's details line when read.
+    const summaries = (st: typeof cold) => plain(st.sessions.map((x) => [x.file, x.summary]));
+    assert.deepEqual(summaries(warm), summaries(cold));
     // rewrite the slot in place: same size, new title, new mtime
     const file = join(home, ".omp", "agent", "sessions", "-src-proj", O2);
     const bytes = readFileSync(file);
@@ -318,6 +321,10 @@ describe("session store over real agent dirs", () => {
     assert.deepEqual(third.reads, [file]);
     const s = find(after.sessions, O2);
     assert.equal(s.summary.ok && s.summary.name, "Stats helpers!");
+    // That save wrote the unchanged entries back as they were stored (details never decoded): still whole.
+    const fourth = await store(recordingFs(), cacheFile);
+    assert.equal(fourth.filesRead, 0);
+    assert.deepEqual(summaries(fourth), summaries(after));
   });
 });
 

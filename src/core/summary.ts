@@ -30,6 +30,8 @@ export interface SessionSummaryOk {
   /** [entry id, label] of the labeled entries. */
   labels: [string, string][];
   usage: UsageRecord[];
+  /** The sum of `usage` costs (every branch; fork ownership not applied): listings need no usage records for it. */
+  cost: number;
   diagnostics: Diagnostic[];
   /** True when the last line is incomplete (mid-write or crash). */
   truncatedTail: boolean;
@@ -47,6 +49,12 @@ export type SessionSummary = SessionSummaryOk | SessionSummaryRejected;
 
 const MAX_DIAGNOSTICS = 50;
 
+function totalCost(usage: UsageRecord[]): number {
+  let cost = 0;
+  for (const r of usage) cost += r.cost;
+  return cost;
+}
+
 export function summarize(result: ParseResult): SessionSummary {
   if (!result.ok) return { ok: false, rejection: result.rejection, diagnostics: result.diagnostics.slice(0, MAX_DIAGNOSTICS) };
   const s = result.session;
@@ -61,6 +69,7 @@ export function summarize(result: ParseResult): SessionSummary {
     }
   }
   const settings = settingsAt(s);
+  const usage = usageRecords(s);
   return {
     ok: true,
     id: s.header.id,
@@ -78,7 +87,8 @@ export function summarize(result: ParseResult): SessionSummary {
     branchPoints: [...s.children.values()].filter((c) => c.length > 1).length,
     compactions: s.compactions.length,
     labels: [...s.labels].map(([id, l]) => [id, l.label]),
-    usage: usageRecords(s),
+    usage,
+    cost: totalCost(usage),
     diagnostics: s.diagnostics.slice(0, MAX_DIAGNOSTICS),
     truncatedTail: s.truncatedTail,
   };
@@ -154,6 +164,7 @@ export function extendSummary(prev: SessionSummary, result: ParseResult): Sessio
     compactions: s.compactions.length,
     labels: [...s.labels].map(([id, l]) => [id, l.label]),
     usage,
+    cost: totalCost(usage),
     diagnostics: s.diagnostics.slice(0, MAX_DIAGNOSTICS),
     truncatedTail: s.truncatedTail,
   };
@@ -216,5 +227,5 @@ export function probeSummary(file: string, head: Uint8Array, tail: Uint8Array, s
       needModel = false;
     }
   }
-  return { ...full, leafId, name, model, entries: [], usage: [], branchPoints: 0, compactions: 0, labels: [], diagnostics: [], truncatedTail, partial: true };
+  return { ...full, leafId, name, model, entries: [], usage: [], cost: 0, branchPoints: 0, compactions: 0, labels: [], diagnostics: [], truncatedTail, partial: true };
 }

@@ -279,6 +279,8 @@ export function sessionTitle(s: StoreSession): string {
 /** Cost of the entries this session owns (inherited fork entries are the parent's). */
 export function ownCost(s: StoreSession): number {
   if (!s.summary.ok || s.summary.partial) return 0;
+  // Not a fork that inherits: the summary's total (the usage records are then never decoded from the cache).
+  if (s.inherited.size === 0 && typeof s.summary.cost === "number") return s.summary.cost;
   let cost = 0;
   for (const r of s.summary.usage) if (!s.inherited.has(r.entryId)) cost += r.cost;
   return cost;
