@@ -752,7 +752,17 @@ export function pathTo(session: Session, leafId: string | null): Entry[] {
 type CompactionFacts = Pick<CompactionInfo, "firstKeptEntryId" | "keptFromId" | "tokensBefore" | "tokensAfter">;
 
 function collectCompactions(session: Session, keptFrom: Map<string, CompactionFacts>, compactionEntries: Entry[]): CompactionInfo[] {
-  const active = compactionEntries.length ? new Set(pathTo(session, session.leafId).map((e) => e.id)) : new Set<string>();
+  // Which compactions are on the active path: one walk up from the leaf, marking only compactions (no set of the
+  // whole path; this runs on every append).
+  const active = new Set<string>();
+  if (compactionEntries.length) {
+    const wanted = new Set(compactionEntries.map((e) => e.id));
+    // At most one step per entry: a parentId cycle cannot loop (pathTo stops at a repeated id the same way).
+    let steps = session.byId.size;
+    for (let e = session.leafId === null ? undefined : session.byId.get(session.leafId); e && steps-- > 0 && active.size < wanted.size; e = e.parentId === null ? undefined : session.byId.get(e.parentId)) {
+      if (e.type === "compaction" && wanted.has(e.id)) active.add(e.id);
+    }
+  }
   const result: CompactionInfo[] = [];
   for (const entry of compactionEntries) {
     if (entry.shadowed) continue;
