@@ -7,18 +7,22 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** One usage record's numbers: token buckets (input and cache disjoint) and the harness's USD estimate. */
-export interface UsageFacts {
-  source: "assistant" | "model_usage" | "task";
-  provider: string;
-  /** The served model: `responseModel` if present, else `model`. */
-  model: string;
+/** Token buckets (input and cache disjoint) and the harness's USD cost estimate. */
+export interface TokenBuckets {
   input: number;
   output: number;
   cacheRead: number;
   cacheWrite: number;
   totalTokens: number;
   cost: number;
+}
+
+/** One usage record's numbers and where they come from. */
+export interface UsageFacts extends TokenBuckets {
+  source: "assistant" | "model_usage" | "task";
+  provider: string;
+  /** The served model: `responseModel` if present, else `model`. */
+  model: string;
 }
 
 function num(v: unknown): number {

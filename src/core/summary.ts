@@ -5,7 +5,7 @@
 import { contentText, truncate } from "./describe.js";
 import type { Diagnostic, Rejection } from "./diagnostics.js";
 import { decodeUtf8, parseLine } from "./jsonl.js";
-import { isPlainObject, type ParseResult, pathTo, SessionReader, settingsAt, splitModel } from "./session.js";
+import { type Entry, isPlainObject, type ParseResult, pathTo, type Session, SessionReader, settingsAt, splitModel } from "./session.js";
 import { type UsageRecord, usageRecords } from "./usage.js";
 
 export interface SessionSummaryOk {
@@ -49,26 +49,39 @@ export type SessionSummary = SessionSummaryOk | SessionSummaryRejected;
 
 const MAX_DIAGNOSTICS = 50;
 
-function totalCost(usage: UsageRecord[]): number {
+/** What `summarize` and `extendSummary` both take from the whole session as it is now. */
+function perSession(s: Session, usage: UsageRecord[]) {
   let cost = 0;
   for (const r of usage) cost += r.cost;
-  return cost;
+  return {
+    compactions: s.compactions.length,
+    labels: [...s.labels].map(([id, l]): [string, string] => [id, l.label]),
+    usage,
+    cost,
+    diagnostics: s.diagnostics.slice(0, MAX_DIAGNOSTICS),
+    truncatedTail: s.truncatedTail,
+  };
+}
+
+/** The first user prompt with text among `entries` (their bodies are read until one is found). */
+function firstPromptOf(entries: readonly Entry[]): string | null {
+  for (const e of entries) {
+    if (e.role !== "user" || !isPlainObject(e.data.message)) continue;
+    const text = contentText(e.data.message.content);
+    if (text.trim()) return truncate(text, 200);
+  }
+  return null;
+}
+
+/** `provider/model` at the session's leaf, or null. */
+function modelAt(s: Session): string | null {
+  const { model } = settingsAt(s);
+  return model ? `${model.provider}/${model.modelId}` : null;
 }
 
 export function summarize(result: ParseResult): SessionSummary {
   if (!result.ok) return { ok: false, rejection: result.rejection, diagnostics: result.diagnostics.slice(0, MAX_DIAGNOSTICS) };
   const s = result.session;
-  let firstPrompt: string | null = null;
-  for (const e of s.entries) {
-    if (e.role === "user" && isPlainObject(e.data.message)) {
-      const text = contentText(e.data.message.content);
-      if (text.trim()) {
-        firstPrompt = truncate(text, 200);
-        break;
-      }
-    }
-  }
-  const settings = settingsAt(s);
   const usage = usageRecords(s);
   return {
     ok: true,
@@ -77,20 +90,15 @@ export function summarize(result: ParseResult): SessionSummary {
     version: s.version,
     cwd: typeof s.header.cwd === "string" ? s.header.cwd : null,
     name: s.name,
-    firstPrompt,
+    firstPrompt: firstPromptOf(s.entries),
     created: Date.parse(String(s.header.timestamp)),
     parentSession: s.forkOf ? { raw: s.forkOf.raw, kind: s.forkOf.kind } : null,
     subagent: s.entries.some((e) => e.type === "session_init"),
     leafId: s.leafId,
-    model: settings.model ? `${settings.model.provider}/${settings.model.modelId}` : null,
+    model: modelAt(s),
     entries: s.entries.filter((e) => !e.shadowed).map((e) => [e.id, e.timestamp ? Date.parse(e.timestamp) : Number.NaN]),
     branchPoints: [...s.children.values()].filter((c) => c.length > 1).length,
-    compactions: s.compactions.length,
-    labels: [...s.labels].map(([id, l]) => [id, l.label]),
-    usage,
-    cost: totalCost(usage),
-    diagnostics: s.diagnostics.slice(0, MAX_DIAGNOSTICS),
-    truncatedTail: s.truncatedTail,
+    ...perSession(s, usage),
   };
 }
 
@@ -120,8 +128,7 @@ export function extendSummary(prev: SessionSummary, result: ParseResult): Sessio
   }
   const setsModel = (e: { type: string; role?: string }) => e.type === "model_change" || (e.type === "message" && e.role === "assistant");
   if (!continues || (s.flavor === "omp" && added.some(setsModel))) {
-    const settings = settingsAt(s);
-    model = settings.model ? `${settings.model.provider}/${settings.model.modelId}` : null;
+    model = modelAt(s);
   } else {
     // pi: the model is the last model change or assistant message on the path.
     for (const e of added) {
@@ -140,33 +147,16 @@ export function extendSummary(prev: SessionSummary, result: ParseResult): Sessio
     const before = kids.filter((k) => !addedIds.has(k)).length;
     if (before < 2 && kids.length >= 2) branchPoints++;
   }
-  let firstPrompt = prev.firstPrompt;
-  if (firstPrompt === null) {
-    for (const e of added) {
-      if (e.role === "user" && isPlainObject(e.data.message)) {
-        const text = contentText(e.data.message.content);
-        if (text.trim()) {
-          firstPrompt = truncate(text, 200);
-          break;
-        }
-      }
-    }
-  }
   return {
     ...prev,
     name: s.name,
-    firstPrompt,
+    firstPrompt: prev.firstPrompt ?? firstPromptOf(added),
     subagent: prev.subagent || added.some((e) => e.type === "session_init"),
     leafId: s.leafId,
     model,
     entries,
     branchPoints,
-    compactions: s.compactions.length,
-    labels: [...s.labels].map(([id, l]) => [id, l.label]),
-    usage,
-    cost: totalCost(usage),
-    diagnostics: s.diagnostics.slice(0, MAX_DIAGNOSTICS),
-    truncatedTail: s.truncatedTail,
+    ...perSession(s, usage),
   };
 }
 

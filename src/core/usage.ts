@@ -6,18 +6,10 @@
  * `totalTokens` falls back to the sum of the four buckets; cost is `cost.total` (USD, the harness's estimate).
  * Every branch counts (abandoned branches were paid for); `active` marks the active-path share.
  */
-import type { UsageFacts } from "./facts.js";
+import type { TokenBuckets, UsageFacts } from "./facts.js";
 import { pathTo, type Session } from "./session.js";
 
-/** Token buckets (input and cache disjoint) and the harness's USD cost estimate. */
-export interface TokenBuckets {
-  input: number;
-  output: number;
-  cacheRead: number;
-  cacheWrite: number;
-  totalTokens: number;
-  cost: number;
-}
+export type { TokenBuckets };
 
 export interface UsageRecord extends UsageFacts {
   entryId: string;
