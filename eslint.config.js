@@ -17,7 +17,10 @@ export default tseslint.config(
   {
     files: ["src/core/**/*.ts", "src/node/**/*.ts", "src/cli/**/*.ts"],
     rules: {
-      "no-restricted-imports": ["error", { paths: [{ name: "vscode", message: "src/core, src/node and src/cli must not depend on vscode." }] }],
+      "no-restricted-imports": [
+        "error",
+        { paths: [{ name: "vscode", message: "src/core, src/node and src/cli must not depend on vscode." }] },
+      ],
     },
   },
   {
@@ -27,7 +30,12 @@ export default tseslint.config(
         "error",
         {
           paths: [{ name: "vscode", message: "src/core must not depend on vscode." }],
-          patterns: [{ group: ["node:*", "fs", "path", "os", "child_process"], message: "src/core is environment-neutral: put Node I/O in src/node." }],
+          patterns: [
+            {
+              group: ["node:*", "fs", "path", "os", "child_process"],
+              message: "src/core is environment-neutral: put Node I/O in src/node.",
+            },
+          ],
         },
       ],
     },

@@ -17,7 +17,10 @@ export function rng(seed: number): () => number {
   };
 }
 
-const WORDS = "the a function test file error value return import export const let type interface async await module build run check path tree node branch leaf session parse entry label compact summary token cost model".split(" ");
+const WORDS =
+  "the a function test file error value return import export const let type interface async await module build run check path tree node branch leaf session parse entry label compact summary token cost model".split(
+    " ",
+  );
 
 export interface GenerateOptions {
   targetBytes: number;
@@ -30,11 +33,17 @@ export interface GenerateOptions {
 }
 
 /** Writes the session to `file`; returns entry count and bytes. */
-export async function generateSession(file: string, opts: GenerateOptions): Promise<{ entries: number; bytes: number }> {
+export async function generateSession(
+  file: string,
+  opts: GenerateOptions,
+): Promise<{ entries: number; bytes: number }> {
   const rand = rng(opts.seed);
   const pick = <T>(xs: T[]) => xs[Math.floor(rand() * xs.length)]!;
   const words = (n: number) => Array.from({ length: n }, () => pick(WORDS)).join(" ");
-  const hex = () => Math.floor(rand() * 0xffffffff).toString(16).padStart(8, "0");
+  const hex = () =>
+    Math.floor(rand() * 0xffffffff)
+      .toString(16)
+      .padStart(8, "0");
   const out = createWriteStream(file);
   let bytes = 0;
   let entries = 0;
@@ -52,14 +61,27 @@ export async function generateSession(file: string, opts: GenerateOptions): Prom
     ids.add(id);
     return id;
   };
-  const base = (type: string, parentId: string | null): { type: string; id: string; parentId: string | null; timestamp: string } => {
+  const base = (
+    type: string,
+    parentId: string | null,
+  ): { type: string; id: string; parentId: string | null; timestamp: string } => {
     clock += 1000 + Math.floor(rand() * 20000);
     entries++;
     return { type, id: newId(), parentId, timestamp: new Date(clock).toISOString() };
   };
-  await write({ type: "session", version: 3, id: opts.sessionId ?? "0190a000-0000-7000-8000-000000000001", timestamp: new Date(start).toISOString(), cwd: opts.cwd ?? "/home/u/src/bench" });
+  await write({
+    type: "session",
+    version: 3,
+    id: opts.sessionId ?? "0190a000-0000-7000-8000-000000000001",
+    timestamp: new Date(start).toISOString(),
+    cwd: opts.cwd ?? "/home/u/src/bench",
+  });
   let leaf: string | null = null;
-  let e: Record<string, unknown> = { ...base("model_change", leaf), provider: "anthropic", modelId: "claude-sonnet-4-5" };
+  let e: Record<string, unknown> = {
+    ...base("model_change", leaf),
+    provider: "anthropic",
+    modelId: "claude-sonnet-4-5",
+  };
   await write(e);
   leaf = e.id as string;
   e = { ...base("thinking_level_change", leaf), thinkingLevel: "medium" };
@@ -76,7 +98,14 @@ export async function generateSession(file: string, opts: GenerateOptions): Prom
       const target = userIds[Math.floor(rand() * (userIds.length - 1))]!;
       leaf = target; // the new user message becomes a sibling of target's child
     }
-    const user: { id: string; [k: string]: unknown } = { ...base("message", leaf), message: { role: "user", content: [{ type: "text", text: words(8 + Math.floor(rand() * 60)) }], timestamp: clock } };
+    const user: { id: string; [k: string]: unknown } = {
+      ...base("message", leaf),
+      message: {
+        role: "user",
+        content: [{ type: "text", text: words(8 + Math.floor(rand() * 60)) }],
+        timestamp: clock,
+      },
+    };
     await write(user);
     leaf = user.id;
     userIds.push(user.id);
@@ -86,7 +115,13 @@ export async function generateSession(file: string, opts: GenerateOptions): Prom
       const input = 200 + Math.floor(rand() * 4000);
       const output = 50 + Math.floor(rand() * 1500);
       const cacheRead = Math.floor(rand() * 60000);
-      const cost = { input: input * 3e-6, output: output * 15e-6, cacheRead: cacheRead * 3e-7, cacheWrite: 0, total: 0 };
+      const cost = {
+        input: input * 3e-6,
+        output: output * 15e-6,
+        cacheRead: cacheRead * 3e-7,
+        cacheWrite: 0,
+        total: 0,
+      };
       cost.total = cost.input + cost.output + cost.cacheRead;
       const assistant: { id: string; [k: string]: unknown } = {
         ...base("message", leaf),
@@ -95,7 +130,12 @@ export async function generateSession(file: string, opts: GenerateOptions): Prom
           content: [
             { type: "thinking", thinking: words(20 + Math.floor(rand() * 80)), thinkingSignature: hex().repeat(8) },
             { type: "text", text: words(10 + Math.floor(rand() * 120)) },
-            { type: "toolCall", id: callId, name: pick(["read", "bash", "edit", "write"]), arguments: { path: `src/${pick(WORDS)}/${pick(WORDS)}.ts`, command: words(6) } },
+            {
+              type: "toolCall",
+              id: callId,
+              name: pick(["read", "bash", "edit", "write"]),
+              arguments: { path: `src/${pick(WORDS)}/${pick(WORDS)}.ts`, command: words(6) },
+            },
           ],
           api: "anthropic-messages",
           provider: "anthropic",
@@ -109,22 +149,67 @@ export async function generateSession(file: string, opts: GenerateOptions): Prom
       leaf = assistant.id;
       const r = rand();
       // Mostly small outputs, some file-sized ones, a rare huge one (a whole log or bundle).
-      const size = r < 0.6 ? 200 + Math.floor(rand() * 2000) : r < 0.995 ? 2000 + Math.floor(rand() * 10000) : 100_000 + Math.floor(rand() * 200_000);
+      const size =
+        r < 0.6
+          ? 200 + Math.floor(rand() * 2000)
+          : r < 0.995
+            ? 2000 + Math.floor(rand() * 10000)
+            : 100_000 + Math.floor(rand() * 200_000);
       const text = "x".repeat(size).replace(/x{80}/g, () => words(12).padEnd(79, ".").slice(0, 79) + "\n");
-      const result: { id: string; [k: string]: unknown } = { ...base("message", leaf), message: { role: "toolResult", toolCallId: callId, toolName: "bash", content: [{ type: "text", text }], isError: rand() < 0.05, timestamp: clock } };
+      const result: { id: string; [k: string]: unknown } = {
+        ...base("message", leaf),
+        message: {
+          role: "toolResult",
+          toolCallId: callId,
+          toolName: "bash",
+          content: [{ type: "text", text }],
+          isError: rand() < 0.05,
+          timestamp: clock,
+        },
+      };
       await write(result);
       leaf = result.id;
     }
-    const final: { id: string; [k: string]: unknown } = { ...base("message", leaf), message: { role: "assistant", content: [{ type: "text", text: words(30) }], api: "anthropic-messages", provider: "anthropic", model: "claude-sonnet-4-5", usage: { input: 100, output: 80, cacheRead: 5000, cacheWrite: 0, totalTokens: 5180, cost: { input: 0.0003, output: 0.0012, cacheRead: 0.0015, cacheWrite: 0, total: 0.003 } }, stopReason: "stop", timestamp: clock } };
+    const final: { id: string; [k: string]: unknown } = {
+      ...base("message", leaf),
+      message: {
+        role: "assistant",
+        content: [{ type: "text", text: words(30) }],
+        api: "anthropic-messages",
+        provider: "anthropic",
+        model: "claude-sonnet-4-5",
+        usage: {
+          input: 100,
+          output: 80,
+          cacheRead: 5000,
+          cacheWrite: 0,
+          totalTokens: 5180,
+          cost: { input: 0.0003, output: 0.0012, cacheRead: 0.0015, cacheWrite: 0, total: 0.003 },
+        },
+        stopReason: "stop",
+        timestamp: clock,
+      },
+    };
     await write(final);
     leaf = final.id;
     if (rand() < 0.02) {
-      const label: { id: string; [k: string]: unknown } = { ...base("label", leaf), targetId: user.id, label: words(2) };
+      const label: { id: string; [k: string]: unknown } = {
+        ...base("label", leaf),
+        targetId: user.id,
+        label: words(2),
+      };
       await write(label);
       leaf = label.id;
     }
     if (rand() < 0.005) {
-      const compaction: { id: string; [k: string]: unknown } = { ...base("compaction", leaf), summary: words(200), firstKeptEntryId: user.id, tokensBefore: 150000, details: { readFiles: [], modifiedFiles: [] }, fromHook: false };
+      const compaction: { id: string; [k: string]: unknown } = {
+        ...base("compaction", leaf),
+        summary: words(200),
+        firstKeptEntryId: user.id,
+        tokensBefore: 150000,
+        details: { readFiles: [], modifiedFiles: [] },
+        fromHook: false,
+      };
       await write(compaction);
       leaf = compaction.id;
     }
@@ -147,7 +232,10 @@ export interface StoreOptions {
  * A pi agent dir's sessions folder: `sessions` files across `projects` slug folders, sizes skewed (most small, a few
  * large), about `totalBytes` in all; forks copy their parent's entries (same ids and times) and add new turns.
  */
-export async function generateStore(sessionsDir: string, o: StoreOptions): Promise<{ files: number; bytes: number; forks: number }> {
+export async function generateStore(
+  sessionsDir: string,
+  o: StoreOptions,
+): Promise<{ files: number; bytes: number; forks: number }> {
   const { mkdirSync, readFileSync, writeFileSync } = await import("node:fs");
   const { join } = await import("node:path");
   const rand = rng(o.seed);
@@ -170,15 +258,35 @@ export async function generateStore(sessionsDir: string, o: StoreOptions): Promi
       const kept = lines.slice(0, Math.max(1, Math.floor(lines.length * (0.3 + rand() * 0.7))));
       const last = JSON.parse(kept[kept.length - 1]!);
       const t = Date.parse(last.timestamp) + 1000;
-      const header = JSON.stringify({ type: "session", version: 3, id, timestamp: new Date(t).toISOString(), cwd, parentSession: parent });
-      const user = JSON.stringify({ type: "message", id: `f${i.toString(16).padStart(7, "0")}`, parentId: last.id, timestamp: new Date(t + 1000).toISOString(), message: { role: "user", content: "continue in the fork", timestamp: t + 1000 } });
+      const header = JSON.stringify({
+        type: "session",
+        version: 3,
+        id,
+        timestamp: new Date(t).toISOString(),
+        cwd,
+        parentSession: parent,
+      });
+      const user = JSON.stringify({
+        type: "message",
+        id: `f${i.toString(16).padStart(7, "0")}`,
+        parentId: last.id,
+        timestamp: new Date(t + 1000).toISOString(),
+        message: { role: "user", content: "continue in the fork", timestamp: t + 1000 },
+      });
       const text = `${[header, ...kept, user].join("\n")}\n`;
       writeFileSync(file, text);
       bytes += Buffer.byteLength(text);
       forks++;
     } else {
       const size = Math.max(8_000, Math.floor(mean * (rand() < 0.9 ? 0.3 + rand() : 3 + rand() * 6)));
-      const g = await generateSession(file, { targetBytes: size, branchPoints: Math.floor(rand() * 3), seed: o.seed + i, cwd, sessionId: id, start });
+      const g = await generateSession(file, {
+        targetBytes: size,
+        branchPoints: Math.floor(rand() * 3),
+        seed: o.seed + i,
+        cwd,
+        sessionId: id,
+        start,
+      });
       bytes += g.bytes;
     }
     siblings.push(file);

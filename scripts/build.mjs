@@ -5,7 +5,15 @@ import * as esbuild from "esbuild";
 
 const production = process.argv.includes("--production");
 const { version } = JSON.parse(readFileSync("package.json", "utf8"));
-const common = { bundle: true, platform: "node", target: "node20", sourcemap: !production, minify: production, logLevel: "warning", define: { __PI_SESSIONS_VERSION__: JSON.stringify(version) } };
+const common = {
+  bundle: true,
+  platform: "node",
+  target: "node20",
+  sourcemap: !production,
+  minify: production,
+  logLevel: "warning",
+  define: { __PI_SESSIONS_VERSION__: JSON.stringify(version) },
+};
 
 await Promise.all([
   esbuild.build({
@@ -33,14 +41,22 @@ await Promise.all([
     sourcemap: !production,
     logLevel: "warning",
     logOverride: { "import-is-undefined": "error" },
-    entryPoints: ["usage", "sessionUsage", "checkpoint", "lineage", "context"].map((n) => ({ in: `src/webview/${n}.ts`, out: n })),
+    entryPoints: ["usage", "sessionUsage", "checkpoint", "lineage", "context"].map((n) => ({
+      in: `src/webview/${n}.ts`,
+      out: n,
+    })),
     outdir: "dist/webview",
   }),
   esbuild.build({
     ...common,
     sourcemap: true,
     minify: false,
-    entryPoints: ["test/integration/index.ts", ...readdirSync("test/integration").filter((f) => f.endsWith(".test.ts")).map((f) => `test/integration/${f}`)],
+    entryPoints: [
+      "test/integration/index.ts",
+      ...readdirSync("test/integration")
+        .filter((f) => f.endsWith(".test.ts"))
+        .map((f) => `test/integration/${f}`),
+    ],
     outdir: "dist/test/integration",
     outExtension: { ".js": ".cjs" },
     format: "cjs",

@@ -17,8 +17,20 @@ async function cli(...args: string[]): Promise<{ code: number; out: string; err:
 }
 
 const EMPTY = join(REAL, "quirks", "empty.jsonl");
-const S2 = join(REAL, "pi", "sessions", "--home-u-src-proj--", "2026-11-29T18-50-20-792Z_01a228a4-d4f8-7759-87f6-e1f7077b112f.jsonl");
-const S3 = join(REAL, "pi", "sessions", "--home-u-src-proj--", "2026-11-29T18-50-20-901Z_01a228a4-d565-753b-85e0-3c4741e0caca.jsonl");
+const S2 = join(
+  REAL,
+  "pi",
+  "sessions",
+  "--home-u-src-proj--",
+  "2026-11-29T18-50-20-792Z_01a228a4-d4f8-7759-87f6-e1f7077b112f.jsonl",
+);
+const S3 = join(
+  REAL,
+  "pi",
+  "sessions",
+  "--home-u-src-proj--",
+  "2026-11-29T18-50-20-901Z_01a228a4-d565-753b-85e0-3c4741e0caca.jsonl",
+);
 
 describe("pi-sessions CLI", () => {
   before(function () {
@@ -37,7 +49,20 @@ describe("pi-sessions CLI", () => {
         continue;
       }
       assert.equal(code, 0, file);
-      assert.deepEqual(Object.keys(json), ["file", "flavor", "version", "header", "titleSlot", "name", "leafId", "roots", "entries", "compactions", "forkOf", "diagnostics"]);
+      assert.deepEqual(Object.keys(json), [
+        "file",
+        "flavor",
+        "version",
+        "header",
+        "titleSlot",
+        "name",
+        "leafId",
+        "roots",
+        "entries",
+        "compactions",
+        "forkOf",
+        "diagnostics",
+      ]);
       const lines = readFileSync(file, "utf8").split("\n");
       assert.deepEqual(json.header, JSON.parse(lines.find((l) => l.includes('"type":"session"'))!), "header verbatim");
       let previous = 0;
@@ -79,7 +104,8 @@ describe("pi-sessions CLI", () => {
       assert.deepEqual(Object.keys(ours), ["leafId", "messages", "thinkingLevel", "model"]);
       const tree = JSON.parse((await cli("tree", file, "--json")).out);
       // a mid-tree leaf: the first entry with children that is not on the way to the active leaf's end
-      const midLeaf = tree.version >= 2 ? tree.entries.find((e: { children: string[] }) => e.children.length > 0)?.id : undefined;
+      const midLeaf =
+        tree.version >= 2 ? tree.entries.find((e: { children: string[] }) => e.children.length > 0)?.id : undefined;
       const atMid = midLeaf ? JSON.parse((await cli("context", file, "--leaf", midLeaf, "--json")).out) : undefined;
       withTempDir((dir) => {
         const sm = SessionManager.open(tempCopy(dir, file));
@@ -112,7 +138,10 @@ describe("pi-sessions CLI", () => {
     const truncated = join(REAL, "quirks", "pi-truncated-last-line.jsonl");
     const ok = await cli("lint", malformed, truncated);
     assert.equal(ok.code, 0);
-    assert.match(ok.out, new RegExp(`^${malformed.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:5: error malformed-json: `, "m"));
+    assert.match(
+      ok.out,
+      new RegExp(`^${malformed.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:5: error malformed-json: `, "m"),
+    );
     assert.match(ok.out, /pi-truncated-last-line\.jsonl:\d+: warning truncated-last-line: /);
     const bad = await cli("lint", malformed, EMPTY);
     assert.equal(bad.code, 2);
@@ -125,7 +154,14 @@ describe("pi-sessions CLI", () => {
       const { code, out } = await cli("lint", file);
       assert.equal(code, 0);
       // orphans (T4) are real in fork output; nothing else is expected on agent-written files
-      assert.deepEqual(out.split("\n").filter(Boolean).filter((l) => !/ warning orphan: /.test(l)), [], file);
+      assert.deepEqual(
+        out
+          .split("\n")
+          .filter(Boolean)
+          .filter((l) => !/ warning orphan: /.test(l)),
+        [],
+        file,
+      );
     }
   });
 
@@ -143,10 +179,20 @@ describe("pi-sessions CLI", () => {
     withTempDir((dir) => {
       const dup = join(dir, "dup.jsonl");
       const h = { type: "session", version: 3, id: "s", timestamp: "2026-01-01T00:00:00Z", cwd: "/w" };
-      writeFileSync(dup, jsonl(h, { type: "custom", id: "a", parentId: null, timestamp: "2026-01-01T00:00:00Z", customType: "x" }, h));
+      writeFileSync(
+        dup,
+        jsonl(h, { type: "custom", id: "a", parentId: null, timestamp: "2026-01-01T00:00:00Z", customType: "x" }, h),
+      );
       const rejected = spawnSync(process.execPath, [CLI, "tree", dup, "--json"], { encoding: "utf8" });
       assert.equal(rejected.status, 2);
-      assert.deepEqual(JSON.parse(rejected.stdout), { file: dup, rejected: { line: 3, code: "duplicate-header", message: "a second session header (first on line 1); the file is ambiguous" } });
+      assert.deepEqual(JSON.parse(rejected.stdout), {
+        file: dup,
+        rejected: {
+          line: 3,
+          code: "duplicate-header",
+          message: "a second session header (first on line 1); the file is ambiguous",
+        },
+      });
       const ok = spawnSync(process.execPath, [CLI, "tree", S2, "--json"], { encoding: "utf8" });
       assert.equal(ok.status, 0);
       assert.equal(JSON.parse(ok.stdout).name, "Stats helpers (sum/avg/median)");

@@ -2,7 +2,16 @@
 // loads in the real pi SessionManager, replays under the real Blackmagic rc.5 contract, and every failure leaves the
 // file byte-identical. No credential appears in a file or in any output.
 import * as assert from "node:assert/strict";
-import { appendFileSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -15,7 +24,9 @@ import { compactBranch } from "../src/node/compact/run.js";
 import { fakeCodexToken, type MockProvider, startMockProvider } from "./mockProvider.js";
 import { OMP_FIXTURES, PI_FIXTURES, ROOT } from "./helpers.js";
 
-const contract = await import(pathToFileURL(join(ROOT, "node_modules", "@hypercarrier", "pi-openai-blackmagic-compact", "src", "contract.mjs")).href);
+const contract = await import(
+  pathToFileURL(join(ROOT, "node_modules", "@hypercarrier", "pi-openai-blackmagic-compact", "src", "contract.mjs")).href
+);
 
 const API_KEY = "sk-test-SECRET-openai-0123456789";
 const AZURE_KEY = "az-test-SECRET-azure-0123456789";
@@ -38,11 +49,22 @@ describe("compact branch against the mock provider", function () {
   const savedEnv = { ...process.env };
 
   before(async () => {
-    mock = await startMockProvider({ apiKey: API_KEY, azureKey: AZURE_KEY, codexToken: TOKEN, accountId: ACCOUNT, deployment: DEPLOYMENT });
+    mock = await startMockProvider({
+      apiKey: API_KEY,
+      azureKey: AZURE_KEY,
+      codexToken: TOKEN,
+      accountId: ACCOUNT,
+      deployment: DEPLOYMENT,
+    });
     dir = mkdtempSync(join(tmpdir(), "pi-compact-"));
     const agent = join(dir, "agent");
     mkdirSync(agent, { recursive: true });
-    writeFileSync(join(agent, "auth.json"), JSON.stringify({ "openai-codex": { type: "oauth", access: TOKEN, refresh: "r", expires: Date.now() + 3_600_000 } }));
+    writeFileSync(
+      join(agent, "auth.json"),
+      JSON.stringify({
+        "openai-codex": { type: "oauth", access: TOKEN, refresh: "r", expires: Date.now() + 3_600_000 },
+      }),
+    );
     process.env.OPENAI_API_KEY = API_KEY;
     process.env.AZURE_OPENAI_API_KEY = AZURE_KEY;
     process.env.PI_CODING_AGENT_DIR = agent;
@@ -52,7 +74,8 @@ describe("compact branch against the mock provider", function () {
     await mock.close();
     // Nothing secret in any output or any file written by any test.
     for (const text of [...outputs, ...files.map((f) => readFileSync(f, "utf8"))]) {
-      for (const secret of [API_KEY, AZURE_KEY, TOKEN, ACCOUNT, "Bearer "]) assert.ok(!text.includes(secret), `a secret (${secret.slice(0, 8)}…) leaked`);
+      for (const secret of [API_KEY, AZURE_KEY, TOKEN, ACCOUNT, "Bearer "])
+        assert.ok(!text.includes(secret), `a secret (${secret.slice(0, 8)}…) leaked`);
     }
     rmSync(dir, { recursive: true, force: true });
     process.env = savedEnv;
@@ -78,29 +101,57 @@ describe("compact branch against the mock provider", function () {
     outputs.push(out, err);
     return { code, out, err, json: out.trim().startsWith("{") ? JSON.parse(out) : undefined };
   };
-  const base = { openai: () => `${mock.url}/v1`, azure: () => `${mock.url}/openai/v1`, codex: () => `${mock.url}/backend-api` };
-  const surfaceArgs = (p: "openai" | "azure" | "codex") => ["--provider", p, "--model", "gpt-5.1", "--base-url", base[p](), ...(p === "azure" ? ["--azure-resource", "myres", "--azure-deployment", DEPLOYMENT] : [])];
+  const base = {
+    openai: () => `${mock.url}/v1`,
+    azure: () => `${mock.url}/openai/v1`,
+    codex: () => `${mock.url}/backend-api`,
+  };
+  const surfaceArgs = (p: "openai" | "azure" | "codex") => [
+    "--provider",
+    p,
+    "--model",
+    "gpt-5.1",
+    "--base-url",
+    base[p](),
+    ...(p === "azure" ? ["--azure-resource", "myres", "--azure-deployment", DEPLOYMENT] : []),
+  ];
 
   /** The next request pi would send on this branch, from the real pi-ai (the probe). */
   async function nextRequest(file: string, p: "openai" | "azure" | "codex") {
     const sm = SessionManager.open(file);
-    const messages = [...sm.buildSessionContext().messages, { role: "user", content: [{ type: "text", text: "And now?" }], timestamp: Date.now() }];
+    const messages = [
+      ...sm.buildSessionContext().messages,
+      { role: "user", content: [{ type: "text", text: "And now?" }], timestamp: Date.now() },
+    ];
     const provider = p === "openai" ? "openai" : p === "azure" ? "azure-openai-responses" : "openai-codex";
-    const model = { ...(getModel(provider as never, "gpt-5.1" as never) as object), ...(p === "azure" ? { baseUrl: "https://myres.openai.azure.com/openai/v1" } : {}) } as any;
+    const model = {
+      ...(getModel(provider as never, "gpt-5.1" as never) as object),
+      ...(p === "azure" ? { baseUrl: "https://myres.openai.azure.com/openai/v1" } : {}),
+    } as any;
     let payload: any;
     process.env.AZURE_OPENAI_DEPLOYMENT_NAME_MAP = `gpt-5.1=${DEPLOYMENT}`;
-    const stream = streamSimple(model, { systemPrompt: "You are pi, a coding agent.", messages: convertToLlm(messages as never) as never }, {
-      apiKey: p === "codex" ? TOKEN : "probe",
-      sessionId: sm.getSessionId(),
-      onPayload: (x: unknown) => {
-        payload = structuredClone(x);
-        throw new Error("probe");
-      },
-    } as never);
+    const stream = streamSimple(
+      model,
+      { systemPrompt: "You are pi, a coding agent.", messages: convertToLlm(messages as never) as never },
+      {
+        apiKey: p === "codex" ? TOKEN : "probe",
+        sessionId: sm.getSessionId(),
+        onPayload: (x: unknown) => {
+          payload = structuredClone(x);
+          throw new Error("probe");
+        },
+      } as never,
+    );
     for await (const _ of stream) {
       // drain
     }
-    const identity = contract.identifySurface({ provider, baseUrl: model.baseUrl, api: model.api, model: "gpt-5.1", deployment: p === "azure" ? DEPLOYMENT : undefined });
+    const identity = contract.identifySurface({
+      provider,
+      baseUrl: model.baseUrl,
+      api: model.api,
+      model: "gpt-5.1",
+      deployment: p === "azure" ? DEPLOYMENT : undefined,
+    });
     return { sm, payload, identity };
   }
 
@@ -120,7 +171,14 @@ describe("compact branch against the mock provider", function () {
       assert.equal(entry.id, r.json.entryId);
       assert.match(entry.id, /^[0-9a-f]{8}$/);
       assert.equal(entry.fromHook, true);
-      assert.equal(entry.details.identity.endpoint, { openai: "https://api.openai.com/v1", azure: "https://myres.openai.azure.com/openai/v1", codex: "https://chatgpt.com/backend-api" }[p]);
+      assert.equal(
+        entry.details.identity.endpoint,
+        {
+          openai: "https://api.openai.com/v1",
+          azure: "https://myres.openai.azure.com/openai/v1",
+          codex: "https://chatgpt.com/backend-api",
+        }[p],
+      );
       assert.equal(entry.details.replay.namespace, "pi-openai-blackmagic-compact/1");
       assert.ok(entry.summary.length > 100);
 
@@ -139,11 +197,16 @@ describe("compact branch against the mock provider", function () {
       const branch = sm.getBranch();
       assert.equal(contract.latestActiveCompaction(branch)?.id, entry.id);
       assert.equal(contract.identityMatches(entry.details, identity), true);
-      const replaced = contract.replaceOneHashSegment(payload.input, entry.details.replay.replacedItemHashes, entry.details.checkpoint.artifact);
+      const replaced = contract.replaceOneHashSegment(
+        payload.input,
+        entry.details.replay.replacedItemHashes,
+        entry.details.checkpoint.artifact,
+      );
       assert.ok(replaced, "exactly one contiguous match");
       const tail = replaced.slice(-1)[0];
       assert.equal(tail.role, "user", "the new turn follows the artifact");
-      if (p !== "codex") assert.equal(replaced[0].role, "developer", "the system item stays in place (conversation scope)");
+      if (p !== "codex")
+        assert.equal(replaced[0].role, "developer", "the system item stays in place (conversation scope)");
       assert.ok(JSON.stringify(replaced).includes(entry.details.checkpoint.artifact.at(-1).encrypted_content));
 
       // A branch taken before the checkpoint does not replay it.
@@ -155,24 +218,54 @@ describe("compact branch against the mock provider", function () {
   for (const p of ["openai", "codex"] as const) {
     it(`${p}: --summary llm uses pi's prompt through the same provider; the plan shows the cost first; replay still matches`, async () => {
       const file = copy(S1);
-      const plan = await cli(file, ...surfaceArgs(p), "--keep-recent-tokens", "120", "--summary", "llm", "--dry-run", "--json");
+      const plan = await cli(
+        file,
+        ...surfaceArgs(p),
+        "--keep-recent-tokens",
+        "120",
+        "--summary",
+        "llm",
+        "--dry-run",
+        "--json",
+      );
       assert.equal(plan.json.plan.summaryKind, "llm");
       assert.ok(plan.json.plan.summaryCost.inputTokens > 100);
       assert.ok(plan.json.plan.summaryCost.maxCost > 0, "gpt-5.1 is priced in pi-ai's table");
       const text = await cli(file, ...surfaceArgs(p), "--keep-recent-tokens", "120", "--summary", "llm", "--dry-run");
-      assert.match(text.out, /readable summary {2}LLM with pi's prompt: ~\d+ input tokens, up to \d+ output tokens, at most \$\d/);
+      assert.match(
+        text.out,
+        /readable summary {2}LLM with pi's prompt: ~\d+ input tokens, up to \d+ output tokens, at most \$\d/,
+      );
       const before = mock.summaries;
-      const r = await cli(file, ...surfaceArgs(p), "--keep-recent-tokens", "120", "--summary", "llm", "--yes", "--json");
+      const r = await cli(
+        file,
+        ...surfaceArgs(p),
+        "--keep-recent-tokens",
+        "120",
+        "--summary",
+        "llm",
+        "--yes",
+        "--json",
+      );
       assert.equal(r.code, 0, r.err);
       assert.deepEqual(mock.violations, []);
       // pi's split-turn rule: a second request summarizes the prefix of the turn that is cut.
       assert.equal(mock.summaries, before + (plan.json.plan.isSplitTurn ? 2 : 1));
       const entry = JSON.parse(readFileSync(file, "utf8").trimEnd().split("\n").at(-1)!);
-      assert.match(entry.summary, /^## Goal\nMOCK LLM SUMMARY \d+(\n\n---\n\n\*\*Turn Context \(split turn\):\*\*\n\n## Goal\nMOCK LLM SUMMARY \d+)?\n\n<read-files>/);
+      assert.match(
+        entry.summary,
+        /^## Goal\nMOCK LLM SUMMARY \d+(\n\n---\n\n\*\*Turn Context \(split turn\):\*\*\n\n## Goal\nMOCK LLM SUMMARY \d+)?\n\n<read-files>/,
+      );
       assert.equal(entry.details.producer.summary, "llm");
       const { sm, payload } = await nextRequest(file, p);
       assert.equal((sm.buildSessionContext().messages[0] as any).summary, entry.summary);
-      assert.ok(contract.replaceOneHashSegment(payload.input, entry.details.replay.replacedItemHashes, entry.details.checkpoint.artifact));
+      assert.ok(
+        contract.replaceOneHashSegment(
+          payload.input,
+          entry.details.replay.replacedItemHashes,
+          entry.details.checkpoint.artifact,
+        ),
+      );
     });
   }
 
@@ -224,7 +317,16 @@ describe("compact branch against the mock provider", function () {
       const file = copy(S1);
       const before = readFileSync(file);
       mock.mode = mode;
-      const r = await cli(file, ...surfaceArgs(p), "--keep-recent-tokens", "120", "--yes", "--json", "--timeout-ms", "400");
+      const r = await cli(
+        file,
+        ...surfaceArgs(p),
+        "--keep-recent-tokens",
+        "120",
+        "--yes",
+        "--json",
+        "--timeout-ms",
+        "400",
+      );
       assert.equal(r.code, 3);
       assert.equal(r.json.state, "failed");
       assert.equal(r.json.failureClass, failureClass);
@@ -238,7 +340,15 @@ describe("compact branch against the mock provider", function () {
     mock.mode = "slow";
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 200);
-    const r = await compactBranch({ file, provider: "codex", model: "gpt-5.1", baseUrl: base.codex(), keepRecentTokens: 120, credentials: { codexToken: TOKEN }, signal: controller.signal });
+    const r = await compactBranch({
+      file,
+      provider: "codex",
+      model: "gpt-5.1",
+      baseUrl: base.codex(),
+      keepRecentTokens: 120,
+      credentials: { codexToken: TOKEN },
+      signal: controller.signal,
+    });
     assert.equal(r.state, "failed");
     assert.equal(r.state === "failed" && r.failureClass, "timeout");
     assert.ok(readFileSync(file).equals(before));
@@ -248,7 +358,15 @@ describe("compact branch against the mock provider", function () {
     const file = copy(S1);
     const line = `${JSON.stringify({ type: "message", id: "agent001", parentId: "x", timestamp: new Date().toISOString(), message: { role: "user", content: "typed meanwhile" } })}\n`;
     const before = readFileSync(file);
-    const r = await compactBranch({ file, provider: "openai", model: "gpt-5.1", baseUrl: base.openai(), keepRecentTokens: 120, credentials: { apiKey: API_KEY }, beforeRecheck: () => appendFileSync(file, line) });
+    const r = await compactBranch({
+      file,
+      provider: "openai",
+      model: "gpt-5.1",
+      baseUrl: base.openai(),
+      keepRecentTokens: 120,
+      credentials: { apiKey: API_KEY },
+      beforeRecheck: () => appendFileSync(file, line),
+    });
     assert.equal(r.state, "failed");
     assert.equal(r.state === "failed" && r.failureClass, "session_changed");
     assert.equal(readFileSync(file, "utf8"), before.toString("utf8") + line);
@@ -257,26 +375,47 @@ describe("compact branch against the mock provider", function () {
   it("an agent appending while we compact: a refused write (session_changed) or a correct append, never an interleaved line", async () => {
     const writer = join(dir, "agent-writer.cjs");
     // Like pi and OMP: one appendFileSync per line.
-    writeFileSync(writer, `const fs=require("node:fs");const [f,leaf]=process.argv.slice(2);let p=leaf,n=0;for(;;){const id=(0x20000000+n++).toString(16);fs.appendFileSync(f,JSON.stringify({type:"message",id,parentId:p,timestamp:new Date().toISOString(),message:{role:"user",content:"x".repeat(200+n%900)}})+"\\n");p=id;}`);
+    writeFileSync(
+      writer,
+      `const fs=require("node:fs");const [f,leaf]=process.argv.slice(2);let p=leaf,n=0;for(;;){const id=(0x20000000+n++).toString(16);fs.appendFileSync(f,JSON.stringify({type:"message",id,parentId:p,timestamp:new Date().toISOString(),message:{role:"user",content:"x".repeat(200+n%900)}})+"\\n");p=id;}`,
+    );
     const outcomes: Record<string, number> = {};
     for (let t = 0; t < 25; t++) {
       const file = copy(S1);
       const leaf = parseSession(file, readFileSync(file));
       assert.ok(leaf.ok);
-      const child = (await import("node:child_process")).spawn(process.execPath, [writer, file, leaf.session.leafId!], { stdio: "ignore" });
+      const child = (await import("node:child_process")).spawn(process.execPath, [writer, file, leaf.session.leafId!], {
+        stdio: "ignore",
+      });
       // Start once the agent is writing (or, one time in five, just before it starts).
       const size = readFileSync(file).length;
-      if (t % 5 !== 0) for (let i = 0; i < 200 && readFileSync(file).length === size; i++) await new Promise((r) => setTimeout(r, 5));
-      const r = await compactBranch({ file, provider: "openai", model: "gpt-5.1", baseUrl: base.openai(), keepRecentTokens: 120, credentials: { apiKey: API_KEY }, busyWindowMs: 0 });
+      if (t % 5 !== 0)
+        for (let i = 0; i < 200 && readFileSync(file).length === size; i++) await new Promise((r) => setTimeout(r, 5));
+      const r = await compactBranch({
+        file,
+        provider: "openai",
+        model: "gpt-5.1",
+        baseUrl: base.openai(),
+        keepRecentTokens: 120,
+        credentials: { apiKey: API_KEY },
+        busyWindowMs: 0,
+      });
       child.kill("SIGKILL");
       await new Promise((res) => child.once("exit", res));
       const key = r.state === "written" ? "written" : `${r.state}:${"failureClass" in r ? r.failureClass : ""}`;
       outcomes[key] = (outcomes[key] ?? 0) + 1;
-      assert.ok(r.state === "written" || (r.state === "failed" && r.failureClass === "session_changed") || r.state === "refused", JSON.stringify(r));
+      assert.ok(
+        r.state === "written" ||
+          (r.state === "failed" && r.failureClass === "session_changed") ||
+          r.state === "refused",
+        JSON.stringify(r),
+      );
       const lines = readFileSync(file, "utf8").split("\n");
       lines.pop(); // the writer may have been killed mid-line
       for (const line of lines) assert.doesNotThrow(() => JSON.parse(line), "every complete line is one whole record");
-      const ours = lines.filter((l) => l.includes('"type":"compaction"') && l.includes("pi-openai-blackmagic-compact/1"));
+      const ours = lines.filter(
+        (l) => l.includes('"type":"compaction"') && l.includes("pi-openai-blackmagic-compact/1"),
+      );
       assert.equal(ours.length, r.state === "written" ? 1 : 0);
     }
     assert.ok((outcomes["failed:session_changed"] ?? 0) > 0, `outcomes: ${JSON.stringify(outcomes)}`);
@@ -294,7 +433,10 @@ describe("compact branch against the mock provider", function () {
     r = await cli(omp, ...surfaceArgs("openai"), "--yes", "--json");
     assert.equal(r.json.failureClass, "session_busy");
     rmSync(lock);
-    for (const [src, reason] of [[V2, /version 2/], [TRUNCATED, /last line is incomplete/]] as const) {
+    for (const [src, reason] of [
+      [V2, /version 2/],
+      [TRUNCATED, /last line is incomplete/],
+    ] as const) {
       const f = copy(src);
       const b = readFileSync(f);
       r = await cli(f, ...surfaceArgs("openai"), "--yes", "--json");
@@ -312,7 +454,15 @@ describe("compact branch against the mock provider", function () {
   it("--write-fallback after a failure writes a readable-only compaction (local_fallback, no checkpoint) that pi loads", async () => {
     const file = copy(S1);
     mock.mode = 500;
-    const r = await cli(file, ...surfaceArgs("openai"), "--keep-recent-tokens", "120", "--yes", "--json", "--write-fallback");
+    const r = await cli(
+      file,
+      ...surfaceArgs("openai"),
+      "--keep-recent-tokens",
+      "120",
+      "--yes",
+      "--json",
+      "--write-fallback",
+    );
     assert.equal(r.code, 0, r.err);
     assert.equal(r.json.state, "local_fallback");
     assert.equal(r.json.failureClass, "remote_error");
@@ -337,7 +487,12 @@ describe("compact branch against the mock provider", function () {
 
   it("transport: https for the official host or http on loopback only; credentials missing → auth_unavailable", async () => {
     const file = copy(S1);
-    for (const url of ["https://evil.example/v1", "http://10.0.0.1/v1", "http://api.openai.com/v1", "https://user:pw@api.openai.com/v1"]) {
+    for (const url of [
+      "https://evil.example/v1",
+      "http://10.0.0.1/v1",
+      "http://api.openai.com/v1",
+      "https://user:pw@api.openai.com/v1",
+    ]) {
       const r = await cli(file, "--provider", "openai", "--model", "gpt-5.1", "--base-url", url, "--yes", "--json");
       assert.equal(r.code, 3, url);
       assert.match(r.json.reason, /refused|credentials/);

@@ -19,7 +19,11 @@ import type { Session } from "../src/core/session.js";
 import { jsonl, loadFixture, parseOk, PI_FIXTURES, rel, ROOT, tempCopy, withTempDir } from "./helpers.js";
 import { fakeCodexToken } from "./mockProvider.js";
 
-const piCompaction = await import(pathToFileURL(join(ROOT, "node_modules", "@mariozechner", "pi-coding-agent", "dist", "core", "compaction", "compaction.js")).href);
+const piCompaction = await import(
+  pathToFileURL(
+    join(ROOT, "node_modules", "@mariozechner", "pi-coding-agent", "dist", "core", "compaction", "compaction.js"),
+  ).href
+);
 
 const V3 = PI_FIXTURES.filter((f) => !f.includes("quirks") && loadFixture(f).version >= 2);
 
@@ -42,8 +46,17 @@ describe("prepareCompaction port equals pi's", () => {
           const ours = prepareCompaction(s, leaf, keep);
           // pi walks the same path of its own entry objects.
           const path: unknown[] = [];
-          for (let e = byId.get(leaf) as { id: string; parentId: string | null } | undefined; e; e = e.parentId ? (byId.get(e.parentId) as typeof e) : undefined) path.unshift(e);
-          const theirs = piCompaction.prepareCompaction(path, { enabled: true, reserveTokens: 16384, keepRecentTokens: keep });
+          for (
+            let e = byId.get(leaf) as { id: string; parentId: string | null } | undefined;
+            e;
+            e = e.parentId ? (byId.get(e.parentId) as typeof e) : undefined
+          )
+            path.unshift(e);
+          const theirs = piCompaction.prepareCompaction(path, {
+            enabled: true,
+            reserveTokens: 16384,
+            keepRecentTokens: keep,
+          });
           if (theirs === undefined) {
             assert.ok(typeof ours === "string", `${leaf}/${keep}: pi refuses, we prepare`);
             continue;
@@ -53,8 +66,14 @@ describe("prepareCompaction port equals pi's", () => {
           assert.equal(ours.isSplitTurn, theirs.isSplitTurn);
           assert.equal(ours.tokensBefore, theirs.tokensBefore, `${leaf}/${keep} tokensBefore`);
           assert.equal(ours.previousSummary, theirs.previousSummary);
-          assert.deepEqual(JSON.parse(JSON.stringify(ours.messagesToSummarize)), JSON.parse(JSON.stringify(theirs.messagesToSummarize)));
-          assert.deepEqual(JSON.parse(JSON.stringify(ours.turnPrefixMessages)), JSON.parse(JSON.stringify(theirs.turnPrefixMessages)));
+          assert.deepEqual(
+            JSON.parse(JSON.stringify(ours.messagesToSummarize)),
+            JSON.parse(JSON.stringify(theirs.messagesToSummarize)),
+          );
+          assert.deepEqual(
+            JSON.parse(JSON.stringify(ours.turnPrefixMessages)),
+            JSON.parse(JSON.stringify(theirs.turnPrefixMessages)),
+          );
           const mod = new Set([...theirs.fileOps.edited, ...theirs.fileOps.written]);
           assert.deepEqual(ours.readFiles, [...theirs.fileOps.read].filter((f: string) => !mod.has(f)).sort());
           assert.deepEqual(ours.modifiedFiles, [...mod].sort());
@@ -75,32 +94,128 @@ describe("prepareCompaction port equals pi's", () => {
 // turn and an orphaned tool call, so the serializer's OpenAI-specific paths are exercised.
 function openaiSession(): Session {
   const t = (n: number) => `2026-01-01T00:00:${String(n).padStart(2, "0")}.000Z`;
-  const usage = { input: 10, output: 5, cacheRead: 0, cacheWrite: 0, totalTokens: 15, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
+  const usage = {
+    input: 10,
+    output: 5,
+    cacheRead: 0,
+    cacheWrite: 0,
+    totalTokens: 15,
+    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+  };
   const a = (id: string, parentId: string, content: unknown[], extra: Record<string, unknown> = {}) => ({
     type: "message",
     id,
     parentId,
     timestamp: t(Number(id.slice(1))),
-    message: { role: "assistant", content, api: "openai-responses", provider: "openai", model: "gpt-5.1", usage, stopReason: "stop", timestamp: 1, ...extra },
+    message: {
+      role: "assistant",
+      content,
+      api: "openai-responses",
+      provider: "openai",
+      model: "gpt-5.1",
+      usage,
+      stopReason: "stop",
+      timestamp: 1,
+      ...extra,
+    },
   });
-  const reasoning = JSON.stringify({ type: "reasoning", id: "rs_1", summary: [], encrypted_content: "gAAAAAB-reasoning" });
+  const reasoning = JSON.stringify({
+    type: "reasoning",
+    id: "rs_1",
+    summary: [],
+    encrypted_content: "gAAAAAB-reasoning",
+  });
   return parseOk(
     jsonl(
       { type: "session", version: 3, id: "oa", timestamp: t(0), cwd: "/p" },
-      { type: "message", id: "u1", parentId: null, timestamp: t(1), message: { role: "user", content: [{ type: "text", text: "look at this" }, { type: "image", mimeType: "image/png", data: "iVBORw0KGgo=" }], timestamp: 1 } },
-      a("a2", "u1", [{ type: "thinking", thinking: "", thinkingSignature: reasoning }, { type: "text", text: "Reading it.", textSignature: JSON.stringify({ v: 1, id: "msg_abc", phase: "commentary" }) }, { type: "toolCall", id: "call_1|fc_1", name: "read", arguments: { path: "a.ts" } }]),
-      { type: "message", id: "r3", parentId: "a2", timestamp: t(3), message: { role: "toolResult", toolCallId: "call_1|fc_1", toolName: "read", content: [{ type: "text", text: "const a = 1;\ud800" }], isError: false, timestamp: 1 } },
+      {
+        type: "message",
+        id: "u1",
+        parentId: null,
+        timestamp: t(1),
+        message: {
+          role: "user",
+          content: [
+            { type: "text", text: "look at this" },
+            { type: "image", mimeType: "image/png", data: "iVBORw0KGgo=" },
+          ],
+          timestamp: 1,
+        },
+      },
+      a("a2", "u1", [
+        { type: "thinking", thinking: "", thinkingSignature: reasoning },
+        {
+          type: "text",
+          text: "Reading it.",
+          textSignature: JSON.stringify({ v: 1, id: "msg_abc", phase: "commentary" }),
+        },
+        { type: "toolCall", id: "call_1|fc_1", name: "read", arguments: { path: "a.ts" } },
+      ]),
+      {
+        type: "message",
+        id: "r3",
+        parentId: "a2",
+        timestamp: t(3),
+        message: {
+          role: "toolResult",
+          toolCallId: "call_1|fc_1",
+          toolName: "read",
+          content: [{ type: "text", text: "const a = 1;\ud800" }],
+          isError: false,
+          timestamp: 1,
+        },
+      },
       a("a4", "r3", [{ type: "text", text: "half", textSignature: "legacy_id" }], { stopReason: "aborted" }),
-      { type: "message", id: "u5", parentId: "a4", timestamp: t(5), message: { role: "user", content: "go on", timestamp: 1 } },
+      {
+        type: "message",
+        id: "u5",
+        parentId: "a4",
+        timestamp: t(5),
+        message: { role: "user", content: "go on", timestamp: 1 },
+      },
       a("a6", "u5", [{ type: "toolCall", id: "call_2|fc_2", name: "bash", arguments: { command: "ls" } }]),
-      { type: "message", id: "u7", parentId: "a6", timestamp: t(7), message: { role: "user", content: "never mind", timestamp: 1 } },
-      a("a8", "u7", [{ type: "text", text: "OK." }, { type: "toolCall", id: "call_3|fc_3", name: "read", arguments: { path: "b.ts" } }], { model: "gpt-5.1-codex" }),
-      { type: "message", id: "r9", parentId: "a8", timestamp: t(9), message: { role: "toolResult", toolCallId: "call_3|fc_3", toolName: "read", content: [{ type: "text", text: "b" }, { type: "image", mimeType: "image/png", data: "iVBORw0KGgo=" }], isError: false, timestamp: 1 } },
+      {
+        type: "message",
+        id: "u7",
+        parentId: "a6",
+        timestamp: t(7),
+        message: { role: "user", content: "never mind", timestamp: 1 },
+      },
+      a(
+        "a8",
+        "u7",
+        [
+          { type: "text", text: "OK." },
+          { type: "toolCall", id: "call_3|fc_3", name: "read", arguments: { path: "b.ts" } },
+        ],
+        { model: "gpt-5.1-codex" },
+      ),
+      {
+        type: "message",
+        id: "r9",
+        parentId: "a8",
+        timestamp: t(9),
+        message: {
+          role: "toolResult",
+          toolCallId: "call_3|fc_3",
+          toolName: "read",
+          content: [
+            { type: "text", text: "b" },
+            { type: "image", mimeType: "image/png", data: "iVBORw0KGgo=" },
+          ],
+          isError: false,
+          timestamp: 1,
+        },
+      },
     ),
   );
 }
 
-async function probe(model: unknown, messages: unknown[], apiKey: string): Promise<{ input: unknown[] } & Record<string, unknown>> {
+async function probe(
+  model: unknown,
+  messages: unknown[],
+  apiKey: string,
+): Promise<{ input: unknown[] } & Record<string, unknown>> {
   let captured: ({ input: unknown[] } & Record<string, unknown>) | undefined;
   const stream = streamSimple(model as never, { messages: messages as never }, {
     apiKey,
@@ -117,7 +232,6 @@ async function probe(model: unknown, messages: unknown[], apiKey: string): Promi
   return captured;
 }
 
-
 const SURFACES: [string, string, string][] = [
   ["openai", "gpt-5.1", "sk-test"],
   ["azure-openai-responses", "gpt-5.1", "az-test"],
@@ -125,17 +239,25 @@ const SURFACES: [string, string, string][] = [
 ];
 
 describe("Responses serializer port is byte-identical to pi-ai (golden, per surface)", () => {
-  const sessions: [string, Session][] = [["synthetic OpenAI session", openaiSession()], ...V3.map((f) => [rel(f), loadFixture(f)] as [string, Session])];
+  const sessions: [string, Session][] = [
+    ["synthetic OpenAI session", openaiSession()],
+    ...V3.map((f) => [rel(f), loadFixture(f)] as [string, Session]),
+  ];
   for (const [provider, id, key] of SURFACES) {
     it(`${provider}: every item of every fixture's context, by JSON text`, async () => {
       const model = getModel(provider as never, id as never) as unknown as TargetModel & { baseUrl: string };
-      if (provider === "azure-openai-responses") (model as { baseUrl: string }).baseUrl = "https://res.openai.azure.com/openai/v1";
+      if (provider === "azure-openai-responses")
+        (model as { baseUrl: string }).baseUrl = "https://res.openai.azure.com/openai/v1";
       let items = 0;
       for (const [name, s] of sessions) {
         const messages = buildContext(s).messages;
         const payload = await probe(model, piConvertToLlm(messages as never), key);
         const ours = contextInput(model, messages);
-        assert.deepEqual(ours.map((i) => JSON.stringify(i)), (payload.input as unknown[]).map((i) => JSON.stringify(i)), name);
+        assert.deepEqual(
+          ours.map((i) => JSON.stringify(i)),
+          (payload.input as unknown[]).map((i) => JSON.stringify(i)),
+          name,
+        );
         items += ours.length;
       }
       assert.ok(items > 50, `${items} items compared`);
@@ -145,7 +267,10 @@ describe("Responses serializer port is byte-identical to pi-ai (golden, per surf
 
 describe("LLM summary inputs come from pi", () => {
   it("pi-data.json holds pi's summarization prompts and pi-ai's prices as installed (regenerate with scripts/gen-compaction-data.mjs)", () => {
-    assert.deepEqual(JSON.parse(readFileSync(join(ROOT, "src", "core", "compact", "pi-data.json"), "utf8")), compactionData());
+    assert.deepEqual(
+      JSON.parse(readFileSync(join(ROOT, "src", "core", "compact", "pi-data.json"), "utf8")),
+      compactionData(),
+    );
   });
 
   it("serializeConversation equals pi's on every fixture's context", () => {

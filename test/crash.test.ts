@@ -64,7 +64,13 @@ describe("crash-safe writing", function () {
         assert.equal(ours.session.truncatedTail, true, "our reader reports the partial line");
         assert.ok(ours.session.diagnostics.some((d) => d.code === "truncated-last-line" && d.line > 0));
         utimesSync(file, new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
-        const r = await compactBranch({ file, provider: "openai", model: "gpt-5.1", credentials: { apiKey: "k" }, baseUrl: "http://127.0.0.1:9/v1" });
+        const r = await compactBranch({
+          file,
+          provider: "openai",
+          model: "gpt-5.1",
+          credentials: { apiKey: "k" },
+          baseUrl: "http://127.0.0.1:9/v1",
+        });
         assert.equal(r.state, "refused");
         assert.match(r.state === "refused" ? r.reason : "", /last line is incomplete/);
       }

@@ -11,7 +11,9 @@ import { parseSession, type ParseResult, SessionReader } from "../src/core/sessi
 import { feedInChunks, OMP_FIXTURES, PI_FIXTURES, plain } from "./helpers.js";
 
 const TOTAL = Number(process.env.FUZZ_RUNS ?? 3000);
-const SMALL = [...PI_FIXTURES, ...OMP_FIXTURES].filter((f) => readFileSync(f).length < 20_000).map((f) => readFileSync(f));
+const SMALL = [...PI_FIXTURES, ...OMP_FIXTURES]
+  .filter((f) => readFileSync(f).length < 20_000)
+  .map((f) => readFileSync(f));
 let cases = 0;
 
 const enc = (s: string) => Buffer.from(s, "utf8");
@@ -22,7 +24,11 @@ const join_ = (ls: string[]) => enc(ls.join("\n"));
 const mutation = fc.oneof(
   fc.record({ kind: fc.constant("truncate"), at: fc.nat() }),
   fc.record({ kind: fc.constant("flip"), at: fc.nat(), bit: fc.integer({ min: 0, max: 7 }) }),
-  fc.record({ kind: fc.constant("invalidUtf8"), at: fc.nat(), bytes: fc.uint8Array({ minLength: 1, maxLength: 4 }).map((a) => a.map((x) => x | 0x80)) }),
+  fc.record({
+    kind: fc.constant("invalidUtf8"),
+    at: fc.nat(),
+    bytes: fc.uint8Array({ minLength: 1, maxLength: 4 }).map((a) => a.map((x) => x | 0x80)),
+  }),
   fc.record({ kind: fc.constant("swap"), a: fc.nat(), b: fc.nat() }),
   fc.record({ kind: fc.constant("duplicate"), a: fc.nat() }),
   fc.record({ kind: fc.constant("reuseId"), a: fc.nat(), b: fc.nat() }),
@@ -37,7 +43,11 @@ const mutation = fc.oneof(
 );
 type Mutation = typeof mutation extends fc.Arbitrary<infer T> ? T : never;
 
-function editRecord(b: Buffer, index: number, edit: (r: Record<string, unknown>, all: Record<string, unknown>[]) => void): Buffer {
+function editRecord(
+  b: Buffer,
+  index: number,
+  edit: (r: Record<string, unknown>, all: Record<string, unknown>[]) => void,
+): Buffer {
   const ls = lines(b);
   const records = ls.map((l) => {
     try {
@@ -46,10 +56,15 @@ function editRecord(b: Buffer, index: number, edit: (r: Record<string, unknown>,
       return null;
     }
   });
-  const entries = records.map((r, i) => [r, i] as const).filter(([r]) => r && typeof r === "object" && typeof r.id === "string" && r.type !== "session");
+  const entries = records
+    .map((r, i) => [r, i] as const)
+    .filter(([r]) => r && typeof r === "object" && typeof r.id === "string" && r.type !== "session");
   if (!entries.length) return b;
   const [target, at] = entries[index % entries.length]!;
-  edit(target, entries.map(([r]) => r));
+  edit(
+    target,
+    entries.map(([r]) => r),
+  );
   ls[at] = JSON.stringify(target);
   return join_(ls);
 }
@@ -88,7 +103,17 @@ function apply(src: Buffer, m: Mutation): Buffer {
       return editRecord(b, m.a, (r) => (r.parentId = r.id));
     case "hugeLine": {
       const a = m.a % ls.length;
-      ls.splice(a, 0, JSON.stringify({ type: "message", id: "huge0001", parentId: null, timestamp: "2026-01-01T00:00:00.000Z", message: { role: "toolResult", content: [{ type: "text", text: "x".repeat(m.size) }] } }));
+      ls.splice(
+        a,
+        0,
+        JSON.stringify({
+          type: "message",
+          id: "huge0001",
+          parentId: null,
+          timestamp: "2026-01-01T00:00:00.000Z",
+          message: { role: "toolResult", content: [{ type: "text", text: "x".repeat(m.size) }] },
+        }),
+      );
       return join_(ls);
     }
     case "empty":
@@ -98,7 +123,10 @@ function apply(src: Buffer, m: Mutation): Buffer {
     case "crlf":
       return join_(ls.map((l, i) => (i % m.every === 0 ? `${l}\r` : l)));
     case "titleGarbage":
-      return Buffer.concat([enc(`${JSON.stringify({ type: "title", v: 1, title: "t", source: "user" })}\n${m.garbage}\n`), b]);
+      return Buffer.concat([
+        enc(`${JSON.stringify({ type: "title", v: 1, title: "t", source: "user" })}\n${m.garbage}\n`),
+        b,
+      ]);
     case "secondHeader": {
       const header = ls.find((l) => l.includes('"type":"session"'));
       if (header) ls.splice((m.a % ls.length) + 1, 0, header);
@@ -112,7 +140,8 @@ function check(bytes: Buffer): ParseResult {
   cases++;
   const r = parseSession("fuzz.jsonl", bytes);
   const diags = r.ok ? r.session.diagnostics : [...r.diagnostics, r.rejection];
-  for (const d of diags) assert.ok(Number.isInteger(d.line) && d.line >= 0, `diagnostic without a line: ${JSON.stringify(d)}`);
+  for (const d of diags)
+    assert.ok(Number.isInteger(d.line) && d.line >= 0, `diagnostic without a line: ${JSON.stringify(d)}`);
   if (r.ok) {
     const s = r.session;
     // Every entry is reachable from a root, or reported as detached (a parent cycle).
@@ -125,7 +154,9 @@ function check(bytes: Buffer): ParseResult {
       stack.push(...(s.children.get(id) ?? []));
     }
     const detached = new Set(s.detached);
-    for (const e of s.entries) if (!e.shadowed) assert.ok(reached.has(e.id) || detached.has(e.id), `entry ${e.id} is neither reachable nor detached`);
+    for (const e of s.entries)
+      if (!e.shadowed)
+        assert.ok(reached.has(e.id) || detached.has(e.id), `entry ${e.id} is neither reachable nor detached`);
     assert.equal(s.byId.size, reached.size + detached.size);
   }
   return r;
@@ -133,7 +164,17 @@ function check(bytes: Buffer): ParseResult {
 
 const view = (r: ParseResult) =>
   r.ok
-    ? plain({ ids: r.session.entries.map((e) => [e.id, e.parentId, e.line, !!e.shadowed, e.role, e.usage, e.data]), children: [...r.session.children], roots: r.session.roots, detached: r.session.detached, leaf: r.session.leafId, labels: [...r.session.labels], name: r.session.name, compactions: r.session.compactions, diagnostics: r.session.diagnostics })
+    ? plain({
+        ids: r.session.entries.map((e) => [e.id, e.parentId, e.line, !!e.shadowed, e.role, e.usage, e.data]),
+        children: [...r.session.children],
+        roots: r.session.roots,
+        detached: r.session.detached,
+        leaf: r.session.leafId,
+        labels: [...r.session.labels],
+        name: r.session.name,
+        compactions: r.session.compactions,
+        diagnostics: r.session.diagnostics,
+      })
     : plain({ rejection: r.rejection, diagnostics: r.diagnostics });
 
 describe(`fuzzing the reader (${TOTAL} cases)`, function () {
@@ -142,23 +183,32 @@ describe(`fuzzing the reader (${TOTAL} cases)`, function () {
 
   it("never throws; every diagnostic has a line; every accepted entry is reachable or detached", () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: SMALL.length - 1 }), fc.array(mutation, { minLength: 1, maxLength: 3 }), (i, ms) => {
-        check(ms.reduce(apply, SMALL[i]!));
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: SMALL.length - 1 }),
+        fc.array(mutation, { minLength: 1, maxLength: 3 }),
+        (i, ms) => {
+          check(ms.reduce(apply, SMALL[i]!));
+        },
+      ),
       { numRuns: Math.ceil(TOTAL * 0.6), seed: Number(process.env.FUZZ_SEED ?? 42) },
     );
   });
 
   it("feeding the same bytes in random chunks, bodies parsed lazily, gives the same answer as reading them whole", () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: SMALL.length - 1 }), mutation, fc.array(fc.integer({ min: 1, max: 9 }), { minLength: 1, maxLength: 20 }), (i, m, sizes) => {
-        const bytes = apply(SMALL[i]!, m);
-        const whole = check(bytes);
-        // Every record held as bytes and parsed again on read, against the default (small records held parsed).
-        const reader = new SessionReader("fuzz.jsonl", { retainBytes: 0 });
-        const ends = feedInChunks(reader, bytes, sizes, () => reader.result());
-        assert.deepEqual(view(reader.result(ends)), view(whole));
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: SMALL.length - 1 }),
+        mutation,
+        fc.array(fc.integer({ min: 1, max: 9 }), { minLength: 1, maxLength: 20 }),
+        (i, m, sizes) => {
+          const bytes = apply(SMALL[i]!, m);
+          const whole = check(bytes);
+          // Every record held as bytes and parsed again on read, against the default (small records held parsed).
+          const reader = new SessionReader("fuzz.jsonl", { retainBytes: 0 });
+          const ends = feedInChunks(reader, bytes, sizes, () => reader.result());
+          assert.deepEqual(view(reader.result(ends)), view(whole));
+        },
+      ),
       { numRuns: Math.ceil(TOTAL * 0.3), seed: Number(process.env.FUZZ_SEED ?? 42) },
     );
   });
@@ -172,13 +222,18 @@ describe(`fuzzing the reader (${TOTAL} cases)`, function () {
     const dir = mkdtempSync(join(tmpdir(), "pi-fuzz-"));
     try {
       await fc.assert(
-        fc.asyncProperty(fc.integer({ min: 0, max: SMALL.length - 1 }), mutation, fc.constantFrom("tree", "lint", "context"), async (i, m, command) => {
-          cases++;
-          const file = join(dir, "f.jsonl");
-          writeFileSync(file, apply(SMALL[i]!, m));
-          const code = await run([command, file, "--json"], { out: () => {}, err: () => {} });
-          assert.ok(code === 0 || code === 2, `${command} exited ${code}`);
-        }),
+        fc.asyncProperty(
+          fc.integer({ min: 0, max: SMALL.length - 1 }),
+          mutation,
+          fc.constantFrom("tree", "lint", "context"),
+          async (i, m, command) => {
+            cases++;
+            const file = join(dir, "f.jsonl");
+            writeFileSync(file, apply(SMALL[i]!, m));
+            const code = await run([command, file, "--json"], { out: () => {}, err: () => {} });
+            assert.ok(code === 0 || code === 2, `${command} exited ${code}`);
+          },
+        ),
         { numRuns: Math.ceil(TOTAL * 0.1), seed: Number(process.env.FUZZ_SEED ?? 42) },
       );
     } finally {

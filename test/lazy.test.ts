@@ -25,7 +25,7 @@ describe("lazy record bodies", () => {
       if (!r.ok) return assert.ok(!parseSession(file, bytes, { retainBytes: 0 }).ok, "rejected either way");
       const lazy = parse(bytes, 0);
       const held = parse(bytes, Number.POSITIVE_INFINITY);
-      assert.ok(lazy.entries.every((e) => !e.retained) && held.entries.every((e) => e.retained) || held.version < 2);
+      assert.ok((lazy.entries.every((e) => !e.retained) && held.entries.every((e) => e.retained)) || held.version < 2);
       assert.deepEqual(
         lazy.entries.map((e) => [e.id, e.role, e.usage, e.provider, e.model, e.data]),
         held.entries.map((e) => [e.id, e.role, e.usage, e.provider, e.model, e.data]),
@@ -41,22 +41,59 @@ describe("lazy record bodies", () => {
     const big = "x".repeat(3000);
     const text = jsonl(
       { type: "session", version: 3, id: "s", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/p" },
-      { type: "message", id: "a", parentId: null, timestamp: "2026-01-01T00:00:01.000Z", message: { role: "user", content: "short" } },
-      { type: "message", id: "b", parentId: "a", timestamp: "2026-01-01T00:00:02.000Z", message: { role: "assistant", provider: "openai", model: "gpt-5", content: [{ type: "text", text: big }], usage: { input: 10, output: 5, cacheRead: 0, cacheWrite: 0, cost: { total: 0.5 } } } },
+      {
+        type: "message",
+        id: "a",
+        parentId: null,
+        timestamp: "2026-01-01T00:00:01.000Z",
+        message: { role: "user", content: "short" },
+      },
+      {
+        type: "message",
+        id: "b",
+        parentId: "a",
+        timestamp: "2026-01-01T00:00:02.000Z",
+        message: {
+          role: "assistant",
+          provider: "openai",
+          model: "gpt-5",
+          content: [{ type: "text", text: big }],
+          usage: { input: 10, output: 5, cacheRead: 0, cacheWrite: 0, cost: { total: 0.5 } },
+        },
+      },
     );
     const s = parse(text, 1024);
-    assert.deepEqual(s.entries.map((e) => e.retained), [true, false]);
+    assert.deepEqual(
+      s.entries.map((e) => e.retained),
+      [true, false],
+    );
     assert.ok(s.entries[1]!.byteLength > 3000);
-    assert.equal(((s.entries[1]!.data.message as { content: { text: string }[] }).content[0]!.text), big);
+    assert.equal((s.entries[1]!.data.message as { content: { text: string }[] }).content[0]!.text, big);
     assert.deepEqual(s.entries[1]!.data, s.entries[1]!.data);
-    assert.deepEqual(s.entries[1]!.usage, { source: "assistant", provider: "openai", model: "gpt-5", input: 10, output: 5, cacheRead: 0, cacheWrite: 0, totalTokens: 15, cost: 0.5 });
+    assert.deepEqual(s.entries[1]!.usage, {
+      source: "assistant",
+      provider: "openai",
+      model: "gpt-5",
+      input: 10,
+      output: 5,
+      cacheRead: 0,
+      cacheWrite: 0,
+      totalTokens: 15,
+      cost: 0.5,
+    });
     assert.deepEqual(settingsAt(s).model, { provider: "openai", modelId: "gpt-5" });
   });
 
   it("a v2 hookMessage read back from bytes is migrated to the custom role, as pi does", () => {
     const text = jsonl(
       { type: "session", version: 2, id: "s", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/p" },
-      { type: "message", id: "h", parentId: null, timestamp: "2026-01-01T00:00:01.000Z", message: { role: "hookMessage", customType: "x", content: "y".repeat(2000), display: true } },
+      {
+        type: "message",
+        id: "h",
+        parentId: null,
+        timestamp: "2026-01-01T00:00:01.000Z",
+        message: { role: "hookMessage", customType: "x", content: "y".repeat(2000), display: true },
+      },
     );
     for (const retain of [0, Number.POSITIVE_INFINITY]) {
       const e = parse(text, retain).entries[0]!;
@@ -68,7 +105,13 @@ describe("lazy record bodies", () => {
   it("multi-byte text survives the byte offsets (lines are split on bytes, decoded one by one)", () => {
     const text = `\uFEFF${jsonl(
       { type: "session", version: 3, id: "s", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/p" },
-      { type: "message", id: "a", parentId: null, timestamp: "2026-01-01T00:00:01.000Z", message: { role: "user", content: `héllo — 你好 🎉 ${"é".repeat(1200)}` } },
+      {
+        type: "message",
+        id: "a",
+        parentId: null,
+        timestamp: "2026-01-01T00:00:01.000Z",
+        message: { role: "user", content: `héllo — 你好 🎉 ${"é".repeat(1200)}` },
+      },
     ).replace(/\n/g, "\r\n")}`;
     const s = parse(text, 0);
     assert.equal(s.diagnostics[0]?.code, "bom");
@@ -101,7 +144,14 @@ describe("sliced reading (the event loop runs between slices of a large file)", 
     try {
       const file = join(dir, "s.jsonl");
       const records = [{ type: "session", version: 3, id: "s", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/p" }];
-      for (let i = 0; i < 200; i++) records.push({ type: "message", id: `m${i}`, parentId: i ? `m${i - 1}` : null, timestamp: "2026-01-01T00:00:01.000Z", message: { role: "user", content: "x".repeat(i * 40) } } as never);
+      for (let i = 0; i < 200; i++)
+        records.push({
+          type: "message",
+          id: `m${i}`,
+          parentId: i ? `m${i - 1}` : null,
+          timestamp: "2026-01-01T00:00:01.000Z",
+          message: { role: "user", content: "x".repeat(i * 40) },
+        } as never);
       writeFileSync(file, jsonl(...records));
       const t = new SessionTracker(file);
       const [a, b] = await Promise.all([t.update(), t.update()]);
@@ -119,5 +169,14 @@ describe("sliced reading (the event loop runs between slices of a large file)", 
 function viewOf(r: ReturnType<typeof parseSession>) {
   if (!r.ok) return r;
   const s = r.session;
-  return { entries: s.entries.map((e) => [e.id, e.parentId, e.line, e.shadowed, e.usage, e.data]), roots: s.roots, children: [...s.children], diagnostics: s.diagnostics, leaf: s.leafId, name: s.name, truncatedTail: s.truncatedTail, endsWithNewline: s.endsWithNewline };
+  return {
+    entries: s.entries.map((e) => [e.id, e.parentId, e.line, e.shadowed, e.usage, e.data]),
+    roots: s.roots,
+    children: [...s.children],
+    diagnostics: s.diagnostics,
+    leaf: s.leafId,
+    name: s.name,
+    truncatedTail: s.truncatedTail,
+    endsWithNewline: s.endsWithNewline,
+  };
 }

@@ -1,6 +1,19 @@
 // Incremental reading (SessionReader, SessionTracker), the file watcher and the live library, on real files.
 import * as assert from "node:assert/strict";
-import { appendFileSync, closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, truncateSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
+import {
+  appendFileSync,
+  closeSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  unlinkSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
@@ -58,14 +71,41 @@ describe("SessionReader: feeding a file in chunks equals parsing it whole", () =
 
 describe("SessionReader: appends that are not plain (the index is rebuilt, and the answer is pi's)", () => {
   const t = (n: number) => `2026-01-01T00:00:${String(n).padStart(2, "0")}.000Z`;
-  const m = (id: string, parentId: string | null, time: string | undefined, extra: Record<string, unknown> = {}) => ({ type: "message", id, parentId, timestamp: time, message: { role: "user", content: id }, ...extra });
+  const m = (id: string, parentId: string | null, time: string | undefined, extra: Record<string, unknown> = {}) => ({
+    type: "message",
+    id,
+    parentId,
+    timestamp: time,
+    message: { role: "user", content: id },
+    ...extra,
+  });
   const cases: [string, unknown[]][] = [
-    ["a later sibling with an earlier timestamp (T26)", [m("a", null, t(1)), m("b", "a", t(5)), m("c", "a", t(3)), m("d", "a", t(3)), m("e", "a", t(9))]],
-    ["a reused id (the later entry wins)", [m("a", null, t(1)), m("b", "a", t(2)), m("b", "a", t(3)), m("c", "b", t(4))]],
+    [
+      "a later sibling with an earlier timestamp (T26)",
+      [m("a", null, t(1)), m("b", "a", t(5)), m("c", "a", t(3)), m("d", "a", t(3)), m("e", "a", t(9))],
+    ],
+    [
+      "a reused id (the later entry wins)",
+      [m("a", null, t(1)), m("b", "a", t(2)), m("b", "a", t(3)), m("c", "b", t(4))],
+    ],
     ["an orphan whose parent arrives later", [m("a", null, t(1)), m("c", "b", t(2)), m("b", "a", t(3))]],
-    ["a parent cycle, then a child of it", [m("a", null, t(1)), m("x", "y", t(2)), m("y", "x", t(3)), m("z", "y", t(4))]],
-    ["self-parents and missing timestamps", [m("a", "a", t(1)), m("b", "a", undefined), m("c", "a", t(2)), m("d", "a", "not a date")]],
-    ["labels, names and titles as they come", [m("a", null, t(1)), { type: "label", id: "l1", parentId: "a", timestamp: t(2), targetId: "a", label: "x" }, { type: "session_info", id: "s1", parentId: "l1", timestamp: t(3), name: "N" }, { type: "label", id: "l2", parentId: "s1", timestamp: t(4), targetId: "a", label: "" }]],
+    [
+      "a parent cycle, then a child of it",
+      [m("a", null, t(1)), m("x", "y", t(2)), m("y", "x", t(3)), m("z", "y", t(4))],
+    ],
+    [
+      "self-parents and missing timestamps",
+      [m("a", "a", t(1)), m("b", "a", undefined), m("c", "a", t(2)), m("d", "a", "not a date")],
+    ],
+    [
+      "labels, names and titles as they come",
+      [
+        m("a", null, t(1)),
+        { type: "label", id: "l1", parentId: "a", timestamp: t(2), targetId: "a", label: "x" },
+        { type: "session_info", id: "s1", parentId: "l1", timestamp: t(3), name: "N" },
+        { type: "label", id: "l2", parentId: "s1", timestamp: t(4), targetId: "a", label: "" },
+      ],
+    ],
   ];
   it("a child and its later-listed parent in one appended batch", () => {
     const text = `${JSON.stringify({ type: "session", version: 3, id: "s", timestamp: t(0), cwd: "/p" })}\n${[m("a", null, t(1)), m("c", "b", t(3)), m("b", "a", t(2))].map((r) => JSON.stringify(r)).join("\n")}\n`;
@@ -117,7 +157,11 @@ describe("SessionTracker: follows a file while an agent writes it", () => {
       appendFileSync(file, line);
       const u = await t.update();
       assert.equal(u.change, "appended");
-      assert.equal(u.bytesRead, Buffer.byteLength(line) + header, "the appended line plus the first line (rewrite check)");
+      assert.equal(
+        u.bytesRead,
+        Buffer.byteLength(line) + header,
+        "the appended line plus the first line (rewrite check)",
+      );
       assert.deepEqual(view(t.result()), view(parseSession(file, readFileSync(file))));
       // The listing summary, extended by the new entry only, equals a fresh one.
       const extended = extendSummary(summary, t.result());
@@ -222,7 +266,11 @@ describe("SessionWatcher: coalesced batches of changed session files", () => {
     const file = join(root, "--proj--", "a.jsonl");
     writeFileSync(file, "");
     const batches: string[][] = [];
-    watcher = new SessionWatcher([root, late], (files) => batches.push(files), { debounceMs: 200, maxWaitMs: 2000, rootPollMs: 100 });
+    watcher = new SessionWatcher([root, late], (files) => batches.push(files), {
+      debounceMs: 200,
+      maxWaitMs: 2000,
+      rootPollMs: 100,
+    });
     await watcher.start();
     for (let i = 0; i < 20; i++) appendFileSync(file, `{"n":${i}}\n`);
     writeFileSync(join(root, "--proj--", "a.jsonl.lock"), "x");
@@ -248,7 +296,12 @@ describe("SessionLibrary: listing plus live changes", () => {
   // A library may still be writing its cache (temp file + rename) when a test ends.
   afterEach(() => rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 }));
 
-  const library = (opts: { includeOmp?: boolean } = {}) => new SessionLibrary({ roots: resolveRoots({ env: {}, home: home.home }), cacheFile: join(dir, "cache.json"), ...opts });
+  const library = (opts: { includeOmp?: boolean } = {}) =>
+    new SessionLibrary({
+      roots: resolveRoots({ env: {}, home: home.home }),
+      cacheFile: join(dir, "cache.json"),
+      ...opts,
+    });
   const hostPaths = () => ({ home: home.home, tmpdir: tmpdir(), windows: false });
 
   it("lists both agents, groups by project, and finds this workspace's sessions", async () => {
@@ -259,7 +312,10 @@ describe("SessionLibrary: listing plus live changes", () => {
     assert.ok(partial.length > 0, "the large upstream session is probed first");
     for (const s of partial) assert.ok(s.summary.ok && s.summary.id && s.summary.cwd !== undefined);
     await lib.whenComplete();
-    assert.ok(lib.sessions.every((s) => !(s.summary.ok && s.summary.partial)), "all complete");
+    assert.ok(
+      lib.sessions.every((s) => !(s.summary.ok && s.summary.partial)),
+      "all complete",
+    );
     assert.equal(lib.sessions.length, 29);
     const ws = lib.workspaceSessions([home.workspace], hostPaths());
     assert.ok(ws.length >= 10);
@@ -291,7 +347,10 @@ describe("SessionLibrary: listing plus live changes", () => {
     assert.equal(summary.ok && summary.leafId, "zz01");
 
     const fresh = join(dirname(s2.file), "2026-11-29T20-00-00-000Z_new.jsonl");
-    writeFileSync(fresh, `${JSON.stringify({ type: "session", version: 3, id: "new-session", timestamp: new Date().toISOString(), cwd: home.workspace })}\n`);
+    writeFileSync(
+      fresh,
+      `${JSON.stringify({ type: "session", version: 3, id: "new-session", timestamp: new Date().toISOString(), cwd: home.workspace })}\n`,
+    );
     set = await lib.applyChanges([fresh]);
     assert.deepEqual(set, { changes: [{ file: fresh, kind: "added" }], structural: true });
     assert.ok(lib.workspaceSessions([home.workspace], hostPaths()).some((s) => s.file === fresh));

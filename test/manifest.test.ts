@@ -11,13 +11,23 @@ const source = (f: string) => readFileSync(join(ROOT, "src", "extension", f), "u
 
 describe("package.json contributions", () => {
   it("declares the Pi Sessions container and the Sessions view, and a CommonJS entry point", () => {
-    assert.deepEqual(c.viewsContainers.activitybar.map((v: { id: string; title: string }) => [v.id, v.title]), [["piSessions", "Pi Sessions"]]);
-    assert.deepEqual(c.views.piSessions.map((v: { id: string; name: string }) => [v.id, v.name]), [["piSessions.sessions", "Sessions"]]);
+    assert.deepEqual(
+      c.viewsContainers.activitybar.map((v: { id: string; title: string }) => [v.id, v.title]),
+      [["piSessions", "Pi Sessions"]],
+    );
+    assert.deepEqual(
+      c.views.piSessions.map((v: { id: string; name: string }) => [v.id, v.name]),
+      [["piSessions.sessions", "Sessions"]],
+    );
     assert.equal(pkg.main, "./dist/extension.cjs");
     // The view and the commands activate implicitly; panels left open are revived by their serializers.
-    assert.deepEqual(pkg.activationEvents, ["usage", "sessionUsage", "checkpoint", "lineage", "context"].map((k) => `onWebviewPanel:piSessions.${k}`));
+    assert.deepEqual(
+      pkg.activationEvents,
+      ["usage", "sessionUsage", "checkpoint", "lineage", "context"].map((k) => `onWebviewPanel:piSessions.${k}`),
+    );
     const panels = readFileSync(join(ROOT, "src", "extension", "webviews", "panels.ts"), "utf8");
-    for (const k of ["usage", "sessionUsage", "checkpoint", "lineage", "context"]) assert.ok(panels.includes(`${k}: "piSessions.${k}"`), k);
+    for (const k of ["usage", "sessionUsage", "checkpoint", "lineage", "context"])
+      assert.ok(panels.includes(`${k}: "piSessions.${k}"`), k);
   });
 
   it("every command in code is contributed with the Pi Sessions category, and vice versa", () => {
@@ -33,8 +43,19 @@ describe("package.json contributions", () => {
   });
 
   it("view-only commands are hidden from the palette; palette commands are not", () => {
-    const hidden = c.menus.commandPalette.filter((m: { when: string }) => m.when === "false").map((m: { command: string }) => m.command).sort();
-    assert.deepEqual(hidden, ["piSessions.copyEntryId", "piSessions.copyResumeCommand", "piSessions.openEntry", "piSessions.repairTail", "piSessions.revealEntry", "piSessions.revealParent", "piSessions.revealSession"]);
+    const hidden = c.menus.commandPalette
+      .filter((m: { when: string }) => m.when === "false")
+      .map((m: { command: string }) => m.command)
+      .sort();
+    assert.deepEqual(hidden, [
+      "piSessions.copyEntryId",
+      "piSessions.copyResumeCommand",
+      "piSessions.openEntry",
+      "piSessions.repairTail",
+      "piSessions.revealEntry",
+      "piSessions.revealParent",
+      "piSessions.revealSession",
+    ]);
   });
 
   it("when clauses use only known context keys, and title-bar commands have icons", () => {
@@ -42,15 +63,22 @@ describe("package.json contributions", () => {
     const whens = [...Object.values(c.menus).flat(), ...c.viewsWelcome].map((m) => (m as { when: string }).when);
     for (const when of whens) {
       for (const clause of when.split(/&&|\|\|/)) {
-        const key = clause.trim().replace(/^!/, "").split(/\s*(?:==|=~|!=)\s*/)[0]!;
+        const key = clause
+          .trim()
+          .replace(/^!/, "")
+          .split(/\s*(?:==|=~|!=)\s*/)[0]!;
         assert.ok(known.has(key), `unknown context key ${key} in ${when}`);
       }
     }
     for (const m of c.menus["view/title"]) {
-      if (m.group.startsWith("navigation")) assert.ok(c.commands.find((x: { command: string; icon?: string }) => x.command === m.command)?.icon, m.command);
+      if (m.group.startsWith("navigation"))
+        assert.ok(c.commands.find((x: { command: string; icon?: string }) => x.command === m.command)?.icon, m.command);
     }
     // The three empty states the view explains.
-    assert.deepEqual(c.viewsWelcome.map((w: { when: string }) => w.when), ["piSessions.state == noAgentDir", "piSessions.state == noSessions", "piSessions.state == loading"]);
+    assert.deepEqual(
+      c.viewsWelcome.map((w: { when: string }) => w.when),
+      ["piSessions.state == noAgentDir", "piSessions.state == noSessions", "piSessions.state == loading"],
+    );
   });
 
   it("settings: agentDirs, includePi, includeOmp and defaultFilter with the filter modes", () => {
@@ -74,8 +102,10 @@ describe("package.json contributions", () => {
   it("writing commands are disabled in untrusted workspaces; reading stays available", () => {
     assert.equal(pkg.capabilities.untrustedWorkspaces.supported, "limited");
     const writers = ["piSessions.compactBranch", "piSessions.repairTail"];
-    for (const id of writers) assert.equal(c.commands.find((x: { command: string }) => x.command === id).enablement, "isWorkspaceTrusted", id);
+    for (const id of writers)
+      assert.equal(c.commands.find((x: { command: string }) => x.command === id).enablement, "isWorkspaceTrusted", id);
     assert.deepEqual(pkg.capabilities.untrustedWorkspaces.restrictedConfigurations, ["piSessions.compaction.baseUrl"]);
-    for (const cmd of c.commands) if (!writers.includes(cmd.command)) assert.equal(cmd.enablement, undefined, cmd.command);
+    for (const cmd of c.commands)
+      if (!writers.includes(cmd.command)) assert.equal(cmd.enablement, undefined, cmd.command);
   });
 });

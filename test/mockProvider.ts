@@ -3,7 +3,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 
-export type Mode = "ok" | 401 | 403 | 404 | 422 | 500 | "malformed" | "empty" | "two" | "notLast" | "slow" | "truncated";
+export type Mode =
+  "ok" | 401 | 403 | 404 | 422 | 500 | "malformed" | "empty" | "two" | "notLast" | "slow" | "truncated";
 
 export interface Recorded {
   path: string;
@@ -60,11 +61,19 @@ export async function startMockProvider(o: MockOptions): Promise<MockProvider> {
       surface = url.pathname === "/v1/responses" ? "openai" : "azure";
       summary = true;
       found = problems([
-        surface === "openai" && h.authorization !== `Bearer ${o.apiKey}` ? "openai: Authorization must be Bearer <key>" : "",
-        surface === "azure" && (h["api-key"] !== o.azureKey || h.authorization !== undefined) ? "azure: api-key only" : "",
-        typeof body?.instructions !== "string" || !body.instructions.includes("summarization") ? `${surface}: pi's summarization system prompt as instructions` : "",
+        surface === "openai" && h.authorization !== `Bearer ${o.apiKey}`
+          ? "openai: Authorization must be Bearer <key>"
+          : "",
+        surface === "azure" && (h["api-key"] !== o.azureKey || h.authorization !== undefined)
+          ? "azure: api-key only"
+          : "",
+        typeof body?.instructions !== "string" || !body.instructions.includes("summarization")
+          ? `${surface}: pi's summarization system prompt as instructions`
+          : "",
         body?.store !== false ? `${surface}: store false for a summary` : "",
-        !String(body?.input?.[0]?.content?.[0]?.text ?? "").startsWith("<conversation>") ? `${surface}: the conversation in the prompt` : "",
+        !String(body?.input?.[0]?.content?.[0]?.text ?? "").startsWith("<conversation>")
+          ? `${surface}: the conversation in the prompt`
+          : "",
       ]);
     } else if (req.method === "POST" && url.pathname === "/v1/responses/compact") {
       surface = "openai";
@@ -83,7 +92,9 @@ export async function startMockProvider(o: MockOptions): Promise<MockProvider> {
     } else if (req.method === "POST" && url.pathname === "/backend-api/codex/responses") {
       surface = "codex";
       const input: any[] = Array.isArray(body?.input) ? body.input : [];
-      summary = input[input.length - 1]?.type !== "compaction_trigger" && String(body?.instructions ?? "").includes("summarization");
+      summary =
+        input[input.length - 1]?.type !== "compaction_trigger" &&
+        String(body?.instructions ?? "").includes("summarization");
       found = problems([
         h.authorization !== `Bearer ${o.codexToken}` ? "codex: Authorization must be Bearer <access token>" : "",
         h["chatgpt-account-id"] !== o.accountId ? "codex: chatgpt-account-id from the token's claim" : "",
@@ -92,8 +103,12 @@ export async function startMockProvider(o: MockOptions): Promise<MockProvider> {
         h.accept !== "text/event-stream" ? "codex: accept text/event-stream" : "",
         h["api-key"] !== undefined ? "codex: no api-key" : "",
         body?.store !== false || body?.stream !== true ? "codex: store false, stream true" : "",
-        !summary && input[input.length - 1]?.type !== "compaction_trigger" ? "codex: compaction_trigger must be the last input item" : "",
-        input.filter((i) => i?.type === "compaction_trigger").length !== (summary ? 0 : 1) ? "codex: exactly one compaction_trigger" : "",
+        !summary && input[input.length - 1]?.type !== "compaction_trigger"
+          ? "codex: compaction_trigger must be the last input item"
+          : "",
+        input.filter((i) => i?.type === "compaction_trigger").length !== (summary ? 0 : 1)
+          ? "codex: exactly one compaction_trigger"
+          : "",
         typeof body?.instructions !== "string" ? "codex: instructions" : "",
       ]);
     } else {
@@ -103,37 +118,69 @@ export async function startMockProvider(o: MockOptions): Promise<MockProvider> {
     if (surface !== "codex" && !summary) {
       found.push(
         ...problems([
-          !String(h["content-type"] ?? "").startsWith("application/json") ? `${surface}: content-type application/json` : "",
+          !String(h["content-type"] ?? "").startsWith("application/json")
+            ? `${surface}: content-type application/json`
+            : "",
           typeof body?.model !== "string" ? `${surface}: model` : "",
           !Array.isArray(body?.input) || body.input.length === 0 ? `${surface}: input items` : "",
-          ["tools", "stream", "store", "reasoning"].some((k) => k in (body ?? {})) ? `${surface}: no tools, stream, store or reasoning in a compact request` : "",
+          ["tools", "stream", "store", "reasoning"].some((k) => k in (body ?? {}))
+            ? `${surface}: no tools, stream, store or reasoning in a compact request`
+            : "",
         ]),
       );
     }
     if (found.length) {
       mock.violations.push(...found);
-      res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: found.join("; ") } }));
+      res
+        .writeHead(400, { "content-type": "application/json" })
+        .end(JSON.stringify({ error: { message: found.join("; ") } }));
       return;
     }
     const mode = mock.mode;
     if (typeof mode === "number") {
-      res.writeHead(mode, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: `mock ${mode}`, type: "mock" } }));
+      res
+        .writeHead(mode, { "content-type": "application/json" })
+        .end(JSON.stringify({ error: { message: `mock ${mode}`, type: "mock" } }));
       return;
     }
     if (mode === "slow") await new Promise((r) => setTimeout(r, 5000));
     if (summary) {
       mock.summaries++;
-      const message = { type: "message", role: "assistant", status: "completed", id: "msg_sum", content: [{ type: "output_text", text: `## Goal\nMOCK LLM SUMMARY ${mock.summaries}`, annotations: [] }] };
+      const message = {
+        type: "message",
+        role: "assistant",
+        status: "completed",
+        id: "msg_sum",
+        content: [{ type: "output_text", text: `## Goal\nMOCK LLM SUMMARY ${mock.summaries}`, annotations: [] }],
+      };
       if (surface !== "codex") {
-        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ id: "resp_sum", object: "response", output: [message], usage: { input_tokens: 900, output_tokens: 40, total_tokens: 940 } }));
+        res.writeHead(200, { "content-type": "application/json" }).end(
+          JSON.stringify({
+            id: "resp_sum",
+            object: "response",
+            output: [message],
+            usage: { input_tokens: 900, output_tokens: 40, total_tokens: 940 },
+          }),
+        );
       } else {
         res.writeHead(200, { "content-type": "text/event-stream" });
-        res.end(`data: ${JSON.stringify({ type: "response.output_item.done", item: message })}\n\ndata: ${JSON.stringify({ type: "response.completed", response: { id: "resp_sum", output: [] } })}\n\n`);
+        res.end(
+          `data: ${JSON.stringify({ type: "response.output_item.done", item: message })}\n\ndata: ${JSON.stringify({ type: "response.completed", response: { id: "resp_sum", output: [] } })}\n\n`,
+        );
       }
       return;
     }
     const compaction = { id: "cmp_mock_1", type: "compaction", encrypted_content: ENCRYPTED };
-    const users = (body.input as any[]).filter((i) => i.role === "user").slice(-2).map((i) => ({ type: "message", role: "user", content: i.content, status: "completed", id: `msg_u${Math.random().toString(36).slice(2, 8)}` }));
+    const users = (body.input as any[])
+      .filter((i) => i.role === "user")
+      .slice(-2)
+      .map((i) => ({
+        type: "message",
+        role: "user",
+        content: i.content,
+        status: "completed",
+        id: `msg_u${Math.random().toString(36).slice(2, 8)}`,
+      }));
     let output: any[];
     switch (mode) {
       case "empty":
@@ -148,23 +195,37 @@ export async function startMockProvider(o: MockOptions): Promise<MockProvider> {
       default:
         output = surface === "codex" ? [compaction] : [...users, compaction];
     }
-    const usage = { input_tokens: 4321, output_tokens: 87, total_tokens: 4408, input_tokens_details: { cached_tokens: 0 } };
+    const usage = {
+      input_tokens: 4321,
+      output_tokens: 87,
+      total_tokens: 4408,
+      input_tokens_details: { cached_tokens: 0 },
+    };
     if (mode === "malformed") {
-      res.writeHead(200, { "content-type": surface === "codex" ? "text/event-stream" : "application/json" }).end(surface === "codex" ? "data: {not json\n\n" : "{not json");
+      res
+        .writeHead(200, { "content-type": surface === "codex" ? "text/event-stream" : "application/json" })
+        .end(surface === "codex" ? "data: {not json\n\n" : "{not json");
       return;
     }
     if (surface !== "codex") {
-      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ id: "resp_mock", object: "response.compaction", created_at: 1, output, usage }));
+      res
+        .writeHead(200, { "content-type": "application/json" })
+        .end(JSON.stringify({ id: "resp_mock", object: "response.compaction", created_at: 1, output, usage }));
       return;
     }
     res.writeHead(200, { "content-type": "text/event-stream" });
     res.write(`data: ${JSON.stringify({ type: "response.created", response: { id: "resp_mock" } })}\n\n`);
-    for (const item of output) res.write(`event: response.output_item.done\ndata: ${JSON.stringify({ type: "response.output_item.done", item })}\n\n`);
+    for (const item of output)
+      res.write(
+        `event: response.output_item.done\ndata: ${JSON.stringify({ type: "response.output_item.done", item })}\n\n`,
+      );
     if (mode === "truncated") {
       res.destroy();
       return;
     }
-    res.end(`data: ${JSON.stringify({ type: "response.completed", response: { id: "resp_mock", output: [], usage } })}\n\n`);
+    res.end(
+      `data: ${JSON.stringify({ type: "response.completed", response: { id: "resp_mock", output: [], usage } })}\n\n`,
+    );
   }
 
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));

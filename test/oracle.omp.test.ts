@@ -15,8 +15,16 @@ describe("oracle: OMP 18.2.3 answers on every OMP fixture", () => {
       assert.equal(oracle.loadable, true);
       const s = loadFixture(file);
       assert.equal(s.flavor, "omp");
-      assert.deepEqual(s.entries.map((e) => e.id), oracle.entryIds, "entry ids in file order");
-      assert.deepEqual(s.entries.map((e) => e.type), oracle.entryTypes, "entry types");
+      assert.deepEqual(
+        s.entries.map((e) => e.id),
+        oracle.entryIds,
+        "entry ids in file order",
+      );
+      assert.deepEqual(
+        s.entries.map((e) => e.type),
+        oracle.entryTypes,
+        "entry types",
+      );
       assert.equal(s.leafId, oracle.leafId ?? null, "active leaf");
       assert.equal(s.header.id, oracle.sessionId, "session id");
       assert.equal(s.name, oracle.sessionName ?? null, "title");
@@ -28,14 +36,23 @@ describe("oracle: OMP 18.2.3 answers on every OMP fixture", () => {
         assert.deepEqual(s.children.get(node.id) ?? [], node.children, `children of ${node.id}`);
         assert.equal(s.labels.get(node.id)?.label, node.label, `label on ${node.id}`);
       }
-      assert.equal((oracle.tree as OracleNode[]).length + s.detached.length, s.entries.length, "tree covers every entry");
+      assert.equal(
+        (oracle.tree as OracleNode[]).length + s.detached.length,
+        s.entries.length,
+        "tree covers every entry",
+      );
 
       const ctx = plain(buildContext(s));
       const o = oracle.context;
-      assert.deepEqual(ctx.messages.map((m) => m.role), o.messages.map((m: { role: string }) => m.role), "context roles");
+      assert.deepEqual(
+        ctx.messages.map((m) => m.role),
+        o.messages.map((m: { role: string }) => m.role),
+        "context roles",
+      );
       // Persisted messages are replayed verbatim; synthetic ones (summaries) carry OMP's extra UI fields.
       ctx.messages.forEach((m, i) => {
-        if (["user", "assistant", "toolResult"].includes(m.role)) assert.deepEqual(m, o.messages[i], `context message ${i}`);
+        if (["user", "assistant", "toolResult"].includes(m.role))
+          assert.deepEqual(m, o.messages[i], `context message ${i}`);
       });
       assert.equal(ctx.thinkingLevel, o.thinkingLevel, "thinking level");
       assert.equal(ctx.configuredThinkingLevel ?? null, o.configuredThinkingLevel ?? null, "configured thinking level");

@@ -32,31 +32,56 @@ describe("oracle: real pi 0.73.1 SessionManager on every pi fixture", () => {
         const s = ours.session;
         assert.equal(s.flavor, "pi");
         assert.equal(s.entries.length, piEntries.length, "entry count");
-        assert.deepEqual(s.entries.map((e) => e.type), piEntries.map((e) => e.type), "entry types in file order");
+        assert.deepEqual(
+          s.entries.map((e) => e.type),
+          piEntries.map((e) => e.type),
+          "entry types in file order",
+        );
 
         // v1 files get random ids from pi on every load: translate pi ids to ours by file-order index.
         const idMap = new Map<string, string>();
         piEntries.forEach((e, i) => idMap.set(e.id, s.entries[i]!.id));
         // An orphan's parent id is not an entry (T4): it stays as written.
         const tr = (id: string | null | undefined) => (id == null ? id : (idMap.get(id) ?? id));
-        if (s.version >= 2) assert.deepEqual(s.entries.map((e) => e.id), piEntries.map((e) => e.id), "ids");
+        if (s.version >= 2)
+          assert.deepEqual(
+            s.entries.map((e) => e.id),
+            piEntries.map((e) => e.id),
+            "ids",
+          );
 
-        assert.deepEqual(s.entries.map((e) => e.parentId), piEntries.map((e) => tr(e.parentId) ?? null), "parents");
+        assert.deepEqual(
+          s.entries.map((e) => e.parentId),
+          piEntries.map((e) => tr(e.parentId) ?? null),
+          "parents",
+        );
         assert.equal(s.leafId, tr(sm.getLeafId()), "active leaf");
 
         const tree = sm.getTree() as unknown as PiNode[];
-        assert.deepEqual(s.roots, tree.map((n) => tr(n.entry.id)), "roots");
+        assert.deepEqual(
+          s.roots,
+          tree.map((n) => tr(n.entry.id)),
+          "roots",
+        );
         const stack = [...tree];
         let visited = 0;
         while (stack.length) {
           const node = stack.pop()!;
           visited++;
           const id = tr(node.entry.id)!;
-          assert.deepEqual(s.children.get(id) ?? [], node.children.map((c) => tr(c.entry.id)), `children of ${id}`);
+          assert.deepEqual(
+            s.children.get(id) ?? [],
+            node.children.map((c) => tr(c.entry.id)),
+            `children of ${id}`,
+          );
           assert.equal(s.labels.get(id)?.label, node.label, `label on ${id}`);
           stack.push(...node.children);
         }
-        assert.equal(visited + s.detached.length, s.entries.filter((e) => !e.shadowed).length, "every entry is in the tree or detached");
+        assert.equal(
+          visited + s.detached.length,
+          s.entries.filter((e) => !e.shadowed).length,
+          "every entry is in the tree or detached",
+        );
         assert.equal(s.name, sm.getSessionName() ?? null, "session name");
 
         const piContext = plain(sm.buildSessionContext());
@@ -78,7 +103,11 @@ describe("oracle: real pi 0.73.1 SessionManager on every pi fixture", () => {
         const sm = SessionManager.open(tempCopy(dir, file));
         for (const entry of ours.session.entries) {
           sm.branch(entry.id);
-          assert.deepEqual(plain(buildContext(ours.session, entry.id)).messages, plain(sm.buildSessionContext()).messages, `${rel(file)} @ ${entry.id}`);
+          assert.deepEqual(
+            plain(buildContext(ours.session, entry.id)).messages,
+            plain(sm.buildSessionContext()).messages,
+            `${rel(file)} @ ${entry.id}`,
+          );
           compared++;
         }
       });

@@ -6,7 +6,13 @@ import { jsonl, loadFixture, parseOk, PI_FIXTURES } from "./helpers.js";
 
 const S2 = () => loadFixture(PI_FIXTURES.find((f) => f.includes("d4f8"))!);
 const S3 = () => loadFixture(PI_FIXTURES.find((f) => f.includes("d565"))!);
-const shape = (items: OutlineItem[]) => items.map((i) => [i.kind, i.id, ...(i.kind === "turn" ? [i.folded] : []), ...(i.kind === "branch" ? [i.index, i.of, i.active] : [])]);
+const shape = (items: OutlineItem[]) =>
+  items.map((i) => [
+    i.kind,
+    i.id,
+    ...(i.kind === "turn" ? [i.folded] : []),
+    ...(i.kind === "branch" ? [i.index, i.of, i.active] : []),
+  ]);
 
 describe("SessionOutline", () => {
   it("default: a linear run reads as turns; a branch point lists its branches, the active one first", () => {
@@ -40,7 +46,11 @@ describe("SessionOutline", () => {
     assert.deepEqual(shape(new SessionOutline(s, "labeled-only").items(null)), [["entry", "c699fe70"]]);
     assert.deepEqual(shape(new SessionOutline(s, "no-tools").items(null))[0], ["turn", "3a09a93f", ["c699fe70"]]);
     const all = new SessionOutline(s, "all");
-    assert.deepEqual(shape(all.items(null)).slice(0, 3), [["entry", "05d457cc"], ["entry", "71d9fda9"], ["turn", "3a09a93f", ["9e63cbb7", "fc24ea2f", "c699fe70", "cba5122d"]]]);
+    assert.deepEqual(shape(all.items(null)).slice(0, 3), [
+      ["entry", "05d457cc"],
+      ["entry", "71d9fda9"],
+      ["turn", "3a09a93f", ["9e63cbb7", "fc24ea2f", "c699fe70", "cba5122d"]],
+    ]);
     assert.equal(all.visibleLeafId, "3603b1f1");
   });
 
@@ -50,17 +60,44 @@ describe("SessionOutline", () => {
       rows.map((r) => r.kind),
       ["turn", "turn", "turn", "entry", "turn", "turn", "entry", "turn"],
     );
-    assert.deepEqual(rows.filter((r) => r.kind === "entry").map((r) => r.id), ["ab29b34a", "b608042e"]);
+    assert.deepEqual(
+      rows.filter((r) => r.kind === "entry").map((r) => r.id),
+      ["ab29b34a", "b608042e"],
+    );
   });
 
   it("several roots become branches; parent cycles do not loop", () => {
     const s = parseOk(
       jsonl(
         { type: "session", version: 3, id: "s", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/p" },
-        { type: "message", id: "a", parentId: null, timestamp: "2026-01-01T00:00:01.000Z", message: { role: "user", content: "one" } },
-        { type: "message", id: "b", parentId: null, timestamp: "2026-01-01T00:00:02.000Z", message: { role: "user", content: "two" } },
-        { type: "message", id: "c", parentId: "d", timestamp: "2026-01-01T00:00:03.000Z", message: { role: "user", content: "cycle" } },
-        { type: "message", id: "d", parentId: "c", timestamp: "2026-01-01T00:00:04.000Z", message: { role: "user", content: "cycle" } },
+        {
+          type: "message",
+          id: "a",
+          parentId: null,
+          timestamp: "2026-01-01T00:00:01.000Z",
+          message: { role: "user", content: "one" },
+        },
+        {
+          type: "message",
+          id: "b",
+          parentId: null,
+          timestamp: "2026-01-01T00:00:02.000Z",
+          message: { role: "user", content: "two" },
+        },
+        {
+          type: "message",
+          id: "c",
+          parentId: "d",
+          timestamp: "2026-01-01T00:00:03.000Z",
+          message: { role: "user", content: "cycle" },
+        },
+        {
+          type: "message",
+          id: "d",
+          parentId: "c",
+          timestamp: "2026-01-01T00:00:04.000Z",
+          message: { role: "user", content: "cycle" },
+        },
       ),
     );
     const o = new SessionOutline(s, "default");
@@ -75,11 +112,19 @@ describe("SessionOutline", () => {
 
   it("builds one level at a time: the first level of a 20,000-entry session touches only its own chain", () => {
     // 20,000 small entries: a main line of user/assistant pairs, with 50 branch points off it.
-    const records: unknown[] = [{ type: "session", version: 3, id: "big", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/p" }];
+    const records: unknown[] = [
+      { type: "session", version: 3, id: "big", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/p" },
+    ];
     let parent: string | null = null;
     let t = Date.parse("2026-01-01T00:00:00.000Z");
     const main: string[] = [];
-    const msg = (id: string, parentId: string | null, role: string, text: string) => ({ type: "message", id, parentId, timestamp: new Date((t += 1000)).toISOString(), message: { role, content: [{ type: "text", text }] } });
+    const msg = (id: string, parentId: string | null, role: string, text: string) => ({
+      type: "message",
+      id,
+      parentId,
+      timestamp: new Date((t += 1000)).toISOString(),
+      message: { role, content: [{ type: "text", text }] },
+    });
     for (let i = 0; records.length <= 15_000; i++) {
       records.push(msg(`u${i}`, parent, "user", `prompt ${i}`), msg(`a${i}`, `u${i}`, "assistant", `reply ${i}`));
       parent = `a${i}`;
@@ -88,7 +133,10 @@ describe("SessionOutline", () => {
     for (let b = 0; b < 50; b++) {
       let p: string = main[b * 100]!;
       for (let j = 0; j < 50; j++) {
-        records.push(msg(`b${b}u${j}`, p, "user", `side ${b}.${j}`), msg(`b${b}a${j}`, `b${b}u${j}`, "assistant", "ok"));
+        records.push(
+          msg(`b${b}u${j}`, p, "user", `side ${b}.${j}`),
+          msg(`b${b}a${j}`, `b${b}u${j}`, "assistant", "ok"),
+        );
         p = `b${b}a${j}`;
       }
     }
@@ -115,8 +163,14 @@ describe("SessionOutline", () => {
 
 describe("resumeCommand", () => {
   it("pi --session for pi, omp --resume for OMP, shell-quoted when needed", () => {
-    assert.equal(resumeCommand("pi", "/h/.pi/agent/sessions/--p--/a.jsonl"), "pi --session /h/.pi/agent/sessions/--p--/a.jsonl");
-    assert.equal(resumeCommand("omp", "/h/.omp/agent/sessions/-p/a.jsonl"), "omp --resume /h/.omp/agent/sessions/-p/a.jsonl");
+    assert.equal(
+      resumeCommand("pi", "/h/.pi/agent/sessions/--p--/a.jsonl"),
+      "pi --session /h/.pi/agent/sessions/--p--/a.jsonl",
+    );
+    assert.equal(
+      resumeCommand("omp", "/h/.omp/agent/sessions/-p/a.jsonl"),
+      "omp --resume /h/.omp/agent/sessions/-p/a.jsonl",
+    );
     assert.equal(resumeCommand(null, "/h/My Sessions/it's.jsonl"), "pi --session '/h/My Sessions/it'\\''s.jsonl'");
     assert.equal(resumeCommand("pi", "/h/$(rm -rf ~).jsonl"), "pi --session '/h/$(rm -rf ~).jsonl'");
   });

@@ -4,7 +4,17 @@
  * nested sessions (AC-5), fail-closed headers in listings (AC-1), the metadata cache, and usage totals.
  */
 import { strict as assert } from "node:assert";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join, sep } from "node:path";
 import { run } from "../src/cli/main.js";
@@ -13,7 +23,17 @@ import { usageReport } from "../src/node/report.js";
 import { resolveRoots } from "../src/node/roots.js";
 import { parseSession } from "../src/core/session.js";
 import { probeSummary, summarize } from "../src/core/summary.js";
-import { belongsToWorkspace, computeOwnership, listedSession, loadStore, packSummary, realFs, type StoreFs, type StoreSession, unpackSummary } from "../src/node/store.js";
+import {
+  belongsToWorkspace,
+  computeOwnership,
+  listedSession,
+  loadStore,
+  packSummary,
+  realFs,
+  type StoreFs,
+  type StoreSession,
+  unpackSummary,
+} from "../src/node/store.js";
 import { jsonl, OMP_FIXTURES, oracleFor, PI_FIXTURES, plain, REAL } from "./helpers.js";
 
 const O2 = "2026-11-29T18-50-21-986Z_01a228a4-d9a2-7000-85ca-ecf671b91f93.jsonl";
@@ -60,7 +80,8 @@ describe("session store over real agent dirs", () => {
 
   it("discovers every pi and OMP session, nested ones marked, lock/tmp/bak siblings skipped", async () => {
     const dir = join(home, ".omp", "agent", "sessions", "-src-proj");
-    for (const junk of [`.${O2}.lock`, `${O2}.123.tmp`, `${O2}.456.bak`, `.hidden.jsonl`]) writeFileSync(join(dir, junk), "{}\n");
+    for (const junk of [`.${O2}.lock`, `${O2}.123.tmp`, `${O2}.456.bak`, `.hidden.jsonl`])
+      writeFileSync(join(dir, junk), "{}\n");
     const { sessions } = await store();
     assert.equal(sessions.filter((s) => s.root.agent === "pi").length, 17);
     assert.equal(sessions.filter((s) => s.root.agent === "omp").length, 11);
@@ -71,16 +92,36 @@ describe("session store over real agent dirs", () => {
 
   it("AC-1: a file with a record before its header is listed with its rejection, never dropped; title records are skipped", async () => {
     const dir = join(home, ".pi", "agent", "sessions", "--home-u-src-proj--");
-    writeFileSync(join(dir, "bad.jsonl"), jsonl({ type: "message", id: "a", parentId: null, timestamp: "2026-01-01T00:00:00Z" }, { type: "session", version: 3, id: "x", timestamp: "2026-01-01T00:00:00Z", cwd: "/w" }));
-    writeFileSync(join(dir, "titled.jsonl"), jsonl({ type: "title", v: 1, title: "T", updatedAt: "2026-01-01T00:00:00Z", pad: "" }, { type: "session", version: 3, id: "titled", timestamp: "2026-01-01T00:00:00Z", cwd: "/w" }));
+    writeFileSync(
+      join(dir, "bad.jsonl"),
+      jsonl(
+        { type: "message", id: "a", parentId: null, timestamp: "2026-01-01T00:00:00Z" },
+        { type: "session", version: 3, id: "x", timestamp: "2026-01-01T00:00:00Z", cwd: "/w" },
+      ),
+    );
+    writeFileSync(
+      join(dir, "titled.jsonl"),
+      jsonl(
+        { type: "title", v: 1, title: "T", updatedAt: "2026-01-01T00:00:00Z", pad: "" },
+        { type: "session", version: 3, id: "titled", timestamp: "2026-01-01T00:00:00Z", cwd: "/w" },
+      ),
+    );
     let out = "";
-    const code = await run(["list", "--agent-dir", join(home, ".pi", "agent"), "--json", "--no-cache"], { out: (t) => (out += t), err: () => {} });
+    const code = await run(["list", "--agent-dir", join(home, ".pi", "agent"), "--json", "--no-cache"], {
+      out: (t) => (out += t),
+      err: () => {},
+    });
     assert.equal(code, 0);
     const json = JSON.parse(out);
     const bad = json.sessions.find((s: { file: string }) => s.file.endsWith("bad.jsonl"));
     assert.ok(bad, "rejected file is listed");
     assert.equal(bad.id, null);
-    assert.ok(json.diagnostics.some((d: { file: string; code: string; line: number }) => d.file.endsWith("bad.jsonl") && d.code === "record-before-header" && d.line === 1));
+    assert.ok(
+      json.diagnostics.some(
+        (d: { file: string; code: string; line: number }) =>
+          d.file.endsWith("bad.jsonl") && d.code === "record-before-header" && d.line === 1,
+      ),
+    );
     assert.equal(json.sessions.find((s: { file: string }) => s.file.endsWith("titled.jsonl")).id, "titled");
   });
 
@@ -89,7 +130,11 @@ describe("session store over real agent dirs", () => {
     const o2 = find(sessions, O2);
     assert.equal(find(sessions, O3).parent, o2, "OMP /fork names the parent by id");
     assert.equal(find(sessions, O3).parentState, "resolved");
-    assert.equal(find(sessions, O4).parent, find(sessions, "2026-11-29T18-50-21-949Z_01a228a4-d97d-7000-81b9-790e6f289314.jsonl"), "OMP branch names the parent by path");
+    assert.equal(
+      find(sessions, O4).parent,
+      find(sessions, "2026-11-29T18-50-21-949Z_01a228a4-d97d-7000-81b9-790e6f289314.jsonl"),
+      "OMP branch names the parent by path",
+    );
     assert.equal(find(sessions, S5D).parent, find(sessions, S3), "pi forkFrom across projects");
     assert.equal(find(sessions, S5A).parentState, "resolved");
     const v1fork = find(sessions, "2026-11-29T18-50-19-332Z_40138620-2fc9-46fe-acf5-df59248b38af.jsonl");
@@ -102,9 +147,19 @@ describe("session store over real agent dirs", () => {
     mkdirSync(dir, { recursive: true });
     const outside = mkdtempSync(join(tmpdir(), "pse-outside-"));
     try {
-      writeFileSync(join(outside, "secret.jsonl"), jsonl({ type: "session", version: 3, id: "secret", timestamp: "2026-01-01T00:00:00Z", cwd: "/w" }));
+      writeFileSync(
+        join(outside, "secret.jsonl"),
+        jsonl({ type: "session", version: 3, id: "secret", timestamp: "2026-01-01T00:00:00Z", cwd: "/w" }),
+      );
       symlinkSync(join(outside, "secret.jsonl"), join(dir, "link.jsonl"));
-      const h = (id: string, parentSession: string) => ({ type: "session", version: 3, id, timestamp: "2026-01-01T00:00:00Z", cwd: "/w", parentSession });
+      const h = (id: string, parentSession: string) => ({
+        type: "session",
+        version: 3,
+        id,
+        timestamp: "2026-01-01T00:00:00Z",
+        cwd: "/w",
+        parentSession,
+      });
       writeFileSync(join(dir, "a.jsonl"), jsonl(h("a", "/etc/passwd")));
       writeFileSync(join(dir, "b.jsonl"), jsonl(h("b", "../../../../etc/shadow.jsonl")));
       writeFileSync(join(dir, "c.jsonl"), jsonl(h("c", join(outside, "secret.jsonl"))));
@@ -115,10 +170,17 @@ describe("session store over real agent dirs", () => {
         assert.equal(s.parentState, "external", id);
         assert.equal(s.parent, null);
       }
-      assert.ok(!sessions.some((s) => s.summary.ok && s.summary.id === "secret"), "the escaping symlink is not followed");
+      assert.ok(
+        !sessions.some((s) => s.summary.ok && s.summary.id === "secret"),
+        "the escaping symlink is not followed",
+      );
       const roots = resolveRoots({ home, env: {} }).map((r) => r.dir);
       const strays = fs.touched.filter((p) => !roots.some((r) => p === r || p.startsWith(r + sep)));
-      assert.deepEqual(strays.filter((p) => p !== join(dir, "link.jsonl")), [], "no path outside the roots was touched");
+      assert.deepEqual(
+        strays.filter((p) => p !== join(dir, "link.jsonl")),
+        [],
+        "no path outside the roots was touched",
+      );
       assert.ok(!fs.reads.some((p) => p.includes("passwd") || p.includes("shadow") || p.startsWith(outside)));
     } finally {
       rmSync(outside, { recursive: true, force: true });
@@ -146,7 +208,12 @@ describe("session store over real agent dirs", () => {
       assert.ok(slugMatches(s.slug!, workspaceSlugVariants(cwd, h)), `${s.slug} from ${cwd}`);
       kinds.set(s.slug!, cwd);
     }
-    assert.deepEqual([...kinds.keys()].sort(), ["--opt-acme-proj--", "-src-legacy-omp", "-src-proj", "-tmp-other-proj"]);
+    assert.deepEqual([...kinds.keys()].sort(), [
+      "--opt-acme-proj--",
+      "-src-legacy-omp",
+      "-src-proj",
+      "-tmp-other-proj",
+    ]);
     // and a rejected file (no cwd to read) is still placed in its workspace by its folder name
     writeFileSync(join(home, ".omp", "agent", "sessions", "-tmp-other-proj", "broken.jsonl"), "not json\n");
     const again = await store();
@@ -160,7 +227,10 @@ describe("session store over real agent dirs", () => {
     const { sessions } = await store();
     const s2 = find(sessions, "2026-11-29T18-50-20-792Z_01a228a4-d4f8-7759-87f6-e1f7077b112f.jsonl");
     assert.ok(s2.summary.ok);
-    const lines = readFileSync(s2.file, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    const lines = readFileSync(s2.file, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     const errorTurn = lines.find((e) => e.message?.stopReason === "error");
     assert.ok(errorTurn, "S2 has an error turn");
     const rec = s2.summary.usage.find((r) => r.entryId === errorTurn.id);
@@ -181,7 +251,9 @@ describe("session store over real agent dirs", () => {
     assert.equal(fork!.ownEntryCount, 0, "an OMP /fork copies every entry, with the same ids and timestamps");
     assert.equal(parent!.ownEntryCount, 36);
     const report = usageReport(family, { by: "session" });
-    const oracle = oracleFor(join(REAL, "omp", "sessions", "-src-proj", O2)) as { usage: { cost: number; totalTokens: number } };
+    const oracle = oracleFor(join(REAL, "omp", "sessions", "-src-proj", O2)) as {
+      usage: { cost: number; totalTokens: number };
+    };
     assert.ok(Math.abs(report.total.cost - oracle.usage.cost) < 1e-12, "family total = parent total, not 2×");
     assert.equal(report.total.totalTokens, oracle.usage.totalTokens);
     const forkId = (family[1]!.summary as { id: string }).id;
@@ -196,7 +268,8 @@ describe("session store over real agent dirs", () => {
     const parent = find(sessions, S3);
     const fork = find(sessions, S5D);
     const family = [parent, fork];
-    const sum = (s: StoreSession, filter: (id: string) => boolean) => (s.summary.ok ? s.summary.usage.filter((r) => filter(r.entryId)).reduce((a, r) => a + r.cost, 0) : 0);
+    const sum = (s: StoreSession, filter: (id: string) => boolean) =>
+      s.summary.ok ? s.summary.usage.filter((r) => filter(r.entryId)).reduce((a, r) => a + r.cost, 0) : 0;
     computeOwnership(family);
     const own = sum(fork, (id) => !fork.inherited.has(id));
     const report = usageReport(family, { by: "session" });
@@ -208,7 +281,10 @@ describe("session store over real agent dirs", () => {
   it("AC-7: an orphan fork (parent not in the result) keeps its inherited entries", async () => {
     const { sessions } = await store();
     const result = sessions.filter((s) => belongsToWorkspace(s, "/home/u/src/other-project", host()));
-    assert.deepEqual(result.map((s) => basename(s.file)), [S5D]);
+    assert.deepEqual(
+      result.map((s) => basename(s.file)),
+      [S5D],
+    );
     computeOwnership(result);
     const row = listedSession(result[0]!);
     assert.equal(row.parentState, "resolved");
@@ -222,13 +298,43 @@ describe("session store over real agent dirs", () => {
     // a pi /fork of S3 (copied entries keep ids and timestamps), then two turns of its own
     const dir = join(home, ".pi", "agent", "sessions", "--home-u-src-proj--");
     const parentFile = join(dir, S3);
-    const lines = readFileSync(parentFile, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    const lines = readFileSync(parentFile, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     const created = "2026-12-01T10:00:00.000Z";
     const copied = lines.slice(1);
     const last = copied.at(-1).id;
-    const own1 = { type: "message", id: "own00001", parentId: last, timestamp: "2026-12-01T10:05:00.000Z", message: { role: "user", content: "next", timestamp: 1 } };
-    const own2 = { type: "custom", id: "own00002", parentId: "own00001", timestamp: "2026-12-01T11:00:00.000Z", customType: "x" };
-    writeFileSync(join(dir, "fork.jsonl"), jsonl({ type: "session", version: 3, id: "fork-1", timestamp: created, cwd: "/home/u/src/proj", parentSession: parentFile }, ...copied, own1, own2));
+    const own1 = {
+      type: "message",
+      id: "own00001",
+      parentId: last,
+      timestamp: "2026-12-01T10:05:00.000Z",
+      message: { role: "user", content: "next", timestamp: 1 },
+    };
+    const own2 = {
+      type: "custom",
+      id: "own00002",
+      parentId: "own00001",
+      timestamp: "2026-12-01T11:00:00.000Z",
+      customType: "x",
+    };
+    writeFileSync(
+      join(dir, "fork.jsonl"),
+      jsonl(
+        {
+          type: "session",
+          version: 3,
+          id: "fork-1",
+          timestamp: created,
+          cwd: "/home/u/src/proj",
+          parentSession: parentFile,
+        },
+        ...copied,
+        own1,
+        own2,
+      ),
+    );
     const { sessions } = await store();
     computeOwnership(sessions);
     const fork = find(sessions, "fork.jsonl");
@@ -248,10 +354,27 @@ describe("session store over real agent dirs", () => {
   it("AC-6: a copied entry time-stamped after the fork is the fork's own", async () => {
     const dir = join(home, ".pi", "agent", "sessions", "--home-u-src-proj--");
     const parentFile = join(dir, S3);
-    const copied = readFileSync(parentFile, "utf8").trim().split("\n").slice(1).map((l) => JSON.parse(l));
+    const copied = readFileSync(parentFile, "utf8")
+      .trim()
+      .split("\n")
+      .slice(1)
+      .map((l) => JSON.parse(l));
     // header timestamp before the last copied entry: that entry is not provably inherited
     const created = new Date(Date.parse(copied.at(-1).timestamp) - 1).toISOString();
-    writeFileSync(join(dir, "early.jsonl"), jsonl({ type: "session", version: 3, id: "early", timestamp: created, cwd: "/home/u/src/proj", parentSession: parentFile }, ...copied));
+    writeFileSync(
+      join(dir, "early.jsonl"),
+      jsonl(
+        {
+          type: "session",
+          version: 3,
+          id: "early",
+          timestamp: created,
+          cwd: "/home/u/src/proj",
+          parentSession: parentFile,
+        },
+        ...copied,
+      ),
+    );
     const { sessions } = await store();
     computeOwnership(sessions);
     const row = listedSession(find(sessions, "early.jsonl"));
@@ -261,9 +384,12 @@ describe("session store over real agent dirs", () => {
   it("per-session totals equal OMP's getUsageStatistics() for every OMP fixture; /tan inherited cost is zero", async () => {
     const { sessions } = await store();
     for (const s of sessions.filter((x) => x.root.agent === "omp")) {
-      const oracle = oracleFor(join(REAL, "omp", s.file.split(`${sep}.omp${sep}agent${sep}`)[1]!)) as { usage: Record<string, number> };
+      const oracle = oracleFor(join(REAL, "omp", s.file.split(`${sep}.omp${sep}agent${sep}`)[1]!)) as {
+        usage: Record<string, number>;
+      };
       const t = usageReport([s], { by: "session" }).total;
-      for (const k of ["input", "output", "cacheRead", "cacheWrite", "totalTokens"]) assert.equal(t[k as keyof typeof t], oracle.usage[k], `${basename(s.file)} ${k}`);
+      for (const k of ["input", "output", "cacheRead", "cacheWrite", "totalTokens"])
+        assert.equal(t[k as keyof typeof t], oracle.usage[k], `${basename(s.file)} ${k}`);
       assert.ok(Math.abs(t.cost - oracle.usage.cost!) < 1e-12, `${basename(s.file)} cost`);
     }
     const tan = find(sessions, "Tan-1234567890123456789.jsonl");
@@ -287,10 +413,17 @@ describe("session store over real agent dirs", () => {
     const { sessions } = await store();
     const totals = (["session", "model", "day", "project"] as const).map((by) => usageReport(sessions, { by }));
     for (const r of totals) assert.ok(Math.abs(r.total.cost - totals[0]!.total.cost) < 1e-9, r.by);
-    for (const r of totals) assert.ok(Math.abs(r.rows.reduce((a, x) => a + (x.includedInParent ? 0 : x.cost), 0) - r.total.cost) < 1e-9, `${r.by} rows add up`);
+    for (const r of totals)
+      assert.ok(
+        Math.abs(r.rows.reduce((a, x) => a + (x.includedInParent ? 0 : x.cost), 0) - r.total.cost) < 1e-9,
+        `${r.by} rows add up`,
+      );
     assert.ok(totals[1]!.rows.some((r) => r.key === "anthropic/claude-opus-4-5"));
     assert.ok(totals[3]!.rows.some((r) => r.key === "/home/u/src/proj058"));
-    assert.ok(!totals[3]!.rows.some((r) => r.key === "/home/u/src/other-project"), "a fully inherited cross-project fork adds no project row");
+    assert.ok(
+      !totals[3]!.rows.some((r) => r.key === "/home/u/src/other-project"),
+      "a fully inherited cross-project fork adds no project row",
+    );
   });
 
   it("a second listing reads no unchanged file; OMP's in-place slot rewrite (same size, new mtime) is noticed", async () => {
@@ -309,7 +442,9 @@ describe("session store over real agent dirs", () => {
     const file = join(home, ".omp", "agent", "sessions", "-src-proj", O2);
     const bytes = readFileSync(file);
     const oldSlot = bytes.subarray(0, 256).toString("utf8");
-    const newSlot = oldSlot.replace('"title":"Stats helpers"', '"title":"Stats helpers!"').replace(/ \s*"}\n$/, (m) => m.slice(1));
+    const newSlot = oldSlot
+      .replace('"title":"Stats helpers"', '"title":"Stats helpers!"')
+      .replace(/ \s*"}\n$/, (m) => m.slice(1));
     assert.equal(Buffer.byteLength(newSlot), 256);
     const size = statSync(file).size;
     writeFileSync(file, Buffer.concat([Buffer.from(newSlot), bytes.subarray(256)]));
@@ -348,8 +483,22 @@ describe("workspace matching", () => {
     assert.deepEqual(v.exact, ["--C--workspace-project--"]);
     assert.ok(slugMatches("--C--workspace-project--", v));
     assert.ok(!slugMatches("--workspace-project--", v));
-    assert.ok(!v.exact.some((s) => s.includes(process.cwd().replace(/[/\\:]/g, "-").replace(/^-/, ""))), "never resolved against the host cwd");
-    const onWindows = workspaceSlugVariants("C:\\Users\\me\\src\\app", { home: "C:\\Users\\me", tmpdir: "C:\\Temp", windows: true });
+    assert.ok(
+      !v.exact.some((s) =>
+        s.includes(
+          process
+            .cwd()
+            .replace(/[/\\:]/g, "-")
+            .replace(/^-/, ""),
+        ),
+      ),
+      "never resolved against the host cwd",
+    );
+    const onWindows = workspaceSlugVariants("C:\\Users\\me\\src\\app", {
+      home: "C:\\Users\\me",
+      tmpdir: "C:\\Temp",
+      windows: true,
+    });
     assert.ok(onWindows.exact.includes("-src-app"), "host-native path under home gets the OMP home-relative slug");
   });
 
@@ -358,7 +507,10 @@ describe("workspace matching", () => {
     assert.ok(belongsToWorkspace(s("/home/u/src/proj"), "/home/u/src/proj", posix));
     assert.ok(belongsToWorkspace(s("/home/u/src/proj/pkg"), "/home/u/src/proj/", posix));
     assert.ok(!belongsToWorkspace(s("/home/u/src/projx"), "/home/u/src/proj", posix));
-    assert.ok(belongsToWorkspace(s("c:\\Work\\App", "--x--"), "C:\\work\\app", posix), "Windows paths compare case-insensitively");
+    assert.ok(
+      belongsToWorkspace(s("c:\\Work\\App", "--x--"), "C:\\work\\app", posix),
+      "Windows paths compare case-insensitively",
+    );
   });
 });
 
@@ -383,7 +535,23 @@ describe("pi-sessions list and usage", () => {
     assert.equal(code, 0);
     const json = JSON.parse(out);
     assert.equal(json.sessions.length, 28);
-    assert.deepEqual(Object.keys(json.sessions[0]), ["id", "file", "flavor", "cwd", "name", "nested", "parentSession", "parentId", "parentFile", "parentState", "firstSeen", "lastSeen", "entryCount", "ownEntryCount", "sizeBytes"]);
+    assert.deepEqual(Object.keys(json.sessions[0]), [
+      "id",
+      "file",
+      "flavor",
+      "cwd",
+      "name",
+      "nested",
+      "parentSession",
+      "parentId",
+      "parentFile",
+      "parentState",
+      "firstSeen",
+      "lastSeen",
+      "entryCount",
+      "ownEntryCount",
+      "sizeBytes",
+    ]);
     const o3 = json.sessions.find((s: { file: string }) => s.file.endsWith(O3));
     assert.equal(o3.parentState, "resolved");
     assert.equal(o3.parentId, "01a228a4-d9a2-7000-85ca-ecf671b91f93");
@@ -405,7 +573,17 @@ describe("pi-sessions list and usage", () => {
     assert.equal(code, 0);
     const report = JSON.parse(out);
     assert.equal(report.by, "model");
-    assert.deepEqual(Object.keys(report.total), ["input", "output", "cacheRead", "cacheWrite", "totalTokens", "cost", "messages", "activeCost", "inheritedCost"]);
+    assert.deepEqual(Object.keys(report.total), [
+      "input",
+      "output",
+      "cacheRead",
+      "cacheWrite",
+      "totalTokens",
+      "cost",
+      "messages",
+      "activeCost",
+      "inheritedCost",
+    ]);
     const rowsCost = report.rows.reduce((a: number, r: { cost: number }) => a + r.cost, 0);
     assert.ok(Math.abs(rowsCost - report.total.cost) < 1e-9);
     const naive = (await cli("usage", ...agentDirs(), "--json")).out;
@@ -417,7 +595,10 @@ describe("pi-sessions list and usage", () => {
     const file = join(dir, "omp", "sessions", "-src-proj", O3);
     const { out } = await cli("usage", ...agentDirs(), "--file", file, "--json");
     const oracle = oracleFor(join(REAL, "omp", "sessions", "-src-proj", O3)) as { usage: { cost: number } };
-    assert.ok(Math.abs(JSON.parse(out).total.cost - oracle.usage.cost) < 1e-12, "alone, a fork keeps what it inherited (AC-7)");
+    assert.ok(
+      Math.abs(JSON.parse(out).total.cost - oracle.usage.cost) < 1e-12,
+      "alone, a fork keeps what it inherited (AC-7)",
+    );
     const future = JSON.parse((await cli("usage", ...agentDirs(), "--since", "2099-01-01", "--json")).out);
     assert.equal(future.total.cost, 0);
     assert.deepEqual(future.rows, []);
@@ -427,9 +608,16 @@ describe("pi-sessions list and usage", () => {
     const { code, out } = await cli("usage", ...agentDirs(), "--by", "day");
     assert.equal(code, 0);
     const lines = out.trimEnd().split("\n");
-    assert.match(lines[0]!, /^day\s+input\s+output\s+cache read\s+cache write\s+total tokens\s+cost\s+active\s+inherited\s+msgs$/);
+    assert.match(
+      lines[0]!,
+      /^day\s+input\s+output\s+cache read\s+cache write\s+total tokens\s+cost\s+active\s+inherited\s+msgs$/,
+    );
     assert.match(lines.at(-1)!, /^TOTAL\s+[\d,]+\s+/);
-    assert.equal(new Set(lines.filter((l) => !l.startsWith("─")).map((l) => l.length)).size <= 2, true, "columns are aligned");
+    assert.equal(
+      new Set(lines.filter((l) => !l.startsWith("─")).map((l) => l.length)).size <= 2,
+      true,
+      "columns are aligned",
+    );
   });
 
   it("usage and list reject bad options with exit 64", async () => {
@@ -456,7 +644,12 @@ describe("first-paint probe", () => {
     for (const file of [...PI_FIXTURES, ...OMP_FIXTURES]) {
       const bytes = readFileSync(file);
       const full = summarize(parseSession(file, bytes));
-      const p = probeSummary(file, bytes.subarray(0, 3072), bytes.subarray(Math.max(0, bytes.length - 3072)), bytes.length);
+      const p = probeSummary(
+        file,
+        bytes.subarray(0, 3072),
+        bytes.subarray(Math.max(0, bytes.length - 3072)),
+        bytes.length,
+      );
       if (!p) continue;
       assert.ok(full.ok, file);
       probed++;

@@ -13,12 +13,37 @@ const msg = (id: string, parentId: string | null, role: string, text: string, s 
   id,
   parentId,
   timestamp: ts(s),
-  message: role === "assistant"
-    ? { role, content: [{ type: "text", text }], api: "x", provider: "anthropic", model: "m1", usage: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } }, stopReason: "stop", timestamp: 1, ...extra }
-    : { role, content: text, timestamp: 1, ...extra },
+  message:
+    role === "assistant"
+      ? {
+          role,
+          content: [{ type: "text", text }],
+          api: "x",
+          provider: "anthropic",
+          model: "m1",
+          usage: {
+            input: 1,
+            output: 1,
+            cacheRead: 0,
+            cacheWrite: 0,
+            totalTokens: 2,
+            cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+          },
+          stopReason: "stop",
+          timestamp: 1,
+          ...extra,
+        }
+      : { role, content: text, timestamp: 1, ...extra },
 });
 const slot = (title: string, source?: "auto" | "user") => {
-  const base: Record<string, unknown> = { type: "title", v: 1, title, ...(source ? { source } : {}), updatedAt: ts(0), pad: "" };
+  const base: Record<string, unknown> = {
+    type: "title",
+    v: 1,
+    title,
+    ...(source ? { source } : {}),
+    updatedAt: ts(0),
+    pad: "",
+  };
   const len = Buffer.byteLength(JSON.stringify(base)) + 1;
   base.pad = " ".repeat(256 - len);
   return base;
@@ -50,7 +75,15 @@ describe("reading traps (session-format.md §15)", () => {
   });
 
   it("T3: the active leaf is the last line, not the newest timestamp or the deepest node", () => {
-    const s = parseOk(jsonl(H, msg("a", null, "user", "q", 5), msg("b", "a", "assistant", "r", 9), msg("c", "b", "user", "deep", 9), msg("d", "a", "assistant", "old", 1)));
+    const s = parseOk(
+      jsonl(
+        H,
+        msg("a", null, "user", "q", 5),
+        msg("b", "a", "assistant", "r", 9),
+        msg("c", "b", "user", "deep", 9),
+        msg("d", "a", "assistant", "old", 1),
+      ),
+    );
     assert.equal(s.leafId, "d");
     // OMP off-branch model_usage as the last line is the leaf too
     const o = loadFixture(omp("-src-proj", "2026-11-29T18-50-21-986Z_01a228a4-d9a2-7000-85ca-ecf671b91f93.jsonl"));
@@ -61,16 +94,23 @@ describe("reading traps (session-format.md §15)", () => {
     const s = parseOk(jsonl(H, msg("a", null, "user", "q"), msg("b", "gone0000", "assistant", "r")));
     assert.deepEqual(s.roots, ["a", "b"]);
     assert.ok(s.diagnostics.some((d) => d.code === "orphan" && d.line === 3));
-    const s5a = loadFixture(pi("--home-u-src-proj--", "2026-11-29T18-50-21-130Z_01a228a4-d64a-7145-888a-572546d95234.jsonl"));
+    const s5a = loadFixture(
+      pi("--home-u-src-proj--", "2026-11-29T18-50-21-130Z_01a228a4-d64a-7145-888a-572546d95234.jsonl"),
+    );
     assert.equal(s5a.roots.length, 2);
     assert.equal(buildContext(s5a).messages.length, 0);
   });
 
   it("T5: the root is usually a model_change, and re-prompting the first user message makes a sibling (S4)", () => {
-    const s = loadFixture(pi("--home-u-src-proj--", "2026-11-29T18-50-21-044Z_01a228a4-d5f3-72b6-bece-7e855d2b0835.jsonl"));
+    const s = loadFixture(
+      pi("--home-u-src-proj--", "2026-11-29T18-50-21-044Z_01a228a4-d5f3-72b6-bece-7e855d2b0835.jsonl"),
+    );
     assert.equal(s.byId.get(s.roots[0]!)!.type, "model_change");
     const userParents = s.entries.filter((e) => e.role === "user").map((e) => s.byId.get(e.parentId!)?.type);
-    assert.ok(userParents.filter((t) => t === "thinking_level_change").length >= 2, "two user messages share the prologue parent");
+    assert.ok(
+      userParents.filter((t) => t === "thinking_level_change").length >= 2,
+      "two user messages share the prologue parent",
+    );
   });
 
   it("T6: v1 ids are synthesized from the physical line, and firstKeptEntryIndex counts parsed records with header = 0", () => {
@@ -80,20 +120,36 @@ describe("reading traps (session-format.md §15)", () => {
       "",
       { type: "message", timestamp: ts(1), message: { role: "user", content: "one", timestamp: 1 } },
       "{broken",
-      { type: "message", timestamp: ts(2), message: { role: "assistant", content: [], provider: "p", model: "m", timestamp: 2 } },
+      {
+        type: "message",
+        timestamp: ts(2),
+        message: { role: "assistant", content: [], provider: "p", model: "m", timestamp: 2 },
+      },
       { type: "message", timestamp: ts(3), message: { role: "user", content: "two", timestamp: 3 } },
       { type: "compaction", timestamp: ts(4), summary: "S", firstKeptEntryIndex: 3, tokensBefore: 10 },
     );
     const s = parseOk(text);
     assert.equal(s.version, 1);
-    assert.deepEqual(s.entries.map((e) => e.id), ["L3", "L5", "L6", "L7"]);
-    assert.deepEqual(s.entries.map((e) => e.parentId), [null, "L3", "L5", "L6"]);
+    assert.deepEqual(
+      s.entries.map((e) => e.id),
+      ["L3", "L5", "L6", "L7"],
+    );
+    assert.deepEqual(
+      s.entries.map((e) => e.parentId),
+      [null, "L3", "L5", "L6"],
+    );
     // record index 3 = header(0), L3(1), L5(2), L6(3): the blank and the broken line are not records
     assert.equal(s.compactions[0]!.firstKeptEntryId, "L6");
     assert.equal(s.compactions[0]!.keptFromId, "L6");
-    assert.deepEqual(plain(buildContext(s)).messages.map((m) => m.role), ["compactionSummary", "user"]);
+    assert.deepEqual(
+      plain(buildContext(s)).messages.map((m) => m.role),
+      ["compactionSummary", "user"],
+    );
     // stable: the same bytes give the same ids
-    assert.deepEqual(parseOk(text).entries.map((e) => e.id), s.entries.map((e) => e.id));
+    assert.deepEqual(
+      parseOk(text).entries.map((e) => e.id),
+      s.entries.map((e) => e.id),
+    );
   });
 
   it("T6: the v1 fixture's header id differs from the file name uuid (T11) and nothing rewrites the file", () => {
@@ -105,25 +161,62 @@ describe("reading traps (session-format.md §15)", () => {
     assert.deepEqual(readFileSync(file), before);
   });
 
-  it("T7: branch_summary.fromId is its parent, or the literal \"root\" with parentId null", () => {
-    const s = parseOk(jsonl(H, msg("a", null, "user", "q"), { type: "branch_summary", id: "bs", parentId: null, timestamp: ts(2), fromId: "root", summary: "explored" }));
+  it('T7: branch_summary.fromId is its parent, or the literal "root" with parentId null', () => {
+    const s = parseOk(
+      jsonl(H, msg("a", null, "user", "q"), {
+        type: "branch_summary",
+        id: "bs",
+        parentId: null,
+        timestamp: ts(2),
+        fromId: "root",
+        summary: "explored",
+      }),
+    );
     assert.deepEqual(s.roots, ["a", "bs"]);
     const ctx = plain(buildContext(s));
-    assert.deepEqual(ctx.messages, [{ role: "branchSummary", summary: "explored", fromId: "root", timestamp: Date.parse(ts(2)) }]);
+    assert.deepEqual(ctx.messages, [
+      { role: "branchSummary", summary: "explored", fromId: "root", timestamp: Date.parse(ts(2)) },
+    ]);
   });
 
   it("T8: pi {provider, modelId} vs OMP {model, role}; in pi an assistant message overrides the model", () => {
-    const p = parseOk(jsonl(H, { type: "model_change", id: "m", parentId: null, timestamp: ts(0), provider: "openai", modelId: "gpt" }, msg("a", "m", "assistant", "r")));
+    const p = parseOk(
+      jsonl(
+        H,
+        { type: "model_change", id: "m", parentId: null, timestamp: ts(0), provider: "openai", modelId: "gpt" },
+        msg("a", "m", "assistant", "r"),
+      ),
+    );
     assert.deepEqual(buildContext(p).model, { provider: "anthropic", modelId: "m1" });
-    const o = parseOk(jsonl(H, { type: "model_change", id: "m", parentId: null, timestamp: ts(0), model: "openai/gpt-5", role: "default" }, { type: "model_change", id: "n", parentId: "m", timestamp: ts(0), model: "anthropic/haiku", role: "smol" }, msg("a", "n", "assistant", "r")));
+    const o = parseOk(
+      jsonl(
+        H,
+        { type: "model_change", id: "m", parentId: null, timestamp: ts(0), model: "openai/gpt-5", role: "default" },
+        { type: "model_change", id: "n", parentId: "m", timestamp: ts(0), model: "anthropic/haiku", role: "smol" },
+        msg("a", "n", "assistant", "r"),
+      ),
+    );
     assert.equal(o.flavor, "omp");
     const ctx = buildContext(o);
-    assert.deepEqual(ctx.models, { default: "openai/gpt-5", smol: "anthropic/haiku" }, "explicit default is not overridden by the assistant");
+    assert.deepEqual(
+      ctx.models,
+      { default: "openai/gpt-5", smol: "anthropic/haiku" },
+      "explicit default is not overridden by the assistant",
+    );
     assert.deepEqual(ctx.model, { provider: "openai", modelId: "gpt-5" });
   });
 
   it("T9: fromHook (pi) and fromExtension (OMP) both parse without schema problems", () => {
-    const c = (flag: object) => ({ type: "compaction", id: "c", parentId: "a", timestamp: ts(2), summary: "s", firstKeptEntryId: "a", tokensBefore: 5, ...flag });
+    const c = (flag: object) => ({
+      type: "compaction",
+      id: "c",
+      parentId: "a",
+      timestamp: ts(2),
+      summary: "s",
+      firstKeptEntryId: "a",
+      tokensBefore: 5,
+      ...flag,
+    });
     const p = parseOk(jsonl(H, msg("a", null, "user", "q"), c({ fromHook: true })));
     const o = parseOk(jsonl(H, msg("a", null, "user", "q"), c({ fromExtension: true })));
     assert.equal(p.flavor, "pi");
@@ -132,9 +225,17 @@ describe("reading traps (session-format.md §15)", () => {
   });
 
   it("T10: parentSession is a path or a session id; v1 forks use branchedFrom", () => {
-    assert.deepEqual(loadFixture(omp("-src-proj", "2026-11-29T18-50-22-033Z_01a228a4-d9d1-7000-a845-d846825115ab.jsonl")).forkOf, { raw: "01a228a4-d9a2-7000-85ca-ecf671b91f93", kind: "id", field: "parentSession" });
-    assert.equal(loadFixture(omp("-src-proj", "2026-11-29T18-50-22-038Z_01a228a4-d9d6-7000-a79c-1eb84ee58afa.jsonl")).forkOf?.kind, "path");
-    const v1 = loadFixture(pi("--home-u-src-legacy-v1--", "2026-11-29T18-50-19-332Z_40138620-2fc9-46fe-acf5-df59248b38af.jsonl"));
+    assert.deepEqual(
+      loadFixture(omp("-src-proj", "2026-11-29T18-50-22-033Z_01a228a4-d9d1-7000-a845-d846825115ab.jsonl")).forkOf,
+      { raw: "01a228a4-d9a2-7000-85ca-ecf671b91f93", kind: "id", field: "parentSession" },
+    );
+    assert.equal(
+      loadFixture(omp("-src-proj", "2026-11-29T18-50-22-038Z_01a228a4-d9d6-7000-a79c-1eb84ee58afa.jsonl")).forkOf?.kind,
+      "path",
+    );
+    const v1 = loadFixture(
+      pi("--home-u-src-legacy-v1--", "2026-11-29T18-50-19-332Z_40138620-2fc9-46fe-acf5-df59248b38af.jsonl"),
+    );
     assert.equal(v1.forkOf?.field, "branchedFrom");
     assert.equal(v1.forkOf?.kind, "path");
     assert.equal(parseOk(jsonl({ ...H, parentSession: "C:\\Users\\u\\s.jsonl" })).forkOf?.kind, "path");
@@ -153,11 +254,17 @@ describe("reading traps (session-format.md §15)", () => {
 
   it("T13: a malformed middle line is an error diagnostic and skipped; a truncated last line is a warning", () => {
     const q2 = loadFixture(join(REAL, "quirks", "pi-malformed-middle-line.jsonl"));
-    assert.deepEqual(q2.diagnostics.map((d) => [d.line, d.severity, d.code]), [[5, "error", "malformed-json"]]);
+    assert.deepEqual(
+      q2.diagnostics.map((d) => [d.line, d.severity, d.code]),
+      [[5, "error", "malformed-json"]],
+    );
     assert.equal(q2.endsWithNewline, true);
     const q1 = loadFixture(join(REAL, "quirks", "pi-truncated-last-line.jsonl"));
     const last = readFileSync(join(REAL, "quirks", "pi-truncated-last-line.jsonl"), "utf8").split("\n").length;
-    assert.deepEqual(q1.diagnostics.map((d) => [d.line, d.severity, d.code]), [[last, "warning", "truncated-last-line"]]);
+    assert.deepEqual(
+      q1.diagnostics.map((d) => [d.line, d.severity, d.code]),
+      [[last, "warning", "truncated-last-line"]],
+    );
     assert.equal(q1.endsWithNewline, false);
     assert.equal(q1.truncatedTail, true);
   });
@@ -189,44 +296,125 @@ describe("reading traps (session-format.md §15)", () => {
 
   it("T19: firstKeptEntryId off the path keeps nothing; an empty OMP firstKeptEntryId too", () => {
     for (const firstKept of ["zzzzzzzz", ""]) {
-      const s = parseOk(jsonl(H, msg("a", null, "user", "q"), msg("b", "a", "assistant", "r"), { type: "compaction", id: "c", parentId: "b", timestamp: ts(3), summary: "S", firstKeptEntryId: firstKept, tokensBefore: 100 }, msg("d", "c", "user", "next", 4)));
+      const s = parseOk(
+        jsonl(
+          H,
+          msg("a", null, "user", "q"),
+          msg("b", "a", "assistant", "r"),
+          {
+            type: "compaction",
+            id: "c",
+            parentId: "b",
+            timestamp: ts(3),
+            summary: "S",
+            firstKeptEntryId: firstKept,
+            tokensBefore: 100,
+          },
+          msg("d", "c", "user", "next", 4),
+        ),
+      );
       assert.equal(s.compactions[0]!.keptFromId, null);
       assert.equal(s.compactions[0]!.replacesThroughId, "b");
-      assert.deepEqual(plain(buildContext(s)).messages.map((m) => m.role), ["compactionSummary", "user"]);
+      assert.deepEqual(
+        plain(buildContext(s)).messages.map((m) => m.role),
+        ["compactionSummary", "user"],
+      );
     }
   });
 
   it("T19: a later compaction may keep from before an earlier one (pi 0.73): the last one on the path wins", () => {
-    const s = parseOk(jsonl(
-      H,
-      msg("a", null, "user", "q1"),
-      msg("b", "a", "assistant", "r1"),
-      { type: "compaction", id: "c1", parentId: "b", timestamp: ts(3), summary: "S1", firstKeptEntryId: "b", tokensBefore: 10 },
-      msg("d", "c1", "user", "q2", 4),
-      { type: "compaction", id: "c2", parentId: "d", timestamp: ts(5), summary: "S2", firstKeptEntryId: "b", tokensBefore: 20 },
-    ));
-    assert.deepEqual(s.compactions.map((c) => [c.id, c.keptFromId, c.onActivePath]), [["c1", "b", true], ["c2", "b", true]]);
+    const s = parseOk(
+      jsonl(
+        H,
+        msg("a", null, "user", "q1"),
+        msg("b", "a", "assistant", "r1"),
+        {
+          type: "compaction",
+          id: "c1",
+          parentId: "b",
+          timestamp: ts(3),
+          summary: "S1",
+          firstKeptEntryId: "b",
+          tokensBefore: 10,
+        },
+        msg("d", "c1", "user", "q2", 4),
+        {
+          type: "compaction",
+          id: "c2",
+          parentId: "d",
+          timestamp: ts(5),
+          summary: "S2",
+          firstKeptEntryId: "b",
+          tokensBefore: 20,
+        },
+      ),
+    );
+    assert.deepEqual(
+      s.compactions.map((c) => [c.id, c.keptFromId, c.onActivePath]),
+      [
+        ["c1", "b", true],
+        ["c2", "b", true],
+      ],
+    );
     const ctx = plain(buildContext(s));
-    assert.deepEqual(ctx.messages.map((m) => m.role), ["compactionSummary", "assistant", "user"]);
+    assert.deepEqual(
+      ctx.messages.map((m) => m.role),
+      ["compactionSummary", "assistant", "user"],
+    );
     assert.equal(ctx.messages[0]!.summary, "S2");
   });
 
   it("T20: labels: last label entry per target wins, and an absent or empty label clears it", () => {
-    const label = (id: string, target: string, value?: string) => ({ type: "label", id, parentId: "a", timestamp: ts(2), targetId: target, ...(value === undefined ? {} : { label: value }) });
-    const s = parseOk(jsonl(H, msg("a", null, "user", "q"), label("l1", "a", "one"), label("l2", "a"), label("l3", "x", "gone"), label("l4", "x", ""), label("l5", "a", "two")));
-    assert.deepEqual([...s.labels].map(([k, v]) => [k, v.label]), [["a", "two"]]);
+    const label = (id: string, target: string, value?: string) => ({
+      type: "label",
+      id,
+      parentId: "a",
+      timestamp: ts(2),
+      targetId: target,
+      ...(value === undefined ? {} : { label: value }),
+    });
+    const s = parseOk(
+      jsonl(
+        H,
+        msg("a", null, "user", "q"),
+        label("l1", "a", "one"),
+        label("l2", "a"),
+        label("l3", "x", "gone"),
+        label("l4", "x", ""),
+        label("l5", "a", "two"),
+      ),
+    );
+    assert.deepEqual(
+      [...s.labels].map(([k, v]) => [k, v.label]),
+      [["a", "two"]],
+    );
   });
 
   it("T21: pi name: the latest session_info wins and an empty name clears it (0.73)", () => {
-    const info = (id: string, name?: string) => ({ type: "session_info", id, parentId: null, timestamp: ts(1), ...(name === undefined ? {} : { name }) });
+    const info = (id: string, name?: string) => ({
+      type: "session_info",
+      id,
+      parentId: null,
+      timestamp: ts(1),
+      ...(name === undefined ? {} : { name }),
+    });
     assert.equal(parseOk(jsonl(H, info("i1", "First"), info("i2", "  Second  "))).name, "Second");
     assert.equal(parseOk(jsonl(H, info("i1", "First"), info("i2", ""))).name, null);
     assert.equal(parseOk(jsonl(H, info("i1", "First"), info("i2"))).name, null);
   });
 
   it("T21: OMP title: a user title is sticky against later auto titles; a truncated slot yields the full title_change text", () => {
-    const tc = (id: string, title: string, source: string) => ({ type: "title_change", id, parentId: null, timestamp: ts(1), title, source });
-    const noSlot = parseOk(jsonl({ ...H }, tc("t1", "Auto one", "auto"), tc("t2", "Mine", "user"), tc("t3", "Auto two", "auto")));
+    const tc = (id: string, title: string, source: string) => ({
+      type: "title_change",
+      id,
+      parentId: null,
+      timestamp: ts(1),
+      title,
+      source,
+    });
+    const noSlot = parseOk(
+      jsonl({ ...H }, tc("t1", "Auto one", "auto"), tc("t2", "Mine", "user"), tc("t3", "Auto two", "auto")),
+    );
     assert.equal(noSlot.name, "Mine");
     const long = "A very long title ".repeat(20).trim();
     const truncated = [...long].slice(0, 150).join("");
@@ -235,8 +423,30 @@ describe("reading traps (session-format.md §15)", () => {
   });
 
   it("T24: unknown entry types and roles are kept as opaque nodes that can have children", () => {
-    const s = parseOk(jsonl(H, { type: "future_thing", id: "f", parentId: null, timestamp: ts(0), x: 1 }, msg("u", "f", "user", "q"), { type: "message", id: "p", parentId: "u", timestamp: ts(2), message: { role: "pythonExecution", code: "1+1" } }, { type: "message", id: "z", parentId: "p", timestamp: ts(3), message: { role: "brandNewRole" } }));
-    assert.deepEqual(s.entries.map((e) => [e.id, e.known]), [["f", false], ["u", true], ["p", true], ["z", true]]);
+    const s = parseOk(
+      jsonl(
+        H,
+        { type: "future_thing", id: "f", parentId: null, timestamp: ts(0), x: 1 },
+        msg("u", "f", "user", "q"),
+        {
+          type: "message",
+          id: "p",
+          parentId: "u",
+          timestamp: ts(2),
+          message: { role: "pythonExecution", code: "1+1" },
+        },
+        { type: "message", id: "z", parentId: "p", timestamp: ts(3), message: { role: "brandNewRole" } },
+      ),
+    );
+    assert.deepEqual(
+      s.entries.map((e) => [e.id, e.known]),
+      [
+        ["f", false],
+        ["u", true],
+        ["p", true],
+        ["z", true],
+      ],
+    );
     assert.deepEqual(s.children.get("f"), ["u"]);
     assert.equal(s.entries[3]!.role, "brandNewRole");
     assert.ok(s.diagnostics.some((d) => d.code === "unknown-entry-type" && d.line === 2));
@@ -245,19 +455,41 @@ describe("reading traps (session-format.md §15)", () => {
   });
 
   it("T24: legacy OMP 14.x mcp_tool_selection and header title are read", () => {
-    const s = loadFixture(omp("-src-legacy-omp", "2026-11-29T18-50-23-039Z_01a228a4-ddbf-7000-b787-4ee92607f669.jsonl"));
+    const s = loadFixture(
+      omp("-src-legacy-omp", "2026-11-29T18-50-23-039Z_01a228a4-ddbf-7000-b787-4ee92607f669.jsonl"),
+    );
     assert.ok(s.entries.some((e) => e.type === "mcp_tool_selection" && e.known));
     assert.equal(s.name, "Legacy header title");
     assert.equal(s.titleSlot, null);
   });
 
   it("T25: OMP blob references in image data are valid content", () => {
-    const s = parseOk(jsonl(H, { type: "message", id: "u", parentId: null, timestamp: ts(0), message: { role: "user", content: [{ type: "image", data: "blob:sha256:" + "a".repeat(64), mimeType: "image/png" }], timestamp: 1 } }));
+    const s = parseOk(
+      jsonl(H, {
+        type: "message",
+        id: "u",
+        parentId: null,
+        timestamp: ts(0),
+        message: {
+          role: "user",
+          content: [{ type: "image", data: "blob:sha256:" + "a".repeat(64), mimeType: "image/png" }],
+          timestamp: 1,
+        },
+      }),
+    );
     assert.deepEqual(s.diagnostics, []);
   });
 
   it("T26: siblings are ordered by entry timestamp (ISO), not message.timestamp (ms); ties keep file order", () => {
-    const s = parseOk(jsonl(H, msg("r", null, "user", "q", 0), msg("late", "r", "assistant", "x", 9, { timestamp: 1 }), msg("early", "r", "assistant", "y", 3, { timestamp: 99999 }), msg("tie", "r", "assistant", "z", 3)));
+    const s = parseOk(
+      jsonl(
+        H,
+        msg("r", null, "user", "q", 0),
+        msg("late", "r", "assistant", "x", 9, { timestamp: 1 }),
+        msg("early", "r", "assistant", "y", 3, { timestamp: 99999 }),
+        msg("tie", "r", "assistant", "z", 3),
+      ),
+    );
     assert.deepEqual(s.children.get("r"), ["early", "tie", "late"]);
   });
 
@@ -280,7 +512,9 @@ describe("reading traps (session-format.md §15)", () => {
   });
 
   it("duplicate ids: the later entry wins like pi's index, and the earlier one is reported", () => {
-    const s = parseOk(jsonl(H, msg("a", null, "user", "q"), msg("b", "a", "assistant", "r1"), msg("b", "a", "assistant", "r2")));
+    const s = parseOk(
+      jsonl(H, msg("a", null, "user", "q"), msg("b", "a", "assistant", "r1"), msg("b", "a", "assistant", "r2")),
+    );
     assert.equal(s.byId.get("b")!.line, 4);
     assert.deepEqual(s.children.get("a"), ["b"]);
     assert.ok(s.entries[1]!.shadowed);
@@ -288,11 +522,16 @@ describe("reading traps (session-format.md §15)", () => {
   });
 
   it("parent cycles are guarded: cycle members are detached, context stops at the repeat", () => {
-    const s = parseOk(jsonl(H, msg("a", null, "user", "q"), msg("x", "y", "user", "x"), msg("y", "x", "assistant", "y")));
+    const s = parseOk(
+      jsonl(H, msg("a", null, "user", "q"), msg("x", "y", "user", "x"), msg("y", "x", "assistant", "y")),
+    );
     assert.deepEqual(s.roots, ["a"]);
     assert.deepEqual(s.detached, ["x", "y"]);
     assert.equal(s.leafId, "y");
-    assert.deepEqual(plain(buildContext(s)).messages.map((m) => m.role), ["user", "assistant"]);
+    assert.deepEqual(
+      plain(buildContext(s)).messages.map((m) => m.role),
+      ["user", "assistant"],
+    );
   });
 
   it("self-parent entries are roots", () => {
@@ -305,7 +544,13 @@ describe("reading traps (session-format.md §15)", () => {
 describe("JSONL reader", () => {
   it("handles CRLF line endings", () => {
     const s = parseOk(jsonl(H, msg("a", null, "user", "q"), msg("b", "a", "assistant", "r")).replace(/\n/g, "\r\n"));
-    assert.deepEqual(s.entries.map((e) => [e.id, e.line]), [["a", 2], ["b", 3]]);
+    assert.deepEqual(
+      s.entries.map((e) => [e.id, e.line]),
+      [
+        ["a", 2],
+        ["b", 3],
+      ],
+    );
     assert.deepEqual(s.diagnostics, []);
   });
 
@@ -317,7 +562,22 @@ describe("JSONL reader", () => {
 
   it("reads a 5 MB tool output line", () => {
     const big = "x".repeat(5 * 1024 * 1024);
-    const s = parseOk(jsonl(H, msg("a", null, "user", "q"), { type: "message", id: "t", parentId: "a", timestamp: ts(2), message: { role: "toolResult", toolCallId: "c", toolName: "bash", content: [{ type: "text", text: big }], isError: false, timestamp: 2 } }));
+    const s = parseOk(
+      jsonl(H, msg("a", null, "user", "q"), {
+        type: "message",
+        id: "t",
+        parentId: "a",
+        timestamp: ts(2),
+        message: {
+          role: "toolResult",
+          toolCallId: "c",
+          toolName: "bash",
+          content: [{ type: "text", text: big }],
+          isError: false,
+          timestamp: 2,
+        },
+      }),
+    );
     const content = (s.byId.get("t")!.data.message as { content: { text: string }[] }).content;
     assert.equal(content[0]!.text.length, big.length);
   });
@@ -325,7 +585,10 @@ describe("JSONL reader", () => {
   it("accepts bytes and a BOM (with a warning)", () => {
     const r = parseSession("f.jsonl", Buffer.from("\uFEFF" + jsonl(H)));
     assert.ok(r.ok);
-    assert.deepEqual(r.session.diagnostics.map((d) => d.code), ["bom"]);
+    assert.deepEqual(
+      r.session.diagnostics.map((d) => d.code),
+      ["bom"],
+    );
   });
 
   it("decodes invalid UTF-8 without throwing", () => {
@@ -337,12 +600,23 @@ describe("JSONL reader", () => {
 
   it("non-object records after the header are reported and skipped", () => {
     const s = parseOk(jsonl(H, "42", "null", msg("a", null, "user", "q")));
-    assert.deepEqual(s.diagnostics.map((d) => [d.line, d.code]), [[2, "not-an-object"], [3, "not-an-object"]]);
+    assert.deepEqual(
+      s.diagnostics.map((d) => [d.line, d.code]),
+      [
+        [2, "not-an-object"],
+        [3, "not-an-object"],
+      ],
+    );
     assert.equal(s.entries.length, 1);
   });
 
   it("v2+ records without an id are reported and skipped", () => {
-    const s = parseOk(jsonl(H, { type: "message", parentId: null, timestamp: ts(0), message: { role: "user", content: "q" } }));
-    assert.deepEqual(s.diagnostics.map((d) => [d.line, d.code]), [[2, "missing-id"]]);
+    const s = parseOk(
+      jsonl(H, { type: "message", parentId: null, timestamp: ts(0), message: { role: "user", content: "q" } }),
+    );
+    assert.deepEqual(
+      s.diagnostics.map((d) => [d.line, d.code]),
+      [[2, "missing-id"]],
+    );
   });
 });

@@ -50,7 +50,12 @@ describe("panel view models", () => {
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   describe("usage dashboard", () => {
-    const agentDirs = () => ["--agent-dir", join(home.home, ".pi", "agent"), "--agent-dir", join(home.home, ".omp", "agent")];
+    const agentDirs = () => [
+      "--agent-dir",
+      join(home.home, ".pi", "agent"),
+      "--agent-dir",
+      join(home.home, ".omp", "agent"),
+    ];
 
     it("equals `pi-sessions usage --json` by model, project and session, for all projects", async () => {
       const m = dashboardModel(lib.sessions, { scope: "all", folders: [], host: host() });
@@ -58,19 +63,45 @@ describe("panel view models", () => {
       assert.ok(close(m.totals.cost, byModel.total.cost) && m.totals.cost > 0);
       assert.equal(m.totals.messages, byModel.total.messages);
       assert.equal(m.totals.inheritedCost, byModel.total.inheritedCost);
-      assert.deepEqual(m.models.map((r) => [r.key, r.cost, r.input, r.output, r.messages]), byModel.rows.map((r: any) => [r.key, r.cost, r.input, r.output, r.messages]));
+      assert.deepEqual(
+        m.models.map((r) => [r.key, r.cost, r.input, r.output, r.messages]),
+        byModel.rows.map((r: any) => [r.key, r.cost, r.input, r.output, r.messages]),
+      );
       const byProject = await cliJson("usage", "--by", "project", ...agentDirs());
-      assert.deepEqual(m.projects.map((r) => [r.key, r.cost]), byProject.rows.map((r: any) => [r.key, r.cost]));
+      assert.deepEqual(
+        m.projects.map((r) => [r.key, r.cost]),
+        byProject.rows.map((r: any) => [r.key, r.cost]),
+      );
       const bySession = await cliJson("usage", "--by", "session", ...agentDirs());
-      assert.deepEqual(m.topSessions.map((r) => [r.key, r.cost, r.inheritedCost ?? 0]), bySession.rows.slice(0, 15).map((r: any) => [r.key, r.cost, r.inheritedCost ?? 0]));
+      assert.deepEqual(
+        m.topSessions.map((r) => [r.key, r.cost, r.inheritedCost ?? 0]),
+        bySession.rows.slice(0, 15).map((r: any) => [r.key, r.cost, r.inheritedCost ?? 0]),
+      );
     });
 
     it("the workspace scope equals `usage --workspace`; the daily stack adds up to each day's cost", async () => {
       const m = dashboardModel(lib.sessions, { scope: "workspace", folders: [home.workspace], host: host() });
-      const cli = await cliJson("usage", "--by", "day", "--workspace", home.workspace, ...["--agent-dir", join(home.home, ".pi", "agent"), "--agent-dir", join(home.home, ".omp", "agent")]);
+      const cli = await cliJson(
+        "usage",
+        "--by",
+        "day",
+        "--workspace",
+        home.workspace,
+        ...["--agent-dir", join(home.home, ".pi", "agent"), "--agent-dir", join(home.home, ".omp", "agent")],
+      );
       assert.ok(close(m.totals.cost, cli.total.cost));
-      assert.deepEqual(m.days.map((d) => [d.day, d.cost]), cli.rows.map((r: any) => [r.key, r.cost]));
-      for (const d of m.days) assert.ok(close(Object.values(d.byModel).reduce((a, b) => a + b, 0), d.cost), d.day);
+      assert.deepEqual(
+        m.days.map((d) => [d.day, d.cost]),
+        cli.rows.map((r: any) => [r.key, r.cost]),
+      );
+      for (const d of m.days)
+        assert.ok(
+          close(
+            Object.values(d.byModel).reduce((a, b) => a + b, 0),
+            d.cost,
+          ),
+          d.day,
+        );
       assert.ok(m.sessions < lib.sessions.length);
     });
 
@@ -78,8 +109,17 @@ describe("panel view models", () => {
       const all = dashboardModel(lib.sessions, { scope: "all", folders: [], host: host() });
       const days = all.days.map((d) => d.day);
       const first = days[0]!;
-      const only = dashboardModel(lib.sessions, { scope: "all", since: first, until: first, folders: [], host: host() });
-      assert.deepEqual(only.days.map((d) => d.day), [first]);
+      const only = dashboardModel(lib.sessions, {
+        scope: "all",
+        since: first,
+        until: first,
+        folders: [],
+        host: host(),
+      });
+      assert.deepEqual(
+        only.days.map((d) => d.day),
+        [first],
+      );
       const none = dashboardModel(lib.sessions, { scope: "all", since: "2999-01-01", folders: [], host: host() });
       assert.equal(none.totals.cost, 0);
       assert.deepEqual(none.days, []);
@@ -88,7 +128,10 @@ describe("panel view models", () => {
     it("exports CSV and JSON; untrusted text cannot become a spreadsheet formula", () => {
       const m = dashboardModel(lib.sessions, { scope: "all", folders: [], host: host() });
       const csv = exportTable(m, "models", "csv").trimEnd().split("\n");
-      assert.equal(csv[0], "key,label,cost,activeCost,inheritedCost,input,output,cacheRead,cacheWrite,totalTokens,messages");
+      assert.equal(
+        csv[0],
+        "key,label,cost,activeCost,inheritedCost,input,output,cacheRead,cacheWrite,totalTokens,messages",
+      );
       assert.equal(csv.length, m.models.length + 1);
       assert.deepEqual(JSON.parse(exportTable(m, "projects", "json")).rows, m.projects);
       const hostile = { ...m, topSessions: [{ ...m.topSessions[0]!, label: '=HYPERLINK("http://x","y")' }] };
@@ -102,9 +145,24 @@ describe("panel view models", () => {
       const s2 = session("d4f8");
       const m = sessionUsageModel(await opened(s2), s2.inherited, "S2");
       assert.equal(m.segments.length, 3);
-      assert.deepEqual(m.segments.map((g) => [g.startId, g.depth, g.active]), [["05d457cc", 0, true], ["5a794bc5", 1, true], ["5299e542", 1, false]]);
-      assert.ok(close(m.segments.reduce((n, g) => n + g.cost, 0), m.totals.cost));
-      assert.equal(m.segments.reduce((n, g) => n + g.entries, 0), (await opened(s2)).entries.length);
+      assert.deepEqual(
+        m.segments.map((g) => [g.startId, g.depth, g.active]),
+        [
+          ["05d457cc", 0, true],
+          ["5a794bc5", 1, true],
+          ["5299e542", 1, false],
+        ],
+      );
+      assert.ok(
+        close(
+          m.segments.reduce((n, g) => n + g.cost, 0),
+          m.totals.cost,
+        ),
+      );
+      assert.equal(
+        m.segments.reduce((n, g) => n + g.entries, 0),
+        (await opened(s2)).entries.length,
+      );
       assert.ok(close(m.totals.cost, ownCost(s2)));
       assert.ok(m.turns.length > 0 && m.turns.every((t) => t.context > 0));
     });
@@ -116,7 +174,10 @@ describe("panel view models", () => {
       for (const c of m.compactions) {
         const before = m.turns[c.afterTurn]!;
         const after = m.turns[c.afterTurn + 1]!;
-        assert.ok(after.context < before.context, `context drops after ${c.entryId}: ${before.context} → ${after.context}`);
+        assert.ok(
+          after.context < before.context,
+          `context drops after ${c.entryId}: ${before.context} → ${after.context}`,
+        );
       }
     });
 
@@ -158,8 +219,20 @@ describe("panel view models", () => {
       const details = {
         schemaVersion: 1,
         state: "remote_applied",
-        identity: { kind: "supported", surface: "openai_api", protocol: "responses_compact_v1", endpoint: "https://api.openai.com/v1", model: "gpt-5.2", api: "openai-responses" },
-        checkpoint: { artifact, hash: tamper ? "0".repeat(64) : hash, length: json.length, retention: "canonical_provider_window" },
+        identity: {
+          kind: "supported",
+          surface: "openai_api",
+          protocol: "responses_compact_v1",
+          endpoint: "https://api.openai.com/v1",
+          model: "gpt-5.2",
+          api: "openai-responses",
+        },
+        checkpoint: {
+          artifact,
+          hash: tamper ? "0".repeat(64) : hash,
+          length: json.length,
+          retention: "canonical_provider_window",
+        },
         usage: { input_tokens: 1000, output_tokens: 50, total_tokens: 1050 },
         latencyMs: 2100,
         lineage: { firstKeptEntryId: "u2", leafId: "a1" },
@@ -169,11 +242,46 @@ describe("panel view models", () => {
       const s = parseOk(
         jsonl(
           { type: "session", version: 3, id: "bm", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/p" },
-          { type: "message", id: "u1", parentId: null, timestamp: "2026-01-01T00:00:01.000Z", message: { role: "user", content: "one" } },
-          { type: "message", id: "a1", parentId: "u1", timestamp: "2026-01-01T00:00:02.000Z", message: { role: "assistant", content: [{ type: "text", text: "ok" }] } },
-          { type: "message", id: "u2", parentId: "a1", timestamp: "2026-01-01T00:00:03.000Z", message: { role: "user", content: "two" } },
-          { type: "compaction", id: "c1", parentId: "u2", timestamp: "2026-01-01T00:00:04.000Z", summary: "## Goal\nkeep going", firstKeptEntryId: "u2", tokensBefore: 5000, details, fromHook: true },
-          { type: "custom", id: "t1", parentId: "c1", timestamp: "2026-01-01T00:00:05.000Z", customType: "pi-openai-blackmagic-compact/compaction-timeline/1", data: { method: "remote_responses_v1" } },
+          {
+            type: "message",
+            id: "u1",
+            parentId: null,
+            timestamp: "2026-01-01T00:00:01.000Z",
+            message: { role: "user", content: "one" },
+          },
+          {
+            type: "message",
+            id: "a1",
+            parentId: "u1",
+            timestamp: "2026-01-01T00:00:02.000Z",
+            message: { role: "assistant", content: [{ type: "text", text: "ok" }] },
+          },
+          {
+            type: "message",
+            id: "u2",
+            parentId: "a1",
+            timestamp: "2026-01-01T00:00:03.000Z",
+            message: { role: "user", content: "two" },
+          },
+          {
+            type: "compaction",
+            id: "c1",
+            parentId: "u2",
+            timestamp: "2026-01-01T00:00:04.000Z",
+            summary: "## Goal\nkeep going",
+            firstKeptEntryId: "u2",
+            tokensBefore: 5000,
+            details,
+            fromHook: true,
+          },
+          {
+            type: "custom",
+            id: "t1",
+            parentId: "c1",
+            timestamp: "2026-01-01T00:00:05.000Z",
+            customType: "pi-openai-blackmagic-compact/compaction-timeline/1",
+            data: { method: "remote_responses_v1" },
+          },
         ),
       );
       return { s, secret, hash };
@@ -188,8 +296,19 @@ describe("panel view models", () => {
       assert.equal(b.checkpoint!.computedHash, hash);
       assert.equal(b.checkpoint!.hashOk, true);
       assert.equal(b.checkpoint!.lengthOk, true);
-      assert.deepEqual(b.checkpoint!.encrypted, [{ length: secret.length, sha256: createHash("sha256").update(secret).digest("hex"), prefix: secret.slice(0, 12) }]);
-      assert.deepEqual(b.replay, { namespace: "pi-openai-blackmagic-compact/1", scope: null, hashes: 2, hashesWellFormed: true });
+      assert.deepEqual(b.checkpoint!.encrypted, [
+        {
+          length: secret.length,
+          sha256: createHash("sha256").update(secret).digest("hex"),
+          prefix: secret.slice(0, 12),
+        },
+      ]);
+      assert.deepEqual(b.replay, {
+        namespace: "pi-openai-blackmagic-compact/1",
+        scope: null,
+        hashes: 2,
+        hashesWellFormed: true,
+      });
       assert.equal(b.invalidReason, null);
       assert.equal(m.activeCheckpoint, true);
       assert.equal(m.fromExtension, true);
@@ -202,15 +321,22 @@ describe("panel view models", () => {
       assert.equal(tampered.blackmagic!.checkpoint!.hashOk, false);
       assert.match(tampered.blackmagic!.invalidReason!, /sha256/);
       assert.equal(tampered.activeCheckpoint, false);
-      assert.match(checkpointInvalidReason({ schemaVersion: 1, state: "remote_applied", replay: { namespace: "other/1" } })!, /namespace/);
+      assert.match(
+        checkpointInvalidReason({ schemaVersion: 1, state: "remote_applied", replay: { namespace: "other/1" } })!,
+        /namespace/,
+      );
       assert.match(checkpointInvalidReason({ schemaVersion: 1, state: "local_fallback" })!, /state/);
       const { s } = blackmagic();
       const later = parseOk(
-        jsonl(
-          s.header,
-          ...s.entries.map((e) => e.data),
-          { type: "compaction", id: "c2", parentId: "t1", timestamp: "2026-01-01T00:00:06.000Z", summary: "native", firstKeptEntryId: "u2", tokensBefore: 100 },
-        ),
+        jsonl(s.header, ...s.entries.map((e) => e.data), {
+          type: "compaction",
+          id: "c2",
+          parentId: "t1",
+          timestamp: "2026-01-01T00:00:06.000Z",
+          summary: "native",
+          firstKeptEntryId: "u2",
+          tokensBefore: 100,
+        }),
       );
       const m = checkpointModel(later, "c1");
       assert.equal(m.supersededBy, "c2");
@@ -253,15 +379,41 @@ describe("panel view models", () => {
     it("orphan and external parents are placeholder nodes of their own kind", async () => {
       const base = lib.sessions.find((s) => s.file.includes("d4f8"))!.file.replace(/[^/]+$/, "");
       const orphanFile = `${base}2026-11-29T20-00-00-000Z_orphan.jsonl`;
-      appendFileSync(orphanFile, jsonl({ type: "session", version: 3, id: "orph", timestamp: "2026-11-29T20:00:00.000Z", cwd: home.workspace, parentSession: `${base}gone.jsonl` }));
+      appendFileSync(
+        orphanFile,
+        jsonl({
+          type: "session",
+          version: 3,
+          id: "orph",
+          timestamp: "2026-11-29T20:00:00.000Z",
+          cwd: home.workspace,
+          parentSession: `${base}gone.jsonl`,
+        }),
+      );
       const externalFile = `${base}2026-11-29T20-00-01-000Z_external.jsonl`;
-      appendFileSync(externalFile, jsonl({ type: "session", version: 3, id: "ext", timestamp: "2026-11-29T20:00:01.000Z", cwd: home.workspace, parentSession: "/etc/passwd" }));
+      appendFileSync(
+        externalFile,
+        jsonl({
+          type: "session",
+          version: 3,
+          id: "ext",
+          timestamp: "2026-11-29T20:00:01.000Z",
+          cwd: home.workspace,
+          parentSession: "/etc/passwd",
+        }),
+      );
       await lib.applyChanges([orphanFile, externalFile]);
       const orphan = lineageModel(lib.get(orphanFile)!, options());
       assert.deepEqual(orphan.nodes.map((n) => n.kind).sort(), ["orphan", "session"]);
       assert.equal(orphan.edges[0]!.label, "parent not found");
       const external = lineageModel(lib.get(externalFile)!, options());
-      assert.deepEqual(external.nodes.map((n) => [n.kind, n.label]).sort(), [["external", "/etc/passwd"], ["session", external.nodes.find((n) => n.kind === "session")!.label]].sort());
+      assert.deepEqual(
+        external.nodes.map((n) => [n.kind, n.label]).sort(),
+        [
+          ["external", "/etc/passwd"],
+          ["session", external.nodes.find((n) => n.kind === "session")!.label],
+        ].sort(),
+      );
     });
   });
 
@@ -270,10 +422,16 @@ describe("panel view models", () => {
       const s3 = loadFixture(PI_FIXTURES.find((f) => f.includes("d565"))!);
       const m = contextModel(s3, null, "S3");
       assert.equal(m.rows[0]!.kind, "compactionSummary");
-      assert.equal(m.totalTokens, m.rows.reduce((n, r) => n + r.tokens, 0));
+      assert.equal(
+        m.totalTokens,
+        m.rows.reduce((n, r) => n + r.tokens, 0),
+      );
       assert.ok(m.rows.every((r) => r.tokens >= 0));
       assert.equal(m.compactions.length, 2);
-      assert.deepEqual(m.compactions.map((c) => c.active), [false, true]);
+      assert.deepEqual(
+        m.compactions.map((c) => c.active),
+        [false, true],
+      );
       assert.ok(m.compactions.every((c) => c.droppedEntries > 0 && c.droppedTokens > 0));
       assert.ok(m.compactions[1]!.droppedEntries > m.compactions[0]!.droppedEntries);
     });

@@ -2,29 +2,29 @@
 // extension host: @vscode/test-electron's runTests with code-shim.mjs as the "VS Code executable", which runs
 // code-server 4.100.3 and headless Chromium. The session store is a HOME built from fixtures/real.
 // Needs `npm run build` first. Exit code = test result.
-import { runTests } from '@vscode/test-electron';
-import { mkdtempSync, rmSync } from 'fs';
-import os from 'os';
-import path from 'path';
-import { fileURLToPath } from 'url';
-import { ensureRuntime } from './ensure-runtime.mjs';
-import { buildFixtureHome } from './fixture-home.mjs';
+import { runTests } from "@vscode/test-electron";
+import { mkdtempSync, rmSync } from "fs";
+import os from "os";
+import path from "path";
+import { fileURLToPath } from "url";
+import { ensureRuntime } from "./ensure-runtime.mjs";
+import { buildFixtureHome } from "./fixture-home.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const root = path.resolve(here, '..', '..');
+const root = path.resolve(here, "..", "..");
 ensureRuntime();
-const tmp = mkdtempSync(path.join(os.tmpdir(), 'pi-sessions-it-'));
-const { home, workspace } = buildFixtureHome(path.join(tmp, 'home'));
+const tmp = mkdtempSync(path.join(os.tmpdir(), "pi-sessions-it-"));
+const { home, workspace } = buildFixtureHome(path.join(tmp, "home"));
 let code = 0;
 try {
   await runTests({
-    vscodeExecutablePath: path.join(here, 'code-shim.mjs'),
+    vscodeExecutablePath: path.join(here, "code-shim.mjs"),
     extensionDevelopmentPath: root,
-    extensionTestsPath: path.join(root, 'dist', 'test', 'integration', 'index.cjs'),
+    extensionTestsPath: path.join(root, "dist", "test", "integration", "index.cjs"),
     launchArgs: [workspace],
     extensionTestsEnv: { EXT_HOST_HOME: home, PI_SESSIONS_FIXTURE_HOME: home, RUNTIME_TMP: tmp },
   });
-  console.log('integration tests passed');
+  console.log("integration tests passed");
 } catch (err) {
   console.error(`integration tests FAILED: ${err.message}`);
   code = 1;

@@ -5,7 +5,18 @@ import { piKeepRecentTokens } from "../node/compact/settings.js";
 
 export const EXIT_NOT_WRITTEN = 3;
 
-export type CompactArgs = Pick<CompactOptions, "file" | "provider" | "model" | "azureResource" | "azureDeployment" | "baseUrl" | "keepRecentTokens" | "summary" | "timeoutMs"> & {
+export type CompactArgs = Pick<
+  CompactOptions,
+  | "file"
+  | "provider"
+  | "model"
+  | "azureResource"
+  | "azureDeployment"
+  | "baseUrl"
+  | "keepRecentTokens"
+  | "summary"
+  | "timeoutMs"
+> & {
   leaf?: string;
   dryRun: boolean;
   yes: boolean;
@@ -23,17 +34,49 @@ export function credentialsFromEnv(provider: Provider, env: NodeJS.ProcessEnv = 
 function jsonOf(r: CompactResult): Record<string, unknown> {
   switch (r.state) {
     case "written":
-      return { entryId: r.entryId, state: r.checkpoint ? "remote_applied" : "local_fallback", ...(r.failureClass ? { failureClass: r.failureClass } : {}), identity: r.identity, firstKeptEntryId: r.firstKeptEntryId, tokensBefore: r.tokensBefore };
+      return {
+        entryId: r.entryId,
+        state: r.checkpoint ? "remote_applied" : "local_fallback",
+        ...(r.failureClass ? { failureClass: r.failureClass } : {}),
+        identity: r.identity,
+        firstKeptEntryId: r.firstKeptEntryId,
+        tokensBefore: r.tokensBefore,
+      };
     case "failed":
-      return { entryId: null, state: "failed", failureClass: r.failureClass, message: r.message, identity: r.identity, firstKeptEntryId: r.firstKeptEntryId, tokensBefore: r.tokensBefore };
+      return {
+        entryId: null,
+        state: "failed",
+        failureClass: r.failureClass,
+        message: r.message,
+        identity: r.identity,
+        firstKeptEntryId: r.firstKeptEntryId,
+        tokensBefore: r.tokensBefore,
+      };
     case "refused":
-      return { entryId: null, state: "refused", ...(r.failureClass ? { failureClass: r.failureClass } : {}), reason: r.reason, identity: r.identity ?? null };
+      return {
+        entryId: null,
+        state: "refused",
+        ...(r.failureClass ? { failureClass: r.failureClass } : {}),
+        reason: r.reason,
+        identity: r.identity ?? null,
+      };
     case "planned":
-      return { entryId: null, state: "planned", identity: r.identity, firstKeptEntryId: r.firstKeptEntryId, tokensBefore: r.tokensBefore, plan: r.plan };
+      return {
+        entryId: null,
+        state: "planned",
+        identity: r.identity,
+        firstKeptEntryId: r.firstKeptEntryId,
+        tokensBefore: r.tokensBefore,
+        plan: r.plan,
+      };
   }
 }
 
-export async function compactCommand(a: CompactArgs, io: { out: (t: string) => void; err: (t: string) => void }, version: string): Promise<number> {
+export async function compactCommand(
+  a: CompactArgs,
+  io: { out: (t: string) => void; err: (t: string) => void },
+  version: string,
+): Promise<number> {
   const dryRun = a.dryRun || !a.yes;
   const { leaf, yes: _yes, json: _json, ...options } = a;
   const result = await compactBranch({
@@ -61,8 +104,14 @@ export async function compactCommand(a: CompactArgs, io: { out: (t: string) => v
         JSON.stringify(p.requestBody, null, 2),
       ].join("\n"),
     );
-  } else if (result.state === "written") io.out(`compacted: entry ${result.entryId} · ${result.message} · kept from ${result.firstKeptEntryId} · ~${result.tokensBefore} tokens before`);
-  else if (result.state === "failed") io.err(`not compacted (${result.failureClass}): ${result.message}. The file is unchanged.${a.writeFallback ? "" : " --write-fallback writes a readable-only compaction instead."}`);
+  } else if (result.state === "written")
+    io.out(
+      `compacted: entry ${result.entryId} · ${result.message} · kept from ${result.firstKeptEntryId} · ~${result.tokensBefore} tokens before`,
+    );
+  else if (result.state === "failed")
+    io.err(
+      `not compacted (${result.failureClass}): ${result.message}. The file is unchanged.${a.writeFallback ? "" : " --write-fallback writes a readable-only compaction instead."}`,
+    );
   else io.err(`not compacted: ${result.reason}. The file is unchanged.`);
   return result.state === "written" || (result.state === "planned" && a.dryRun) ? 0 : EXIT_NOT_WRITTEN;
 }

@@ -12,7 +12,15 @@ import { type GroupBy, usageReport } from "../node/report.js";
 import { inspectTail, repairTail } from "../node/repair.js";
 import { compactCommand, EXIT_NOT_WRITTEN } from "./compact.js";
 import { resolveRoots } from "../node/roots.js";
-import { belongsToWorkspace, cacheFileFor, computeOwnership, listedSession, loadStore, newStoreSession, type StoreSession } from "../node/store.js";
+import {
+  belongsToWorkspace,
+  cacheFileFor,
+  computeOwnership,
+  listedSession,
+  loadStore,
+  newStoreSession,
+  type StoreSession,
+} from "../node/store.js";
 import { stat } from "node:fs/promises";
 import { homedir, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -99,7 +107,12 @@ export async function run(argv: string[], io: Io): Promise<number> {
 type Options = NonNullable<ParseArgsConfig["options"]>;
 
 function parse<O extends Options>(args: string[], options: O) {
-  return parseArgs<{ args: string[]; options: O; allowPositionals: true; strict: true }>({ args, options, allowPositionals: true, strict: true });
+  return parseArgs<{ args: string[]; options: O; allowPositionals: true; strict: true }>({
+    args,
+    options,
+    allowPositionals: true,
+    strict: true,
+  });
 }
 
 function oneFile(positionals: string[]): string {
@@ -110,7 +123,8 @@ function oneFile(positionals: string[]): string {
 /** Report a file that is not a readable session; returns the exit code. */
 function reportUnreadable(result: Exclude<ReadResult, { ok: true }>, json: boolean, io: Io): number {
   if (json) io.out(JSON.stringify(rejectedJson(result.file, result.rejection)));
-  else io.err(`${result.file}:${result.rejection.line}: rejected ${result.rejection.code}: ${result.rejection.message}`);
+  else
+    io.err(`${result.file}:${result.rejection.line}: rejected ${result.rejection.code}: ${result.rejection.message}`);
   return EXIT_REJECTED;
 }
 
@@ -144,7 +158,10 @@ async function contextCommand(args: string[], io: Io): Promise<number> {
 
 function renderContext(context: ReturnType<typeof buildContext>): string {
   const model = context.model ? `${context.model.provider}/${context.model.modelId}` : "unknown model";
-  const lines = [`context at ${context.leafId ?? "(empty)"} · ${context.messages.length} messages · ${model} · thinking ${context.thinkingLevel ?? "off"}`, ""];
+  const lines = [
+    `context at ${context.leafId ?? "(empty)"} · ${context.messages.length} messages · ${model} · thinking ${context.thinkingLevel ?? "off"}`,
+    "",
+  ];
   context.messages.forEach((m, i) => {
     let text: string;
     if (m.role === "compactionSummary" || m.role === "branchSummary") text = String(m.summary ?? "");
@@ -168,12 +185,15 @@ async function lintCommand(args: string[], io: Io): Promise<number> {
       report.push({ file, rejected: result.rejection, diagnostics: result.diagnostics });
       if (!values.json) {
         for (const d of result.diagnostics) io.out(`${file}:${d.line}: ${d.severity} ${d.code}: ${d.message}`);
-        io.out(`${file}:${result.rejection.line}: error ${result.rejection.code}: ${result.rejection.message} (file rejected)`);
+        io.out(
+          `${file}:${result.rejection.line}: error ${result.rejection.code}: ${result.rejection.message} (file rejected)`,
+        );
       }
       continue;
     }
     report.push({ file, rejected: null, diagnostics: result.session.diagnostics });
-    if (!values.json) for (const d of result.session.diagnostics) io.out(`${file}:${d.line}: ${d.severity} ${d.code}: ${d.message}`);
+    if (!values.json)
+      for (const d of result.session.diagnostics) io.out(`${file}:${d.line}: ${d.severity} ${d.code}: ${d.message}`);
   }
   if (values.json) io.out(JSON.stringify({ files: report }));
   return code;
@@ -193,7 +213,12 @@ function cacheDir(): string {
   return join(env.XDG_CACHE_HOME || join(homedir(), ".cache"), "pi-session-explorer");
 }
 
-async function openStore(values: { "agent-dir"?: string[]; "session-dir"?: string[]; workspace?: string; "no-cache"?: boolean }) {
+async function openStore(values: {
+  "agent-dir"?: string[];
+  "session-dir"?: string[];
+  workspace?: string;
+  "no-cache"?: boolean;
+}) {
   const roots = resolveRoots({ agentDirs: values["agent-dir"], sessionDirs: values["session-dir"] });
   const store = await loadStore({ roots, cacheFile: values["no-cache"] ? null : cacheFileFor(cacheDir(), roots) });
   let result: StoreSession[] = store.sessions;
@@ -210,13 +235,23 @@ async function listCommand(args: string[], io: Io): Promise<number> {
   const { store, result } = await openStore(values);
   computeOwnership(result);
   const rows = result.map((s) => ({ row: listedSession(s), s }));
-  rows.sort((a, b) => (b.row.lastSeen ?? "").localeCompare(a.row.lastSeen ?? "") || a.row.file.localeCompare(b.row.file));
+  rows.sort(
+    (a, b) => (b.row.lastSeen ?? "").localeCompare(a.row.lastSeen ?? "") || a.row.file.localeCompare(b.row.file),
+  );
   type Row = { file: string; line: number; severity: "error" | "warning"; code: string; message: string };
   const diagnostics: Row[] = [
     ...result.flatMap((s): Row[] =>
       s.summary.ok
         ? s.summary.diagnostics.filter((d) => d.severity === "error").map((d) => ({ file: s.file, ...d }))
-        : [{ file: s.file, line: s.summary.rejection.line, severity: "error" as const, code: s.summary.rejection.code, message: `file rejected: ${s.summary.rejection.message}` }],
+        : [
+            {
+              file: s.file,
+              line: s.summary.rejection.line,
+              severity: "error" as const,
+              code: s.summary.rejection.code,
+              message: `file rejected: ${s.summary.rejection.message}`,
+            },
+          ],
     ),
     ...store.errors.map((e) => ({ file: e.path, line: 0, severity: "error" as const, code: "io", message: e.message })),
   ];
@@ -226,8 +261,17 @@ async function listCommand(args: string[], io: Io): Promise<number> {
   }
   const table = [["last seen", "flavor", "entries", "own", "fork", "name", "cwd"]];
   for (const { row } of rows) {
-    const fork = row.parentState === "none" ? "" : row.parentState === "resolved" ? `↳ ${shortId(row.parentId)}` : row.parentState;
-    table.push([row.lastSeen?.slice(0, 16).replace("T", " ") ?? "-", row.flavor ?? "REJECTED", String(row.entryCount), String(row.ownEntryCount), fork + (row.nested ? " nested" : ""), truncate(row.name ?? "", 40), row.cwd ?? row.file]);
+    const fork =
+      row.parentState === "none" ? "" : row.parentState === "resolved" ? `↳ ${shortId(row.parentId)}` : row.parentState;
+    table.push([
+      row.lastSeen?.slice(0, 16).replace("T", " ") ?? "-",
+      row.flavor ?? "REJECTED",
+      String(row.entryCount),
+      String(row.ownEntryCount),
+      fork + (row.nested ? " nested" : ""),
+      truncate(row.name ?? "", 40),
+      row.cwd ?? row.file,
+    ]);
   }
   io.out(formatTable(table, [2, 3]));
   for (const d of diagnostics) io.out(`${d.file}:${d.line}: ${d.severity} ${d.code}: ${d.message}`);
@@ -235,10 +279,17 @@ async function listCommand(args: string[], io: Io): Promise<number> {
 }
 
 async function usageCommand(args: string[], io: Io): Promise<number> {
-  const { values, positionals } = parse(args, { ...STORE_OPTIONS, file: { type: "string" }, by: { type: "string" }, since: { type: "string" }, until: { type: "string" } });
+  const { values, positionals } = parse(args, {
+    ...STORE_OPTIONS,
+    file: { type: "string" },
+    by: { type: "string" },
+    since: { type: "string" },
+    until: { type: "string" },
+  });
   if (positionals.length) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
   const by = (values.by ?? "session") as GroupBy;
-  if (!["session", "model", "day", "project"].includes(by)) throw new UsageError(`--by must be session, model, day or project`);
+  if (!["session", "model", "day", "project"].includes(by))
+    throw new UsageError(`--by must be session, model, day or project`);
   for (const flag of ["since", "until"] as const) {
     const v = values[flag];
     if (v !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(v)) throw new UsageError(`--${flag} takes a date YYYY-MM-DD`);
@@ -252,7 +303,18 @@ async function usageCommand(args: string[], io: Io): Promise<number> {
     else {
       const read = await readSessionFile(file, { validate: false });
       if (!read.ok) return reportUnreadable(read, !!values.json, io);
-      result = [newStoreSession({ file, root: { dir: file, agent: "any", source: "--file" }, slug: null, nestedIn: null, size: (await stat(file)).size }, summarize(read))];
+      result = [
+        newStoreSession(
+          {
+            file,
+            root: { dir: file, agent: "any", source: "--file" },
+            slug: null,
+            nestedIn: null,
+            size: (await stat(file)).size,
+          },
+          summarize(read),
+        ),
+      ];
     }
   } else {
     result = (await openStore(values)).result;
@@ -264,13 +326,40 @@ async function usageCommand(args: string[], io: Io): Promise<number> {
   }
   const money = (n: number) => `$${n.toFixed(4)}`;
   const int = (n: number) => n.toLocaleString("en-US");
-  const table = [[by, "input", "output", "cache read", "cache write", "total tokens", "cost", "active", "inherited", "msgs"]];
+  const table = [
+    [by, "input", "output", "cache read", "cache write", "total tokens", "cost", "active", "inherited", "msgs"],
+  ];
   for (const r of report.rows) {
-    const key = by === "session" ? `${shortId(r.key)} ${truncate(r.name ?? "", 30)}${r.includedInParent ? " (in parent)" : ""}` : r.key;
-    table.push([key, int(r.input), int(r.output), int(r.cacheRead), int(r.cacheWrite), int(r.totalTokens), money(r.cost), money(r.activeCost), r.inheritedCost === undefined ? "" : money(r.inheritedCost), int(r.messages)]);
+    const key =
+      by === "session"
+        ? `${shortId(r.key)} ${truncate(r.name ?? "", 30)}${r.includedInParent ? " (in parent)" : ""}`
+        : r.key;
+    table.push([
+      key,
+      int(r.input),
+      int(r.output),
+      int(r.cacheRead),
+      int(r.cacheWrite),
+      int(r.totalTokens),
+      money(r.cost),
+      money(r.activeCost),
+      r.inheritedCost === undefined ? "" : money(r.inheritedCost),
+      int(r.messages),
+    ]);
   }
   const t = report.total;
-  table.push(["TOTAL", int(t.input), int(t.output), int(t.cacheRead), int(t.cacheWrite), int(t.totalTokens), money(t.cost), money(t.activeCost), money(t.inheritedCost), int(t.messages)]);
+  table.push([
+    "TOTAL",
+    int(t.input),
+    int(t.output),
+    int(t.cacheRead),
+    int(t.cacheWrite),
+    int(t.totalTokens),
+    money(t.cost),
+    money(t.activeCost),
+    money(t.inheritedCost),
+    int(t.messages),
+  ]);
   io.out(formatTable(table, [1, 2, 3, 4, 5, 6, 7, 8, 9], true));
   return EXIT_OK;
 }
@@ -278,7 +367,11 @@ async function usageCommand(args: string[], io: Io): Promise<number> {
 /** Left-aligned columns, except the right-aligned ones; a rule under the header (and above a totals row). */
 function formatTable(rows: string[][], rightAligned: number[], totalsRow = false): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length)));
-  const fmt = (r: string[]) => r.map((c, i) => (rightAligned.includes(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join("  ").trimEnd();
+  const fmt = (r: string[]) =>
+    r
+      .map((c, i) => (rightAligned.includes(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
+      .join("  ")
+      .trimEnd();
   const rule = widths.map((w) => "─".repeat(w)).join("  ");
   const lines = [fmt(rows[0]!), rule, ...rows.slice(1, totalsRow ? -1 : undefined).map(fmt)];
   if (totalsRow) lines.push(rule, fmt(rows[rows.length - 1]!));
@@ -307,9 +400,11 @@ async function compactCli(args: string[], io: Io): Promise<number> {
     "timeout-ms": { type: "string" },
   });
   const provider = values.provider;
-  if (provider !== "openai" && provider !== "azure" && provider !== "codex") throw new UsageError("--provider must be openai, azure or codex");
+  if (provider !== "openai" && provider !== "azure" && provider !== "codex")
+    throw new UsageError("--provider must be openai, azure or codex");
   if (!values.model) throw new UsageError("--model is required");
-  if (values.summary !== undefined && values.summary !== "extractive" && values.summary !== "llm") throw new UsageError("--summary must be extractive or llm");
+  if (values.summary !== undefined && values.summary !== "extractive" && values.summary !== "llm")
+    throw new UsageError("--summary must be extractive or llm");
   const int = (name: string, v: string | undefined) => {
     if (v === undefined) return undefined;
     if (!/^\d+$/.test(v)) throw new UsageError(`--${name} takes a whole number`);
@@ -347,8 +442,18 @@ async function repairCli(args: string[], io: Io): Promise<number> {
     return EXIT_OK;
   }
   if (!values.yes) {
-    if (values.json) io.out(JSON.stringify({ file, repaired: false, incompleteLine: { offset: seen.offset, bytes: seen.bytes, text: seen.text.slice(0, 500) } }));
-    else io.out(`${file}: the last line is incomplete (${seen.bytes} bytes at offset ${seen.offset}):\n  ${truncate(seen.text, 300)}\nre-run with --yes to remove it (a backup copy is written first)`);
+    if (values.json)
+      io.out(
+        JSON.stringify({
+          file,
+          repaired: false,
+          incompleteLine: { offset: seen.offset, bytes: seen.bytes, text: seen.text.slice(0, 500) },
+        }),
+      );
+    else
+      io.out(
+        `${file}: the last line is incomplete (${seen.bytes} bytes at offset ${seen.offset}):\n  ${truncate(seen.text, 300)}\nre-run with --yes to remove it (a backup copy is written first)`,
+      );
     return EXIT_NOT_WRITTEN;
   }
   try {

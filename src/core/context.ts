@@ -87,7 +87,13 @@ function buildPiContext(session: Session, leafId: string | null): SessionContext
  * starting at `firstKeptEntryId` (none if it is not on the path, T19), then everything after C.
  * `startAfter` (OMP reset boundary) starts emission after that path index instead, when it is later than C.
  */
-function emit(path: Entry[], compaction: Entry | undefined, append: (e: Entry) => void, summary: (c: Entry) => void, startAfter: number): void {
+function emit(
+  path: Entry[],
+  compaction: Entry | undefined,
+  append: (e: Entry) => void,
+  summary: (c: Entry) => void,
+  startAfter: number,
+): void {
   const compactionIdx = compaction ? path.indexOf(compaction) : -1;
   if (startAfter >= 0 && startAfter > compactionIdx) {
     for (let i = startAfter + 1; i < path.length; i++) append(path[i]!);
@@ -125,7 +131,10 @@ function isDroppedOmpTurn(message: Record<string, unknown>): boolean {
       case "text":
         return typeof block.text === "string" && block.text.trim().length > 0;
       case "thinking":
-        return (typeof block.thinking === "string" && block.thinking.trim().length > 0) || (typeof block.thinkingSignature === "string" && block.thinkingSignature.trim().length > 0);
+        return (
+          (typeof block.thinking === "string" && block.thinking.trim().length > 0) ||
+          (typeof block.thinkingSignature === "string" && block.thinkingSignature.trim().length > 0)
+        );
       case "redactedThinking":
         return typeof block.data === "string" && block.data.trim().length > 0;
       case "fallback":
@@ -146,8 +155,11 @@ function buildOmpContext(session: Session, leafId: string | null): SessionContex
   let resetIdx = -1;
   path.forEach((entry, i) => {
     const d = entry.data;
-    if (entry.type === "thinking_level_change") configuredThinkingLevel = (d.configured as string | null | undefined) ?? (d.thinkingLevel as string | null | undefined) ?? null;
-    else if (entry.type === "ttsr_injection" && Array.isArray(d.injectedRules)) for (const r of d.injectedRules) rules.add(String(r));
+    if (entry.type === "thinking_level_change")
+      configuredThinkingLevel =
+        (d.configured as string | null | undefined) ?? (d.thinkingLevel as string | null | undefined) ?? null;
+    else if (entry.type === "ttsr_injection" && Array.isArray(d.injectedRules))
+      for (const r of d.injectedRules) rules.add(String(r));
     else if (entry.type === "mode_change") {
       mode = String(d.mode);
       modeData = d.data ?? null;
@@ -170,7 +182,8 @@ function buildOmpContext(session: Session, leafId: string | null): SessionContex
   };
   const summary = (c: Entry) => {
     const message = compactionSummaryMessage(c.data);
-    for (const key of ["shortSummary", "method", "tokensAfter", "warning"]) if (c.data[key] !== undefined) message[key] = c.data[key];
+    for (const key of ["shortSummary", "method", "tokensAfter", "warning"])
+      if (c.data[key] !== undefined) message[key] = c.data[key];
     messages.push(message);
   };
   emit(path, compaction, append, summary, resetIdx);
@@ -185,6 +198,7 @@ function buildOmpContext(session: Session, leafId: string | null): SessionContex
     injectedTtsrRules: [...rules],
     mode,
     modeData,
-    compactionId: resetIdx >= 0 && (!compaction || resetIdx > path.indexOf(compaction)) ? null : (compaction?.id ?? null),
+    compactionId:
+      resetIdx >= 0 && (!compaction || resetIdx > path.indexOf(compaction)) ? null : (compaction?.id ?? null),
   };
 }

@@ -21,7 +21,9 @@ export function contentText(content: unknown): string {
 
 function toolCalls(content: unknown): string[] {
   if (!Array.isArray(content)) return [];
-  return content.filter((b) => isPlainObject(b) && b.type === "toolCall").map((b) => String((b as { name?: unknown }).name));
+  return content
+    .filter((b) => isPlainObject(b) && b.type === "toolCall")
+    .map((b) => String((b as { name?: unknown }).name));
 }
 
 export function describeEntry(entry: Entry): string {
@@ -39,7 +41,8 @@ export function describeEntry(entry: Entry): string {
         if (m.stopReason === "error" || m.stopReason === "aborted") parts.push(`(${String(m.stopReason)})`);
         return `assistant: ${parts.join(" ") || "(empty)"}`;
       }
-      if (role === "toolResult") return `${m.isError ? "tool error" : "tool result"} ${String(m.toolName ?? "")}`.trim();
+      if (role === "toolResult")
+        return `${m.isError ? "tool error" : "tool result"} ${String(m.toolName ?? "")}`.trim();
       if (role === "bashExecution") return `bash: ${truncate(String(m.command ?? ""), 60)}`;
       return `${role}: ${JSON.stringify(truncate(contentText(m.content), 60))}`;
     }
@@ -52,9 +55,13 @@ export function describeEntry(entry: Entry): string {
     case "branch_summary":
       return `branch summary: ${JSON.stringify(truncate(String(d.summary ?? ""), 50))}`;
     case "label":
-      return typeof d.label === "string" && d.label ? `label ${JSON.stringify(d.label)} → ${String(d.targetId)}` : `label cleared → ${String(d.targetId)}`;
+      return typeof d.label === "string" && d.label
+        ? `label ${JSON.stringify(d.label)} → ${String(d.targetId)}`
+        : `label cleared → ${String(d.targetId)}`;
     case "session_info":
-      return typeof d.name === "string" && d.name.trim() ? `name: ${JSON.stringify(truncate(d.name, 50))}` : "name cleared";
+      return typeof d.name === "string" && d.name.trim()
+        ? `name: ${JSON.stringify(truncate(d.name, 50))}`
+        : "name cleared";
     case "title_change":
       return `title: ${JSON.stringify(truncate(String(d.title ?? ""), 50))}`;
     case "custom":

@@ -33,7 +33,8 @@ export interface Rejection {
   message: string;
 }
 
-export type RejectionCode = "empty-file" | "no-header" | "invalid-header" | "record-before-header" | "duplicate-header" | "unreadable";
+export type RejectionCode =
+  "empty-file" | "no-header" | "invalid-header" | "record-before-header" | "duplicate-header" | "unreadable";
 
 /** Thrown by `parseSessionOrThrow`; carries the rejection so callers can report file, line and reason. */
 export class SessionRejectedError extends Error {

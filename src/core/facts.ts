@@ -29,12 +29,20 @@ function num(v: unknown): number {
   return typeof v === "number" && Number.isFinite(v) ? v : 0;
 }
 
-function facts(source: UsageFacts["source"], provider: string, model: string, usage: Record<string, unknown>): UsageFacts {
+function facts(
+  source: UsageFacts["source"],
+  provider: string,
+  model: string,
+  usage: Record<string, unknown>,
+): UsageFacts {
   const input = num(usage.input);
   const output = num(usage.output);
   const cacheRead = num(usage.cacheRead);
   const cacheWrite = num(usage.cacheWrite);
-  const totalTokens = typeof usage.totalTokens === "number" && usage.totalTokens ? usage.totalTokens : input + output + cacheRead + cacheWrite;
+  const totalTokens =
+    typeof usage.totalTokens === "number" && usage.totalTokens
+      ? usage.totalTokens
+      : input + output + cacheRead + cacheWrite;
   const cost = isPlainObject(usage.cost) ? num(usage.cost.total) : 0;
   return { source, provider, model, input, output, cacheRead, cacheWrite, totalTokens, cost };
 }
@@ -45,7 +53,9 @@ function facts(source: UsageFacts["source"], provider: string, model: string, us
  */
 export function usageFacts(type: string, d: Record<string, unknown>): UsageFacts | undefined {
   if (type === "model_usage") {
-    return isPlainObject(d.usage) ? facts("model_usage", String(d.provider ?? ""), String(d.model ?? ""), d.usage) : undefined;
+    return isPlainObject(d.usage)
+      ? facts("model_usage", String(d.provider ?? ""), String(d.model ?? ""), d.usage)
+      : undefined;
   }
   if (type !== "message" || !isPlainObject(d.message)) return undefined;
   const m = d.message;
@@ -56,7 +66,12 @@ export function usageFacts(type: string, d: Record<string, unknown>): UsageFacts
   if (m.role === "toolResult" && m.toolName === "task" && isPlainObject(m.details) && isPlainObject(m.details.usage)) {
     const details = m.details;
     const model = typeof details.model === "string" ? details.model : "subagent";
-    return facts("task", typeof details.provider === "string" ? details.provider : "task", model, details.usage as Record<string, unknown>);
+    return facts(
+      "task",
+      typeof details.provider === "string" ? details.provider : "task",
+      model,
+      details.usage as Record<string, unknown>,
+    );
   }
   return undefined;
 }

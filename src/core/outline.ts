@@ -22,7 +22,14 @@ export function isFilterMode(value: unknown): value is FilterMode {
  * Settings and bookkeeping entries, hidden by pi's default filter: pi's list, plus every OMP-only entry type except
  * `reset_boundary` (a /clear, which changes what the model sees).
  */
-const BOOKKEEPING = new Set<string>(["label", "custom", "model_change", "thinking_level_change", "session_info", ...OMP_ENTRY_TYPES.filter((t) => t !== "reset_boundary")]);
+const BOOKKEEPING = new Set<string>([
+  "label",
+  "custom",
+  "model_change",
+  "thinking_level_change",
+  "session_info",
+  ...OMP_ENTRY_TYPES.filter((t) => t !== "reset_boundary"),
+]);
 
 /** Entries that start their own row at the segment level; everything else folds under the preceding user turn. */
 const STANDALONE = new Set(["compaction", "branch_summary", "reset_boundary"]);
@@ -144,13 +151,24 @@ export class SessionOutline {
   }
 
   private branches(starts: string[]): OutlineItem[] {
-    return starts.map((id, i) => ({ kind: "branch", id, active: this.activePath.has(id), index: i + 1, of: starts.length, size: this.subtreeSize(id) }));
+    return starts.map((id, i) => ({
+      kind: "branch",
+      id,
+      active: this.activePath.has(id),
+      index: i + 1,
+      of: starts.length,
+      size: this.subtreeSize(id),
+    }));
   }
 
   /** The entry itself when visible, else its nearest visible ancestor (null when none is). */
   nearestVisible(id: string): string | null {
     const seen = new Set<string>();
-    for (let e = this.session.byId.get(id); e && !seen.has(e.id); e = e.parentId === null ? undefined : this.session.byId.get(e.parentId)) {
+    for (
+      let e = this.session.byId.get(id);
+      e && !seen.has(e.id);
+      e = e.parentId === null ? undefined : this.session.byId.get(e.parentId)
+    ) {
       if (this.isVisible(e)) return e.id;
       seen.add(e.id);
     }
@@ -184,5 +202,7 @@ export function isToolCallOnly(entry: Entry): boolean {
   if (m.stopReason === "error" || m.stopReason === "aborted") return false;
   const content = m.content;
   if (!Array.isArray(content)) return typeof content !== "string" || !content.trim();
-  return !content.some((b) => isPlainObject(b) && b.type === "text" && typeof b.text === "string" && b.text.trim() !== "");
+  return !content.some(
+    (b) => isPlainObject(b) && b.type === "text" && typeof b.text === "string" && b.text.trim() !== "",
+  );
 }

@@ -157,7 +157,8 @@ export interface Session {
   truncatedTail: boolean;
 }
 
-export type ParseResult = { ok: true; session: Session } | { ok: false; file: string; rejection: Rejection; diagnostics: Diagnostic[] };
+export type ParseResult =
+  { ok: true; session: Session } | { ok: false; file: string; rejection: Rejection; diagnostics: Diagnostic[] };
 
 export interface ParseOptions {
   /** Run the zod schemas over every record and report mismatches (default true). */
@@ -235,7 +236,12 @@ export class SessionReader {
     const n = bytes.length;
     let start = 0;
     if (firstLine === 1 && n >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
-      this.lineDiagnostics.push({ line: 1, severity: "warning", code: "bom", message: "file starts with a UTF-8 byte order mark; the agents do not write one" });
+      this.lineDiagnostics.push({
+        line: 1,
+        severity: "warning",
+        code: "bom",
+        message: "file starts with a UTF-8 byte order mark; the agents do not write one",
+      });
       start = 3;
     }
     const endsWithNewline = start === n || bytes[n - 1] === 10;
@@ -275,14 +281,25 @@ export class SessionReader {
           message: `last line is incomplete (${lineText.length} characters, no newline): the agent is writing or crashed; skipped`,
         });
       } else {
-        diagnostics.push({ line, severity: "error", code: "malformed-json", message: `not valid JSON (${parsed.error}); line skipped` });
+        diagnostics.push({
+          line,
+          severity: "error",
+          code: "malformed-json",
+          message: `not valid JSON (${parsed.error}); line skipped`,
+        });
       }
       return;
     }
     const value = parsed.value;
     if (!isPlainObject(value)) {
-      if (!this.header) return this.reject(line, "record-before-header", `line ${line} is ${describe(value)}, not a session header`);
-      diagnostics.push({ line, severity: "error", code: "not-an-object", message: `record is ${describe(value)}, not an object; line skipped` });
+      if (!this.header)
+        return this.reject(line, "record-before-header", `line ${line} is ${describe(value)}, not a session header`);
+      diagnostics.push({
+        line,
+        severity: "error",
+        code: "not-an-object",
+        message: `record is ${describe(value)}, not an object; line skipped`,
+      });
       return;
     }
     if (!this.header) {
@@ -291,13 +308,23 @@ export class SessionReader {
         if (!this.sawTitleRecord) {
           const slot = titleSlotSchema.safeParse(value);
           if (slot.success) this.titleSlot = slot.data;
-          else diagnostics.push({ line, severity: "warning", code: "schema", message: "title slot does not match the OMP slot shape; ignored" });
+          else
+            diagnostics.push({
+              line,
+              severity: "warning",
+              code: "schema",
+              message: "title slot does not match the OMP slot shape; ignored",
+            });
         }
         this.sawTitleRecord = true;
         return;
       }
       if (value.type !== "session") {
-        return this.reject(line, "record-before-header", `a ${JSON.stringify(String(value.type ?? "untyped"))} record comes before the session header`);
+        return this.reject(
+          line,
+          "record-before-header",
+          `a ${JSON.stringify(String(value.type ?? "untyped"))} record comes before the session header`,
+        );
       }
       if (!headerEnvelopeSchema.safeParse(value).success) {
         return this.reject(line, "invalid-header", "session header has no string id");
@@ -311,15 +338,29 @@ export class SessionReader {
         }
       }
       if (this.version > 3) {
-        diagnostics.push({ line, severity: "warning", code: "unknown-version", message: `session version ${this.version} is newer than 3; read as version 3` });
+        diagnostics.push({
+          line,
+          severity: "warning",
+          code: "unknown-version",
+          message: `session version ${this.version} is newer than 3; read as version 3`,
+        });
       }
       return;
     }
     if (value.type === "session") {
-      return this.reject(line, "duplicate-header", `a second session header (first on line ${this.headerLine}); the file is ambiguous`);
+      return this.reject(
+        line,
+        "duplicate-header",
+        `a second session header (first on line ${this.headerLine}); the file is ambiguous`,
+      );
     }
     if (value.type === "title") {
-      diagnostics.push({ line, severity: "warning", code: "stray-title", message: "title record after the header is not an entry; ignored" });
+      diagnostics.push({
+        line,
+        severity: "warning",
+        code: "stray-title",
+        message: "title record after the header is not an entry; ignored",
+      });
       return;
     }
     if (this.version < 2) {
@@ -332,10 +373,17 @@ export class SessionReader {
     const checked = checkEnvelope({ line, value }, diagnostics);
     if (!checked) return;
     let data = value;
-    const hook = this.version < 3 && value.type === "message" && isPlainObject(value.message) && value.message.role === "hookMessage";
+    const hook =
+      this.version < 3 &&
+      value.type === "message" &&
+      isPlainObject(value.message) &&
+      value.message.role === "hookMessage";
     // v2 → v3: the hookMessage role was renamed custom (pi migrates this in memory and on disk; we only in memory).
     if (hook) data = migrateHook(value);
-    const entry = end - start <= this.retainBytes ? makeEntry(data, checked.id, checked.parentId, line, data) : makeEntry(data, checked.id, checked.parentId, line, bytes, start, end, hook);
+    const entry =
+      end - start <= this.retainBytes
+        ? makeEntry(data, checked.id, checked.parentId, line, data)
+        : makeEntry(data, checked.id, checked.parentId, line, bytes, start, end, hook);
     this.entries.push(entry);
     if (this.validate) validateOne(entry, data, diagnostics);
   }
@@ -343,7 +391,12 @@ export class SessionReader {
   private v1Entry({ line, value }: RawRecord): Entry | null {
     const diagnostics = this.lineDiagnostics;
     if (typeof value.type !== "string") {
-      diagnostics.push({ line, severity: "error", code: "missing-type", message: "record has no string `type`; line skipped" });
+      diagnostics.push({
+        line,
+        severity: "error",
+        code: "missing-type",
+        message: "record has no string `type`; line skipped",
+      });
       this.v1RecordIds.push(null);
       return null;
     }
@@ -380,8 +433,12 @@ export class SessionReader {
     const file = this.file;
     if (this.rejection) return { ok: false, file, rejection: this.rejection, diagnostics };
     if (!this.header) {
-      if (!this.sawLine) return { ok: false, file, rejection: { line: 0, code: "empty-file", message: "file is empty" }, diagnostics };
-      const message = this.titleSlot || this.sawTitleRecord ? "title slot is not followed by a session header" : "no session header in the file";
+      if (!this.sawLine)
+        return { ok: false, file, rejection: { line: 0, code: "empty-file", message: "file is empty" }, diagnostics };
+      const message =
+        this.titleSlot || this.sawTitleRecord
+          ? "title slot is not followed by a session header"
+          : "no session header in the file";
       return { ok: false, file, rejection: { line: this.lastLine, code: "no-header", message }, diagnostics };
     }
     const entries = [...this.entries];
@@ -392,7 +449,16 @@ export class SessionReader {
     }
     // One order for every reader, however the lines arrived: by line (stable).
     const all = [...diagnostics, ...this.index.diagnostics].sort((a, b) => a.line - b.line);
-    const session = sessionOf(file, this.header, this.headerLine, this.version, this.titleSlot, entries, this.index, all);
+    const session = sessionOf(
+      file,
+      this.header,
+      this.headerLine,
+      this.version,
+      this.titleSlot,
+      entries,
+      this.index,
+      all,
+    );
     session.endsWithNewline = endsWithNewline;
     session.truncatedTail = this.truncatedTail;
     return { ok: true, session };
@@ -400,20 +466,38 @@ export class SessionReader {
 }
 
 /** The id and parent of a v2+ record, or null (with a diagnostic) when it cannot be an entry. */
-function checkEnvelope({ line, value }: RawRecord, diagnostics: Diagnostic[]): { id: string; parentId: string | null } | null {
+function checkEnvelope(
+  { line, value }: RawRecord,
+  diagnostics: Diagnostic[],
+): { id: string; parentId: string | null } | null {
   if (typeof value.type !== "string") {
-    diagnostics.push({ line, severity: "error", code: "missing-type", message: "record has no string `type`; line skipped" });
+    diagnostics.push({
+      line,
+      severity: "error",
+      code: "missing-type",
+      message: "record has no string `type`; line skipped",
+    });
     return null;
   }
   if (typeof value.id !== "string" || value.id === "") {
-    diagnostics.push({ line, severity: "error", code: "missing-id", message: `${value.type} record has no string \`id\`; line skipped` });
+    diagnostics.push({
+      line,
+      severity: "error",
+      code: "missing-id",
+      message: `${value.type} record has no string \`id\`; line skipped`,
+    });
     return null;
   }
   let parentId: string | null;
   if (typeof value.parentId === "string") parentId = value.parentId;
   else {
     if (value.parentId !== null) {
-      diagnostics.push({ line, severity: "warning", code: "missing-parent-id", message: "record has no `parentId`; treated as a root" });
+      diagnostics.push({
+        line,
+        severity: "warning",
+        code: "missing-parent-id",
+        message: "record has no `parentId`; treated as a root",
+      });
     }
     parentId = null;
   }
@@ -424,13 +508,33 @@ function checkEnvelope({ line, value }: RawRecord, diagnostics: Diagnostic[]): {
 const typeNames = new Map<string, string>();
 
 /** An entry from its parsed record `data`, held either as `data` itself or as the bytes [start, end) of `body`. */
-function makeEntry(data: Record<string, unknown>, id: string, parentId: string | null, line: number, body: Record<string, unknown> | Uint8Array, start = 0, end = 0, hook = false): Entry {
+function makeEntry(
+  data: Record<string, unknown>,
+  id: string,
+  parentId: string | null,
+  line: number,
+  body: Record<string, unknown> | Uint8Array,
+  start = 0,
+  end = 0,
+  hook = false,
+): Entry {
   let type = typeNames.get(data.type as string);
   if (type === undefined) {
     type = data.type as string;
     if (typeNames.size < 256) typeNames.set(type, type);
   }
-  const entry = new Entry(id, parentId, type, line, typeof data.timestamp === "string" ? data.timestamp : undefined, isKnownEntryType(type), body, start, end, hook);
+  const entry = new Entry(
+    id,
+    parentId,
+    type,
+    line,
+    typeof data.timestamp === "string" ? data.timestamp : undefined,
+    isKnownEntryType(type),
+    body,
+    start,
+    end,
+    hook,
+  );
   if (type === "message" && isPlainObject(data.message)) {
     const m = data.message;
     if (typeof m.role === "string") entry.role = m.role;
@@ -447,14 +551,29 @@ function makeEntry(data: Record<string, unknown>, id: string, parentId: string |
 
 function validateOne(entry: Entry, data: Record<string, unknown>, diagnostics: Diagnostic[]): void {
   if (!entry.known) {
-    diagnostics.push({ line: entry.line, severity: "warning", code: "unknown-entry-type", message: `unknown entry type ${JSON.stringify(entry.type)}; kept as an opaque node` });
+    diagnostics.push({
+      line: entry.line,
+      severity: "warning",
+      code: "unknown-entry-type",
+      message: `unknown entry type ${JSON.stringify(entry.type)}; kept as an opaque node`,
+    });
     return;
   }
   if (entry.role !== undefined && !isKnownRole(entry.role)) {
-    diagnostics.push({ line: entry.line, severity: "warning", code: "unknown-role", message: `unknown message role ${JSON.stringify(entry.role)}; kept as an opaque message` });
+    diagnostics.push({
+      line: entry.line,
+      severity: "warning",
+      code: "unknown-role",
+      message: `unknown message role ${JSON.stringify(entry.role)}; kept as an opaque message`,
+    });
   }
   if (entry.timestamp === undefined || Number.isNaN(Date.parse(entry.timestamp))) {
-    diagnostics.push({ line: entry.line, severity: "warning", code: "invalid-timestamp", message: "entry timestamp is missing or not an ISO date; sibling order may differ" });
+    diagnostics.push({
+      line: entry.line,
+      severity: "warning",
+      code: "invalid-timestamp",
+      message: "entry timestamp is missing or not an ISO date; sibling order may differ",
+    });
   }
   // v1 entries are validated in their migrated form (synthesized ids, firstKeptEntryId).
   for (const problem of validateEntry(data)) {
@@ -512,7 +631,12 @@ function buildIndex(entries: Entry[]): Index {
       roots.push(entry.id);
     } else if (parentId === entry.id) {
       roots.push(entry.id);
-      diagnostics.push({ line: entry.line, severity: "warning", code: "self-parent", message: "entry is its own parent; shown as a root" });
+      diagnostics.push({
+        line: entry.line,
+        severity: "warning",
+        code: "self-parent",
+        message: "entry is its own parent; shown as a root",
+      });
     } else if (byId.has(parentId)) {
       const list = children.get(parentId);
       // Most entries have one child: a one-element literal is sized 1, where [] grows to 17 on its first push.
@@ -550,7 +674,12 @@ function buildIndex(entries: Entry[]): Index {
 }
 
 function orphanDiagnostic(entry: Entry, parentId: string): Diagnostic {
-  return { line: entry.line, severity: "warning", code: "orphan", message: `parent ${JSON.stringify(parentId)} is not in the file (T4); shown as a root` };
+  return {
+    line: entry.line,
+    severity: "warning",
+    code: "orphan",
+    message: `parent ${JSON.stringify(parentId)} is not in the file (T4); shown as a root`,
+  };
 }
 
 /** Labels, names, titles and compactions. Reads the body of those entries only (messages are never parsed again). */
@@ -562,7 +691,8 @@ function noteMetadata(index: Index, entry: Entry): void {
   } else if (type === "label") {
     const d = entry.data;
     if (typeof d.targetId !== "string") return;
-    if (typeof d.label === "string" && d.label) index.labels.set(d.targetId, { label: d.label, timestamp: entry.timestamp, line: entry.line });
+    if (typeof d.label === "string" && d.label)
+      index.labels.set(d.targetId, { label: d.label, timestamp: entry.timestamp, line: entry.line });
     else index.labels.delete(d.targetId);
   } else if (type === "session_info") {
     const d = entry.data;
@@ -570,7 +700,8 @@ function noteMetadata(index: Index, entry: Entry): void {
     index.sessionInfoName = typeof d.name === "string" && d.name.trim() ? d.name.trim() : null;
   } else if (type === "title_change") {
     const d = entry.data;
-    if (typeof d.title === "string") index.titleChanges.push({ title: d.title, source: typeof d.source === "string" ? d.source : undefined });
+    if (typeof d.title === "string")
+      index.titleChanges.push({ title: d.title, source: typeof d.source === "string" ? d.source : undefined });
   }
 }
 
@@ -594,7 +725,12 @@ function extendIndex(index: Index, added: Entry[]): boolean {
     if (parentId === null) index.roots.push(e.id);
     else if (parentId === e.id) {
       index.roots.push(e.id);
-      index.diagnostics.push({ line: e.line, severity: "warning", code: "self-parent", message: "entry is its own parent; shown as a root" });
+      index.diagnostics.push({
+        line: e.line,
+        severity: "warning",
+        code: "self-parent",
+        message: "entry is its own parent; shown as a root",
+      });
     } else if (index.byId.has(parentId)) {
       let list = index.children.get(parentId);
       if (!list) index.children.set(parentId, (list = []));
@@ -607,7 +743,12 @@ function extendIndex(index: Index, added: Entry[]): boolean {
       if (index.detachedSet.has(parentId)) {
         index.detached.push(e.id);
         index.detachedSet.add(e.id);
-        index.diagnostics.push({ line: e.line, severity: "warning", code: "parent-cycle", message: "entry is inside a parentId cycle and reachable from no root" });
+        index.diagnostics.push({
+          line: e.line,
+          severity: "warning",
+          code: "parent-cycle",
+          message: "entry is inside a parentId cycle and reachable from no root",
+        });
       }
     } else {
       index.roots.push(e.id);
@@ -620,7 +761,16 @@ function extendIndex(index: Index, added: Entry[]): boolean {
   return true;
 }
 
-function sessionOf(file: string, header: SessionHeader, headerLine: number, version: number, titleSlot: TitleSlot | null, entries: Entry[], index: Index, diagnostics: Diagnostic[]): Session {
+function sessionOf(
+  file: string,
+  header: SessionHeader,
+  headerLine: number,
+  version: number,
+  titleSlot: TitleSlot | null,
+  entries: Entry[],
+  index: Index,
+  diagnostics: Diagnostic[],
+): Session {
   const flavor = detectFlavor(header, titleSlot, index.ompEntry);
   const { name, titleSource } = resolveName(flavor, header, titleSlot, index.titleChanges, index.sessionInfoName);
   const session: Session = {
@@ -655,7 +805,12 @@ function timeOf(entry: Entry): number {
 }
 
 /** Entries unreachable from every root sit in a parentId cycle: pi loops or drops them; we report them. */
-function findDetached(entries: Entry[], roots: string[], children: Map<string, string[]>, diagnostics: Diagnostic[]): string[] {
+function findDetached(
+  entries: Entry[],
+  roots: string[],
+  children: Map<string, string[]>,
+  diagnostics: Diagnostic[],
+): string[] {
   const reached = new Set<string>();
   const stack = [...roots];
   while (stack.length) {
@@ -669,7 +824,12 @@ function findDetached(entries: Entry[], roots: string[], children: Map<string, s
   for (const entry of entries) {
     if (entry.shadowed || reached.has(entry.id)) continue;
     detached.push(entry.id);
-    diagnostics.push({ line: entry.line, severity: "warning", code: "parent-cycle", message: "entry is inside a parentId cycle and reachable from no root" });
+    diagnostics.push({
+      line: entry.line,
+      severity: "warning",
+      code: "parent-cycle",
+      message: "entry is inside a parentId cycle and reachable from no root",
+    });
   }
   return detached;
 }
@@ -678,7 +838,13 @@ const OMP_TYPES = new Set<string>(OMP_ENTRY_TYPES);
 
 function detectFlavor(header: SessionHeader, titleSlot: TitleSlot | null, ompEntry: boolean): Flavor {
   if (titleSlot) return "omp";
-  for (const key of ["title", "titleSource", "providerPromptCacheKey", "previousSessionFiles", "additionalDirectories"]) {
+  for (const key of [
+    "title",
+    "titleSource",
+    "providerPromptCacheKey",
+    "previousSessionFiles",
+    "additionalDirectories",
+  ]) {
     if (key in header) return "omp";
   }
   return ompEntry ? "omp" : "pi";
@@ -686,7 +852,11 @@ function detectFlavor(header: SessionHeader, titleSlot: TitleSlot | null, ompEnt
 
 /** An entry only OMP writes. */
 function isOmpEntry(entry: Entry): boolean {
-  return OMP_TYPES.has(entry.type) || entry.fromExtension === true || (entry.type === "model_change" && typeof entry.data.model === "string");
+  return (
+    OMP_TYPES.has(entry.type) ||
+    entry.fromExtension === true ||
+    (entry.type === "model_change" && typeof entry.data.model === "string")
+  );
 }
 
 function resolveName(
@@ -713,8 +883,13 @@ function resolveName(
     }
     return { name: slotTitle, titleSource: source };
   }
-  if (typeof header.title === "string" && header.title) return { name: header.title, titleSource: header.titleSource ?? null };
-  if (changed && changed.title) return { name: changed.title, titleSource: changed.source === "user" || changed.source === "auto" ? changed.source : null };
+  if (typeof header.title === "string" && header.title)
+    return { name: header.title, titleSource: header.titleSource ?? null };
+  if (changed && changed.title)
+    return {
+      name: changed.title,
+      titleSource: changed.source === "user" || changed.source === "auto" ? changed.source : null,
+    };
   return { name: null, titleSource: null };
 }
 
@@ -751,7 +926,11 @@ export function pathTo(session: Session, leafId: string | null): Entry[] {
 
 type CompactionFacts = Pick<CompactionInfo, "firstKeptEntryId" | "keptFromId" | "tokensBefore" | "tokensAfter">;
 
-function collectCompactions(session: Session, keptFrom: Map<string, CompactionFacts>, compactionEntries: Entry[]): CompactionInfo[] {
+function collectCompactions(
+  session: Session,
+  keptFrom: Map<string, CompactionFacts>,
+  compactionEntries: Entry[],
+): CompactionInfo[] {
   // Which compactions are on the active path: one walk up from the leaf, marking only compactions (no set of the
   // whole path; this runs on every append).
   const active = new Set<string>();
@@ -759,7 +938,11 @@ function collectCompactions(session: Session, keptFrom: Map<string, CompactionFa
     const wanted = new Set(compactionEntries.map((e) => e.id));
     // At most one step per entry: a parentId cycle cannot loop (pathTo stops at a repeated id the same way).
     let steps = session.byId.size;
-    for (let e = session.leafId === null ? undefined : session.byId.get(session.leafId); e && steps-- > 0 && active.size < wanted.size; e = e.parentId === null ? undefined : session.byId.get(e.parentId)) {
+    for (
+      let e = session.leafId === null ? undefined : session.byId.get(session.leafId);
+      e && steps-- > 0 && active.size < wanted.size;
+      e = e.parentId === null ? undefined : session.byId.get(e.parentId)
+    ) {
       if (e.type === "compaction" && wanted.has(e.id)) active.add(e.id);
     }
   }
@@ -813,7 +996,10 @@ export function settingsAt(session: Session, leafId: string | null = session.lea
   for (const entry of pathTo(session, leafId)) {
     if (entry.type === "thinking_level_change") {
       const d = entry.data;
-      thinkingLevel = session.flavor === "omp" ? ((d.thinkingLevel as string | null | undefined) ?? "off") : (d.thinkingLevel as string | undefined);
+      thinkingLevel =
+        session.flavor === "omp"
+          ? ((d.thinkingLevel as string | null | undefined) ?? "off")
+          : (d.thinkingLevel as string | undefined);
     } else if (entry.type === "model_change") {
       const d = entry.data;
       if (typeof d.model === "string") {
@@ -843,7 +1029,9 @@ export function settingsAt(session: Session, leafId: string | null = session.lea
 
 export function splitModel(spec: string): { provider: string; modelId: string } {
   const slash = spec.indexOf("/");
-  return slash < 0 ? { provider: "", modelId: spec } : { provider: spec.slice(0, slash), modelId: spec.slice(slash + 1) };
+  return slash < 0
+    ? { provider: "", modelId: spec }
+    : { provider: spec.slice(0, slash), modelId: spec.slice(slash + 1) };
 }
 
 export { isPlainObject };

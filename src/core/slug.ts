@@ -66,7 +66,9 @@ export function workspaceSlugVariants(workspace: string, host: HostPaths): SlugV
       [host.tmpdir, "-tmp"],
     ] as const) {
       if (!base || !isInside(ws, base, host.windows)) continue;
-      const rel = trimSeparators(ws).slice(trimSeparators(base).length).replace(/^[/\\]+/, "");
+      const rel = trimSeparators(ws)
+        .slice(trimSeparators(base).length)
+        .replace(/^[/\\]+/, "");
       const slug = rel ? `${lead === "-" ? "" : lead}-${rel.replace(/[/\\:]/g, "-")}` : lead;
       exact.push(slug);
       prefix.push(`${slug === "-" ? "" : slug}-`);
@@ -78,7 +80,9 @@ export function workspaceSlugVariants(workspace: string, host: HostPaths): SlugV
 /** Does a session directory name belong to the workspace? Prefixes only match across a separator boundary. */
 export function slugMatches(slug: string, variants: SlugVariants): boolean {
   if (variants.exact.includes(slug)) return true;
-  return variants.prefix.some((p) => slug.length > p.length && slug.startsWith(p) && (p.startsWith("--") ? slug.endsWith("--") : true));
+  return variants.prefix.some(
+    (p) => slug.length > p.length && slug.startsWith(p) && (p.startsWith("--") ? slug.endsWith("--") : true),
+  );
 }
 
 /** Does a session's `header.cwd` lie in the workspace (the folder itself or below it)? */

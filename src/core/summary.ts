@@ -5,7 +5,16 @@
 import { contentText, truncate } from "./describe.js";
 import type { Diagnostic, Rejection } from "./diagnostics.js";
 import { decodeUtf8, parseLine } from "./jsonl.js";
-import { type Entry, isPlainObject, type ParseResult, pathTo, type Session, SessionReader, settingsAt, splitModel } from "./session.js";
+import {
+  type Entry,
+  isPlainObject,
+  type ParseResult,
+  pathTo,
+  type Session,
+  SessionReader,
+  settingsAt,
+  splitModel,
+} from "./session.js";
 import { type UsageRecord, usageRecords } from "./usage.js";
 
 export interface SessionSummaryOk {
@@ -80,7 +89,8 @@ function modelAt(s: Session): string | null {
 }
 
 export function summarize(result: ParseResult): SessionSummary {
-  if (!result.ok) return { ok: false, rejection: result.rejection, diagnostics: result.diagnostics.slice(0, MAX_DIAGNOSTICS) };
+  if (!result.ok)
+    return { ok: false, rejection: result.rejection, diagnostics: result.diagnostics.slice(0, MAX_DIAGNOSTICS) };
   const s = result.session;
   const usage = usageRecords(s);
   return {
@@ -96,7 +106,9 @@ export function summarize(result: ParseResult): SessionSummary {
     subagent: s.entries.some((e) => e.type === "session_init"),
     leafId: s.leafId,
     model: modelAt(s),
-    entries: s.entries.filter((e) => !e.shadowed).map((e) => [e.id, e.timestamp ? Date.parse(e.timestamp) : Number.NaN]),
+    entries: s.entries
+      .filter((e) => !e.shadowed)
+      .map((e) => [e.id, e.timestamp ? Date.parse(e.timestamp) : Number.NaN]),
     branchPoints: [...s.children.values()].filter((c) => c.length > 1).length,
     ...perSession(s, usage),
   };
@@ -112,9 +124,17 @@ export function extendSummary(prev: SessionSummary, result: ParseResult): Sessio
   const s = result.session;
   const known = prev.entries.length;
   const all = s.entries;
-  if (s.header.id !== prev.id || s.byId.size !== all.length || all.length < known || all[known - 1]?.id !== prev.entries[known - 1]?.[0]) return summarize(result);
+  if (
+    s.header.id !== prev.id ||
+    s.byId.size !== all.length ||
+    all.length < known ||
+    all[known - 1]?.id !== prev.entries[known - 1]?.[0]
+  )
+    return summarize(result);
   const added = all.slice(known);
-  const entries = prev.entries.concat(added.map((e) => [e.id, e.timestamp ? Date.parse(e.timestamp) : Number.NaN] as [string, number]));
+  const entries = prev.entries.concat(
+    added.map((e) => [e.id, e.timestamp ? Date.parse(e.timestamp) : Number.NaN] as [string, number]),
+  );
   // The usual append continues the active path: old flags stay, new entries are on it, the model changes only with a
   // model change. Otherwise the active path is walked once.
   const continues = added.every((e, i) => e.parentId === (i === 0 ? prev.leafId : added[i - 1]!.id));
@@ -124,9 +144,12 @@ export function extendSummary(prev: SessionSummary, result: ParseResult): Sessio
     usage = prev.usage.concat(usageRecords({ ...s, entries: added }, () => true));
   } else {
     const active = new Set(pathTo(s, s.leafId).map((e) => e.id));
-    usage = prev.usage.concat(usageRecords({ ...s, entries: added }, (id) => active.has(id))).map((r) => (r.active === active.has(r.entryId) ? r : { ...r, active: !r.active }));
+    usage = prev.usage
+      .concat(usageRecords({ ...s, entries: added }, (id) => active.has(id)))
+      .map((r) => (r.active === active.has(r.entryId) ? r : { ...r, active: !r.active }));
   }
-  const setsModel = (e: { type: string; role?: string }) => e.type === "model_change" || (e.type === "message" && e.role === "assistant");
+  const setsModel = (e: { type: string; role?: string }) =>
+    e.type === "model_change" || (e.type === "message" && e.role === "assistant");
   if (!continues || (s.flavor === "omp" && added.some(setsModel))) {
     model = modelAt(s);
   } else {
@@ -212,10 +235,31 @@ export function probeSummary(file: string, head: Uint8Array, tail: Uint8Array, s
       model = `${v.provider}/${v.modelId}`;
       needModel = false;
     }
-    if (needModel && v.type === "message" && isPlainObject(v.message) && v.message.role === "assistant" && typeof v.message.provider === "string" && typeof v.message.model === "string") {
+    if (
+      needModel &&
+      v.type === "message" &&
+      isPlainObject(v.message) &&
+      v.message.role === "assistant" &&
+      typeof v.message.provider === "string" &&
+      typeof v.message.model === "string"
+    ) {
       model = `${v.message.provider}/${v.message.model}`;
       needModel = false;
     }
   }
-  return { ...full, leafId, name, model, entries: [], usage: [], cost: 0, branchPoints: 0, compactions: 0, labels: [], diagnostics: [], truncatedTail, partial: true };
+  return {
+    ...full,
+    leafId,
+    name,
+    model,
+    entries: [],
+    usage: [],
+    cost: 0,
+    branchPoints: 0,
+    compactions: 0,
+    labels: [],
+    diagnostics: [],
+    truncatedTail,
+    partial: true,
+  };
 }

@@ -25,7 +25,10 @@ export interface UsageRecord extends UsageFacts {
  */
 export function usageRecords(session: Session, isActive?: (id: string) => boolean): UsageRecord[] {
   let activeIds: Set<string> | undefined;
-  const active = { has: isActive ?? ((id: string) => (activeIds ??= new Set(pathTo(session, session.leafId).map((e) => e.id))).has(id)) };
+  const active = {
+    has:
+      isActive ?? ((id: string) => (activeIds ??= new Set(pathTo(session, session.leafId).map((e) => e.id))).has(id)),
+  };
   const out: UsageRecord[] = [];
   for (const entry of session.entries) {
     if (entry.shadowed || !entry.usage) continue;

@@ -4,7 +4,8 @@ import type { Element } from "./tree.js";
 /** The session file of a tree element, or the argument itself when it is a path. */
 export function fileOf(arg: unknown): string | undefined {
   if (typeof arg === "string") return arg;
-  if (arg && typeof arg === "object" && "file" in arg && typeof (arg as { file: unknown }).file === "string") return (arg as { file: string }).file;
+  if (arg && typeof arg === "object" && "file" in arg && typeof (arg as { file: unknown }).file === "string")
+    return (arg as { file: string }).file;
   return undefined;
 }
 

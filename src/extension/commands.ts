@@ -24,7 +24,11 @@ export const CommandId = {
 } as const;
 export type CommandId = (typeof CommandId)[keyof typeof CommandId];
 
-export function registerCommand(id: CommandId, handler: (...args: never[]) => unknown, logger: Logger): vscode.Disposable {
+export function registerCommand(
+  id: CommandId,
+  handler: (...args: never[]) => unknown,
+  logger: Logger,
+): vscode.Disposable {
   return vscode.commands.registerCommand(id, async (...args: unknown[]) => {
     try {
       return await (handler as (...a: unknown[]) => unknown)(...args);

@@ -26,10 +26,18 @@ export function activate(context: vscode.ExtensionContext): PiSessionsApi {
   const logger = new OutputLogger();
   context.subscriptions.push(logger);
   try {
-    const service = new SessionService(logger, vscode.Uri.joinPath(context.globalStorageUri, "cache").fsPath, readSettings());
+    const service = new SessionService(
+      logger,
+      vscode.Uri.joinPath(context.globalStorageUri, "cache").fsPath,
+      readSettings(),
+    );
     const configured = vscode.workspace.getConfiguration("piSessions").get<string>("defaultFilter");
     const remembered = context.workspaceState.get<string>("piSessions.filter");
-    const filter: FilterMode = isFilterMode(remembered) ? remembered : isFilterMode(configured) ? configured : "default";
+    const filter: FilterMode = isFilterMode(remembered)
+      ? remembered
+      : isFilterMode(configured)
+        ? configured
+        : "default";
     const tree = new SessionsTreeProvider(service, filter);
     const view = vscode.window.createTreeView("piSessions.sessions", { treeDataProvider: tree, showCollapseAll: true });
     applyFilterDescription(view, filter);
@@ -43,7 +51,11 @@ export function activate(context: vscode.ExtensionContext): PiSessionsApi {
       view,
       registerSessionCommands({ service, tree, view, logger, state: context.workspaceState }),
       vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration("piSessions.agentDirs") || e.affectsConfiguration("piSessions.includePi") || e.affectsConfiguration("piSessions.includeOmp")) {
+        if (
+          e.affectsConfiguration("piSessions.agentDirs") ||
+          e.affectsConfiguration("piSessions.includePi") ||
+          e.affectsConfiguration("piSessions.includeOmp")
+        ) {
           logger.info("settings changed: reloading sessions");
           service.reconfigure().catch((err) => logger.error("reloading after a settings change failed", err));
         }
@@ -55,9 +67,11 @@ export function activate(context: vscode.ExtensionContext): PiSessionsApi {
   } catch (err) {
     // VS Code shows nothing when activation fails, so say it ourselves.
     logger.error("activation failed", err);
-    void vscode.window.showErrorMessage(`Pi Sessions failed to start: ${err instanceof Error ? err.message : String(err)}`, "Show Log").then((c) => {
-      if (c === "Show Log") logger.show();
-    });
+    void vscode.window
+      .showErrorMessage(`Pi Sessions failed to start: ${err instanceof Error ? err.message : String(err)}`, "Show Log")
+      .then((c) => {
+        if (c === "Show Log") logger.show();
+      });
     throw err;
   }
 }

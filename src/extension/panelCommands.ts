@@ -11,16 +11,28 @@ import type { SessionService } from "./service.js";
 import { relativeTime } from "./tree.js";
 import type { PanelManager } from "./webviews/panels.js";
 
-async function pickSession(lib: SessionLibrary, title: string, filter: (s: StoreSession) => boolean = (s) => s.summary.ok): Promise<StoreSession | undefined> {
+async function pickSession(
+  lib: SessionLibrary,
+  title: string,
+  filter: (s: StoreSession) => boolean = (s) => s.summary.ok,
+): Promise<StoreSession | undefined> {
   const items = lib.sessions
     .filter(filter)
     .sort((a, b) => lastActivity(b) - lastActivity(a))
-    .map((s) => ({ label: sessionTitle(s), description: `${s.summary.ok ? (s.summary.cwd ?? "") : ""} · ${relativeTime(lastActivity(s))}`, s }));
+    .map((s) => ({
+      label: sessionTitle(s),
+      description: `${s.summary.ok ? (s.summary.cwd ?? "") : ""} · ${relativeTime(lastActivity(s))}`,
+      s,
+    }));
   if (!items.length) throw new Error("no session to choose from");
   return (await vscode.window.showQuickPick(items, { title, matchOnDescription: true }))?.s;
 }
 
-export function registerPanelCommands(service: SessionService, panels: PanelManager, logger: Logger): vscode.Disposable {
+export function registerPanelCommands(
+  service: SessionService,
+  panels: PanelManager,
+  logger: Logger,
+): vscode.Disposable {
   const lib = () => service.lib;
   const sessionFile = async (arg: unknown, title: string, filter?: (s: StoreSession) => boolean) => {
     await service.ensureStarted();
@@ -30,34 +42,62 @@ export function registerPanelCommands(service: SessionService, panels: PanelMana
   };
   return vscode.Disposable.from(
     registerCommand(CommandId.ShowUsage, async () => panels.show({ panel: "usage" }), logger),
-    registerCommand(CommandId.ShowSessionUsage, async (arg?: unknown) => {
-      const file = await sessionFile(arg, "Show usage of which session?");
-      return file ? panels.show({ panel: "sessionUsage", file }) : undefined;
-    }, logger),
-    registerCommand(CommandId.ShowLineage, async (arg?: unknown) => {
-      const file = await sessionFile(arg, "Show the fork lineage of which session?", (s) => s.summary.ok && (s.parent !== null || s.children.length > 0 || s.parentState !== "none"));
-      return file ? panels.show({ panel: "lineage", file }) : undefined;
-    }, logger),
-    registerCommand(CommandId.ShowContext, async (arg?: unknown, entryArg?: unknown) => {
-      const file = await sessionFile(arg, "Show the effective context of which session (at its active leaf)?");
-      if (!file) return undefined;
-      const entryId = typeof entryArg === "string" ? entryArg : entryIdOf(arg);
-      return panels.show({ panel: "context", file, ...(entryId ? { entryId } : {}) });
-    }, logger),
-    registerCommand(CommandId.InspectCheckpoint, async (arg?: unknown, entryArg?: unknown) => {
-      const file = await sessionFile(arg, "Inspect a compaction of which session?", (s) => s.summary.ok && s.summary.compactions > 0);
-      if (!file) return undefined;
-      let entryId = typeof entryArg === "string" ? entryArg : entryIdOf(arg);
-      if (!entryId) {
-        const r = await lib().open(file);
-        if (!r.ok || !r.session.compactions.length) throw new Error(`${basename(file)} has no compaction`);
-        const pick = await vscode.window.showQuickPick(
-          r.session.compactions.map((c) => ({ label: `Compaction ${c.id}`, description: `line ${c.line} · ${c.tokensBefore === null ? "" : `${formatTokens(c.tokensBefore)} tokens summarized`}${c.onActivePath ? " · active path" : ""}`, id: c.id })),
-          { title: "Inspect which compaction?" },
+    registerCommand(
+      CommandId.ShowSessionUsage,
+      async (arg?: unknown) => {
+        const file = await sessionFile(arg, "Show usage of which session?");
+        return file ? panels.show({ panel: "sessionUsage", file }) : undefined;
+      },
+      logger,
+    ),
+    registerCommand(
+      CommandId.ShowLineage,
+      async (arg?: unknown) => {
+        const file = await sessionFile(
+          arg,
+          "Show the fork lineage of which session?",
+          (s) => s.summary.ok && (s.parent !== null || s.children.length > 0 || s.parentState !== "none"),
         );
-        entryId = pick?.id;
-      }
-      return entryId ? panels.show({ panel: "checkpoint", file, entryId }) : undefined;
-    }, logger),
+        return file ? panels.show({ panel: "lineage", file }) : undefined;
+      },
+      logger,
+    ),
+    registerCommand(
+      CommandId.ShowContext,
+      async (arg?: unknown, entryArg?: unknown) => {
+        const file = await sessionFile(arg, "Show the effective context of which session (at its active leaf)?");
+        if (!file) return undefined;
+        const entryId = typeof entryArg === "string" ? entryArg : entryIdOf(arg);
+        return panels.show({ panel: "context", file, ...(entryId ? { entryId } : {}) });
+      },
+      logger,
+    ),
+    registerCommand(
+      CommandId.InspectCheckpoint,
+      async (arg?: unknown, entryArg?: unknown) => {
+        const file = await sessionFile(
+          arg,
+          "Inspect a compaction of which session?",
+          (s) => s.summary.ok && s.summary.compactions > 0,
+        );
+        if (!file) return undefined;
+        let entryId = typeof entryArg === "string" ? entryArg : entryIdOf(arg);
+        if (!entryId) {
+          const r = await lib().open(file);
+          if (!r.ok || !r.session.compactions.length) throw new Error(`${basename(file)} has no compaction`);
+          const pick = await vscode.window.showQuickPick(
+            r.session.compactions.map((c) => ({
+              label: `Compaction ${c.id}`,
+              description: `line ${c.line} · ${c.tokensBefore === null ? "" : `${formatTokens(c.tokensBefore)} tokens summarized`}${c.onActivePath ? " · active path" : ""}`,
+              id: c.id,
+            })),
+            { title: "Inspect which compaction?" },
+          );
+          entryId = pick?.id;
+        }
+        return entryId ? panels.show({ panel: "checkpoint", file, entryId }) : undefined;
+      },
+      logger,
+    ),
   );
 }

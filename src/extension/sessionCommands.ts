@@ -63,130 +63,194 @@ export function registerSessionCommands(ctx: CommandContext): vscode.Disposable 
   };
 
   return vscode.Disposable.from(
-    registerCommand(CommandId.Refresh, async () => {
-      service.flushWatcher();
-      await service.refresh();
-    }, logger),
+    registerCommand(
+      CommandId.Refresh,
+      async () => {
+        service.flushWatcher();
+        await service.refresh();
+      },
+      logger,
+    ),
 
-    registerCommand(CommandId.SetFilter, async (mode?: unknown) => {
-      let next: FilterMode | undefined = isFilterMode(mode) ? mode : undefined;
-      if (!next) {
-        const pick = await vscode.window.showQuickPick(
-          FILTER_MODES.map((m) => ({ label: m, description: m === tree.filter ? "(current)" : undefined, detail: FILTER_TEXT[m], mode: m })),
-          { title: "Pi Sessions: filter the entry tree", placeHolder: `Current: ${tree.filter}` },
+    registerCommand(
+      CommandId.SetFilter,
+      async (mode?: unknown) => {
+        let next: FilterMode | undefined = isFilterMode(mode) ? mode : undefined;
+        if (!next) {
+          const pick = await vscode.window.showQuickPick(
+            FILTER_MODES.map((m) => ({
+              label: m,
+              description: m === tree.filter ? "(current)" : undefined,
+              detail: FILTER_TEXT[m],
+              mode: m,
+            })),
+            { title: "Pi Sessions: filter the entry tree", placeHolder: `Current: ${tree.filter}` },
+          );
+          next = pick?.mode;
+        }
+        if (!next) return undefined;
+        tree.setFilter(next);
+        applyFilterDescription(view, next);
+        await ctx.state.update("piSessions.filter", next);
+        return next;
+      },
+      logger,
+    ),
+
+    registerCommand(
+      CommandId.Search,
+      async () => {
+        await service.ensureStarted();
+        type Item = vscode.QuickPickItem & { file: string; entryId?: string };
+        const items: Item[] = [];
+        // Newest first, this workspace's sessions before the others.
+        const inWorkspace = new Set(lib().workspaceSessions(tree.workspaceFolderPaths(), hostPaths()));
+        const sessions = lib().sessions.sort(
+          (a, b) => Number(inWorkspace.has(b)) - Number(inWorkspace.has(a)) || lastActivity(b) - lastActivity(a),
         );
-        next = pick?.mode;
-      }
-      if (!next) return undefined;
-      tree.setFilter(next);
-      applyFilterDescription(view, next);
-      await ctx.state.update("piSessions.filter", next);
-      return next;
-    }, logger),
-
-    registerCommand(CommandId.Search, async () => {
-      await service.ensureStarted();
-      type Item = vscode.QuickPickItem & { file: string; entryId?: string };
-      const items: Item[] = [];
-      // Newest first, this workspace's sessions before the others.
-      const inWorkspace = new Set(lib().workspaceSessions(tree.workspaceFolderPaths(), hostPaths()));
-      const sessions = lib().sessions.sort((a, b) => Number(inWorkspace.has(b)) - Number(inWorkspace.has(a)) || lastActivity(b) - lastActivity(a));
-      for (const s of sessions) {
-        const sum = s.summary;
-        if (!sum.ok) {
-          items.push({ label: `$(error) ${basename(s.file)}`, description: "not readable", detail: sum.rejection.message, file: s.file });
-          continue;
+        for (const s of sessions) {
+          const sum = s.summary;
+          if (!sum.ok) {
+            items.push({
+              label: `$(error) ${basename(s.file)}`,
+              description: "not readable",
+              detail: sum.rejection.message,
+              file: s.file,
+            });
+            continue;
+          }
+          const title = sessionTitle(s);
+          items.push({
+            label: `$(comment-discussion) ${title}`,
+            description: `${sum.cwd ?? ""} · ${relativeTime(lastActivity(s))}`,
+            detail: sum.name && sum.firstPrompt ? sum.firstPrompt : undefined,
+            file: s.file,
+          });
+          for (const [entryId, label] of sum.labels) {
+            items.push({ label: `$(tag) ${label}`, description: `in ${title}`, file: s.file, entryId });
+          }
         }
-        const title = sessionTitle(s);
-        items.push({
-          label: `$(comment-discussion) ${title}`,
-          description: `${sum.cwd ?? ""} · ${relativeTime(lastActivity(s))}`,
-          detail: sum.name && sum.firstPrompt ? sum.firstPrompt : undefined,
-          file: s.file,
+        const pick = await vscode.window.showQuickPick(items, {
+          title: "Pi Sessions: search",
+          placeHolder: "Session name, first prompt or label",
+          matchOnDescription: true,
+          matchOnDetail: true,
         });
-        for (const [entryId, label] of sum.labels) {
-          items.push({ label: `$(tag) ${label}`, description: `in ${title}`, file: s.file, entryId });
-        }
-      }
-      const pick = await vscode.window.showQuickPick(items, { title: "Pi Sessions: search", placeHolder: "Session name, first prompt or label", matchOnDescription: true, matchOnDetail: true });
-      if (!pick) return undefined;
-      if (pick.entryId) await revealEntry(pick.file, pick.entryId);
-      else await revealSession(pick.file);
-      return pick.file;
-    }, logger),
+        if (!pick) return undefined;
+        if (pick.entryId) await revealEntry(pick.file, pick.entryId);
+        else await revealSession(pick.file);
+        return pick.file;
+      },
+      logger,
+    ),
 
     registerCommand(CommandId.ShowLog, () => logger.show(), logger),
 
-    registerCommand(CommandId.OpenEntry, async (arg?: unknown, lineArg?: unknown) => {
-      const file = fileOf(arg);
-      knownSession(file);
-      let line = typeof lineArg === "number" ? lineArg : 1;
-      const entryId = entryIdOf(arg);
-      if (entryId) {
-        const r = await lib().open(file!);
-        const e = r.ok ? r.session.byId.get(entryId) : undefined;
-        if (e) line = e.line;
-      }
-      const position = new vscode.Position(Math.max(0, line - 1), 0);
-      const editor = await vscode.window.showTextDocument(vscode.Uri.file(file!), { selection: new vscode.Range(position, position), preview: true });
-      editor.revealRange(new vscode.Range(position, position), vscode.TextEditorRevealType.InCenterIfOutsideViewport);
-      return line;
-    }, logger),
+    registerCommand(
+      CommandId.OpenEntry,
+      async (arg?: unknown, lineArg?: unknown) => {
+        const file = fileOf(arg);
+        knownSession(file);
+        let line = typeof lineArg === "number" ? lineArg : 1;
+        const entryId = entryIdOf(arg);
+        if (entryId) {
+          const r = await lib().open(file!);
+          const e = r.ok ? r.session.byId.get(entryId) : undefined;
+          if (e) line = e.line;
+        }
+        const position = new vscode.Position(Math.max(0, line - 1), 0);
+        const editor = await vscode.window.showTextDocument(vscode.Uri.file(file!), {
+          selection: new vscode.Range(position, position),
+          preview: true,
+        });
+        editor.revealRange(new vscode.Range(position, position), vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+        return line;
+      },
+      logger,
+    ),
 
-    registerCommand(CommandId.CopyEntryId, async (el?: unknown) => {
-      const id = entryIdOf(el);
-      if (!id) throw new Error("select an entry to copy its id");
-      await vscode.env.clipboard.writeText(id);
-      vscode.window.setStatusBarMessage(`Copied entry id ${id}`, 3000);
-      return id;
-    }, logger),
+    registerCommand(
+      CommandId.CopyEntryId,
+      async (el?: unknown) => {
+        const id = entryIdOf(el);
+        if (!id) throw new Error("select an entry to copy its id");
+        await vscode.env.clipboard.writeText(id);
+        vscode.window.setStatusBarMessage(`Copied entry id ${id}`, 3000);
+        return id;
+      },
+      logger,
+    ),
 
-    registerCommand(CommandId.CopyResumeCommand, async (el?: unknown) => {
-      const s = knownSession(fileOf(el));
-      const cmd = resumeCommand(s.summary.ok ? s.summary.flavor : null, s.file);
-      await vscode.env.clipboard.writeText(cmd);
-      vscode.window.setStatusBarMessage(`Copied: ${cmd}`, 3000);
-      return cmd;
-    }, logger),
+    registerCommand(
+      CommandId.CopyResumeCommand,
+      async (el?: unknown) => {
+        const s = knownSession(fileOf(el));
+        const cmd = resumeCommand(s.summary.ok ? s.summary.flavor : null, s.file);
+        await vscode.env.clipboard.writeText(cmd);
+        vscode.window.setStatusBarMessage(`Copied: ${cmd}`, 3000);
+        return cmd;
+      },
+      logger,
+    ),
 
-    registerCommand(CommandId.RevealParent, async (el?: unknown) => {
-      const s = knownSession(fileOf(el));
-      if (!s.summary.ok || !s.summary.parentSession) throw new Error(`${basename(s.file)} is not a fork`);
-      if (!s.parent) {
-        throw new Error(
-          s.parentState === "external"
-            ? `the parent ${s.summary.parentSession.raw} is outside the configured session roots; it is not opened`
-            : `the parent ${s.summary.parentSession.raw} is not under the session roots (orphan fork)`,
+    registerCommand(
+      CommandId.RevealParent,
+      async (el?: unknown) => {
+        const s = knownSession(fileOf(el));
+        if (!s.summary.ok || !s.summary.parentSession) throw new Error(`${basename(s.file)} is not a fork`);
+        if (!s.parent) {
+          throw new Error(
+            s.parentState === "external"
+              ? `the parent ${s.summary.parentSession.raw} is outside the configured session roots; it is not opened`
+              : `the parent ${s.summary.parentSession.raw} is not under the session roots (orphan fork)`,
+          );
+        }
+        if (s.forkPointId) return revealEntry(s.parent.file, s.forkPointId);
+        return revealSession(s.parent.file);
+      },
+      logger,
+    ),
+
+    registerCommand(
+      CommandId.RepairTail,
+      async (el?: unknown, confirm?: unknown) => {
+        const s = knownSession(fileOf(el));
+        const seen = await inspectTail(s.file);
+        if (!seen) {
+          void vscode.window.showInformationMessage(
+            `${basename(s.file)}: the last line is complete; nothing to repair.`,
+          );
+          return undefined;
+        }
+        if (confirm !== false) {
+          const detail = `The last line is incomplete (${seen.bytes} bytes; the agent crashed mid-write, or is still writing):\n\n${seen.text.slice(0, 300)}${seen.text.length > 300 ? "…" : ""}\n\nA backup copy is written next to the file first; nothing else in the file changes.`;
+          const choice = await vscode.window.showWarningMessage(
+            `Remove the incomplete last line of "${basename(s.file)}"?`,
+            { modal: true, detail },
+            "Back Up and Remove",
+          );
+          if (choice !== "Back Up and Remove") return undefined;
+        }
+        const r = await repairTail(s.file, seen);
+        logger.info(`repaired ${s.file}: removed ${r.removedBytes} bytes; backup ${r.backup}`);
+        await service.refreshFile(s.file);
+        void vscode.window.showInformationMessage(
+          `Removed the incomplete last line (${r.removedBytes} bytes). Backup: ${basename(r.backup)}`,
         );
-      }
-      if (s.forkPointId) return revealEntry(s.parent.file, s.forkPointId);
-      return revealSession(s.parent.file);
-    }, logger),
-
-    registerCommand(CommandId.RepairTail, async (el?: unknown, confirm?: unknown) => {
-      const s = knownSession(fileOf(el));
-      const seen = await inspectTail(s.file);
-      if (!seen) {
-        void vscode.window.showInformationMessage(`${basename(s.file)}: the last line is complete; nothing to repair.`);
-        return undefined;
-      }
-      if (confirm !== false) {
-        const detail = `The last line is incomplete (${seen.bytes} bytes; the agent crashed mid-write, or is still writing):\n\n${seen.text.slice(0, 300)}${seen.text.length > 300 ? "…" : ""}\n\nA backup copy is written next to the file first; nothing else in the file changes.`;
-        const choice = await vscode.window.showWarningMessage(`Remove the incomplete last line of "${basename(s.file)}"?`, { modal: true, detail }, "Back Up and Remove");
-        if (choice !== "Back Up and Remove") return undefined;
-      }
-      const r = await repairTail(s.file, seen);
-      logger.info(`repaired ${s.file}: removed ${r.removedBytes} bytes; backup ${r.backup}`);
-      await service.refreshFile(s.file);
-      void vscode.window.showInformationMessage(`Removed the incomplete last line (${r.removedBytes} bytes). Backup: ${basename(r.backup)}`);
-      return r;
-    }, logger),
+        return r;
+      },
+      logger,
+    ),
 
     registerCommand(CommandId.RevealSession, async (file?: unknown) => revealSession(fileOf(file) ?? ""), logger),
 
-    registerCommand(CommandId.RevealEntry, async (file?: unknown, entryId?: unknown) => {
-      if (typeof entryId !== "string") throw new Error("no entry given");
-      return revealEntry(fileOf(file) ?? "", entryId);
-    }, logger),
+    registerCommand(
+      CommandId.RevealEntry,
+      async (file?: unknown, entryId?: unknown) => {
+        if (typeof entryId !== "string") throw new Error("no entry given");
+        return revealEntry(fileOf(file) ?? "", entryId);
+      },
+      logger,
+    ),
   );
 }

@@ -76,7 +76,11 @@ const LIVE_MS = 60_000;
 /** Sessions larger than this show progress while they are read. */
 const LARGE_SESSION_BYTES = 8 * 1024 * 1024;
 
-export const hostPaths = (): HostPaths => ({ home: homedir(), tmpdir: tmpdir(), windows: process.platform === "win32" });
+export const hostPaths = (): HostPaths => ({
+  home: homedir(),
+  tmpdir: tmpdir(),
+  windows: process.platform === "win32",
+});
 
 export class SessionsTreeProvider implements vscode.TreeDataProvider<Element>, vscode.Disposable {
   private readonly emitter = new vscode.EventEmitter<Element | Element[] | undefined>();
@@ -92,7 +96,8 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<Element>, v
   constructor(
     private readonly service: SessionService,
     filter: FilterMode,
-    readonly workspaceFolderPaths: () => string[] = () => (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === "file").map((f) => f.uri.fsPath),
+    readonly workspaceFolderPaths: () => string[] = () =>
+      (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === "file").map((f) => f.uri.fsPath),
   ) {
     this.filterMode = filter;
     this.disposables.push(
@@ -100,7 +105,9 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<Element>, v
         if (!set || set.structural) return this.refreshAll();
         const files = new Set(set.changes.map((c) => c.file));
         for (const f of files) this.outlines.delete(f);
-        const els = [...this.elements.values()].filter((e): e is SessionEl => e.kind === "session" && files.has(e.file));
+        const els = [...this.elements.values()].filter(
+          (e): e is SessionEl => e.kind === "session" && files.has(e.file),
+        );
         if (els.length) this.emitter.fire(els);
       }),
     );
@@ -179,7 +186,8 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<Element>, v
     if (state === "noAgentDir" || state === "noSessions") return []; // viewsWelcome explains
     this.refreshKeys();
     const out: Element[] = [];
-    if (this.workspaceFolderPaths().length) out.push(this.intern<GroupEl>({ kind: "group", id: "ws", group: "workspace", parent: undefined }));
+    if (this.workspaceFolderPaths().length)
+      out.push(this.intern<GroupEl>({ kind: "group", id: "ws", group: "workspace", parent: undefined }));
     out.push(this.intern<GroupEl>({ kind: "group", id: "all", group: "all", parent: undefined }));
     return out;
   }
@@ -221,7 +229,9 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<Element>, v
   }
 
   private projectNodes(group: GroupEl): Element[] {
-    return this.service.lib.projects().map((p) => this.intern<ProjectEl>({ kind: "project", id: `all/project:${p.cwd}`, cwd: p.cwd, parent: group }));
+    return this.service.lib
+      .projects()
+      .map((p) => this.intern<ProjectEl>({ kind: "project", id: `all/project:${p.cwd}`, cwd: p.cwd, parent: group }));
   }
 
   private sessionEl(s: StoreSession, parent: GroupEl | ProjectEl): SessionEl {
@@ -237,7 +247,10 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<Element>, v
     const size = lib.get(file)?.sizeBytes ?? 0;
     const result =
       !lib.tracker(file) && size > LARGE_SESSION_BYTES
-        ? await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `Reading ${basename(file)} (${formatBytes(size)})` }, () => lib.open(file))
+        ? await vscode.window.withProgress(
+            { location: vscode.ProgressLocation.Window, title: `Reading ${basename(file)} (${formatBytes(size)})` },
+            () => lib.open(file),
+          )
         : await lib.open(file);
     if (!result.ok) return null;
     const outline = new SessionOutline(result.session, this.filterMode);
@@ -272,11 +285,21 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<Element>, v
       return out;
     }
     const out: Element[] = [];
-    if (s.summary.ok && s.summary.parentSession) out.push(this.intern<ForkedFromEl>({ kind: "forkedFrom", id: `${el.id}/forkedFrom`, file: el.file, parent: el }));
+    if (s.summary.ok && s.summary.parentSession)
+      out.push(this.intern<ForkedFromEl>({ kind: "forkedFrom", id: `${el.id}/forkedFrom`, file: el.file, parent: el }));
     out.push(...outline.items(null).map((item) => this.rowEl(el, el, item)));
     // Forks whose fork point is unknown (no inherited entries) hang off the session itself.
     for (const c of s.children) {
-      if (!c.forkPointId) out.push(this.intern<ForkEl>({ kind: "fork", id: `${el.id}/fork:${this.keyOf(c.file)}`, file: el.file, child: c.file, parent: el }));
+      if (!c.forkPointId)
+        out.push(
+          this.intern<ForkEl>({
+            kind: "fork",
+            id: `${el.id}/fork:${this.keyOf(c.file)}`,
+            file: el.file,
+            child: c.file,
+            parent: el,
+          }),
+        );
     }
     if (outline.session.detached.length) {
       out.push(
@@ -288,7 +311,14 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<Element>, v
           icon: "warning",
           children: outline.session.detached.map((id) => {
             const e = outline.session.byId.get(id)!;
-            return { kind: "info", id: `${el.id}/detached/${id}`, parent: undefined, text: describeEntry(e), file: el.file, line: e.line } satisfies InfoEl;
+            return {
+              kind: "info",
+              id: `${el.id}/detached/${id}`,
+              parent: undefined,
+              text: describeEntry(e),
+              file: el.file,
+              line: e.line,
+            } satisfies InfoEl;
           }),
         }),
       );
@@ -297,7 +327,10 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<Element>, v
     return out;
   }
 
-  private problemsEl(el: SessionEl, diagnostics: { line: number; severity: string; code: string; message: string }[]): InfoEl {
+  private problemsEl(
+    el: SessionEl,
+    diagnostics: { line: number; severity: string; code: string; message: string }[],
+  ): InfoEl {
     const info: InfoEl = this.intern<InfoEl>({
       kind: "info",
       id: `${el.id}/problems`,
@@ -346,13 +379,29 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<Element>, v
       out.push(this.detailEl(el, "summary", entry.id));
       if (typeof entry.data.fromId === "string") out.push(this.detailEl(el, "from", entry.id));
     }
-    for (const id of item.folded ?? []) out.push(this.intern<EntryEl>({ kind: "entry", id: `${sessionEl.id}/entry:${id}`, file: el.file, entryId: id, parent: el }));
+    for (const id of item.folded ?? [])
+      out.push(
+        this.intern<EntryEl>({
+          kind: "entry",
+          id: `${sessionEl.id}/entry:${id}`,
+          file: el.file,
+          entryId: id,
+          parent: el,
+        }),
+      );
     out.push(...(await this.forkEls(el, [item.id, ...(item.folded ?? [])])));
     return out;
   }
 
   private detailEl(parent: RowEl, detail: DetailEl["detail"], entryId: string): DetailEl {
-    return this.intern<DetailEl>({ kind: "detail", id: `${parent.id}/${detail}`, file: parent.file, entryId, detail, parent });
+    return this.intern<DetailEl>({
+      kind: "detail",
+      id: `${parent.id}/${detail}`,
+      file: parent.file,
+      entryId,
+      detail,
+      parent,
+    });
   }
 
   /** Child sessions forked at one of `ids` (the fork point, or its nearest visible ancestor under a filter). */
@@ -369,7 +418,15 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<Element>, v
       if (!c.forkPointId) continue;
       const at = outline.nearestVisible(c.forkPointId);
       if (!at || !here.has(at)) continue;
-      out.push(this.intern<ForkEl>({ kind: "fork", id: `${parent.id}/fork:${this.keyOf(c.file)}`, file, child: c.file, parent }));
+      out.push(
+        this.intern<ForkEl>({
+          kind: "fork",
+          id: `${parent.id}/fork:${this.keyOf(c.file)}`,
+          file,
+          child: c.file,
+          parent,
+        }),
+      );
     }
     return out;
   }
@@ -448,7 +505,10 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<Element>, v
   }
 
   private groupItem(el: GroupEl): vscode.TreeItem {
-    const item = new vscode.TreeItem(el.group === "workspace" ? "This Workspace" : "All Projects", vscode.TreeItemCollapsibleState.Expanded);
+    const item = new vscode.TreeItem(
+      el.group === "workspace" ? "This Workspace" : "All Projects",
+      vscode.TreeItemCollapsibleState.Expanded,
+    );
     item.id = el.id;
     item.contextValue = `piSessions:group:${el.group}`;
     const lib = this.service.lib;
@@ -460,7 +520,9 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<Element>, v
       const projects = lib.projects();
       item.description = `${lib.sessions.length} sessions · ${projects.length} projects`;
       item.iconPath = new vscode.ThemeIcon("globe");
-      item.collapsibleState = this.workspaceFolderPaths().length ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.Expanded;
+      item.collapsibleState = this.workspaceFolderPaths().length
+        ? vscode.TreeItemCollapsibleState.Collapsed
+        : vscode.TreeItemCollapsibleState.Expanded;
     }
     return item;
   }
@@ -518,7 +580,9 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<Element>, v
       if (sum.truncatedTail) flags.push("truncated");
     }
     item.contextValue = `piSessions:session:${flags.join(":")}`;
-    item.accessibilityInformation = { label: `${typeof item.label === "string" ? item.label : ""}, ${item.description ?? ""}` };
+    item.accessibilityInformation = {
+      label: `${typeof item.label === "string" ? item.label : ""}, ${item.description ?? ""}`,
+    };
     return item;
   }
 
@@ -556,7 +620,10 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<Element>, v
     if (sum.ok && sum.partial) {
       md.appendMarkdown("\n*Still reading this session: entries, branches, compactions and cost follow.*\n");
     } else if (sum.ok) {
-      row("Entries", `${sum.entries.length}${s.inherited.size ? ` (${s.inherited.size} inherited from the parent)` : ""}`);
+      row(
+        "Entries",
+        `${sum.entries.length}${s.inherited.size ? ` (${s.inherited.size} inherited from the parent)` : ""}`,
+      );
       row("Branch points", String(sum.branchPoints));
       row("Forks", String(s.children.length));
       row("Compactions", String(sum.compactions));
@@ -593,26 +660,44 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<Element>, v
     const desc: string[] = [];
     if (label) desc.push(`[${label}]`);
     const rowIds = new Set([item.id, ...(item.folded ?? [])]);
-    const forks = item.kind === "branch" ? 0 : (this.service.lib.get(el.file)?.children.filter((c) => c.forkPointId && rowIds.has(outline.nearestVisible(c.forkPointId) ?? "")).length ?? 0);
+    const forks =
+      item.kind === "branch"
+        ? 0
+        : (this.service.lib
+            .get(el.file)
+            ?.children.filter((c) => c.forkPointId && rowIds.has(outline.nearestVisible(c.forkPointId) ?? "")).length ??
+          0);
     if (item.kind === "branch") {
       t.label = `${item.active ? "Active branch" : "Branch"} ${item.index}/${item.of}: ${rowText(entry)}`;
       desc.push(`${item.size} entries`, relativeTime(Date.parse(entry.timestamp ?? "")));
-      t.iconPath = new vscode.ThemeIcon("git-branch", new vscode.ThemeColor(item.active ? "charts.green" : "disabledForeground"));
-      t.collapsibleState = item.active ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed;
+      t.iconPath = new vscode.ThemeIcon(
+        "git-branch",
+        new vscode.ThemeColor(item.active ? "charts.green" : "disabledForeground"),
+      );
+      t.collapsibleState = item.active
+        ? vscode.TreeItemCollapsibleState.Expanded
+        : vscode.TreeItemCollapsibleState.Collapsed;
       t.contextValue = `piSessions:branch${item.active ? ":active" : ""}`;
     } else if (entry.type === "compaction") {
       const info = session.compactions.find((c) => c.id === entry.id);
       const kept = info?.keptFromId ? session.byId.get(info.keptFromId) : undefined;
-      const tokens = info?.tokensBefore != null ? `${formatTokens(info.tokensBefore)} tokens summarized` : "history summarized";
+      const tokens =
+        info?.tokensBefore != null ? `${formatTokens(info.tokensBefore)} tokens summarized` : "history summarized";
       t.label = `Compaction · ${tokens} · ${kept ? `kept from ${truncate(rowText(kept), 40)}` : "nothing kept"}`;
-      t.iconPath = new vscode.ThemeIcon("fold", new vscode.ThemeColor(item.active ? "charts.yellow" : "disabledForeground"));
+      t.iconPath = new vscode.ThemeIcon(
+        "fold",
+        new vscode.ThemeColor(item.active ? "charts.yellow" : "disabledForeground"),
+      );
       t.collapsibleState = vscode.TreeItemCollapsibleState.Collapsed;
       t.contextValue = "piSessions:entry:compaction";
       if (info?.tokensAfter != null) desc.push(`→ ${formatTokens(info.tokensAfter)}`);
     } else if (entry.type === "branch_summary") {
       const from = typeof entry.data.fromId === "string" ? session.byId.get(entry.data.fromId) : undefined;
       t.label = `Branch summary · from ${from ? truncate(rowText(from), 40) : String(entry.data.fromId ?? "?")}`;
-      t.iconPath = new vscode.ThemeIcon("note", new vscode.ThemeColor(item.active ? "charts.yellow" : "disabledForeground"));
+      t.iconPath = new vscode.ThemeIcon(
+        "note",
+        new vscode.ThemeColor(item.active ? "charts.yellow" : "disabledForeground"),
+      );
       t.collapsibleState = vscode.TreeItemCollapsibleState.Collapsed;
       t.contextValue = "piSessions:entry:branchSummary";
     } else {
@@ -622,11 +707,15 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<Element>, v
       if (item.kind === "turn") {
         const n = item.folded?.length ?? 0;
         if (n) desc.push(`${n} ${n === 1 ? "entry" : "entries"}`);
-        t.collapsibleState = n || forks ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None;
+        t.collapsibleState =
+          n || forks ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None;
       } else if (forks) t.collapsibleState = vscode.TreeItemCollapsibleState.Collapsed;
     }
     if (forks) desc.push(`${forks} fork${forks === 1 ? "" : "s"}`);
-    if (isLeaf) desc.unshift(session.leafId === item.id ? "● active leaf" : `● active leaf (${leafType(session)} hidden by the filter)`);
+    if (isLeaf)
+      desc.unshift(
+        session.leafId === item.id ? "● active leaf" : `● active leaf (${leafType(session)} hidden by the filter)`,
+      );
     else if (holdsLeaf) desc.unshift("● leaf inside");
     if (item.kind !== "branch" && !item.active) desc.push("abandoned branch");
     t.description = desc.join(" · ");
@@ -646,11 +735,17 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<Element>, v
     const desc: string[] = [];
     const label = session.labels.get(entry.id)?.label;
     const isLeaf = outline.visibleLeafId === entry.id;
-    if (isLeaf) desc.push(session.leafId === entry.id ? "● active leaf" : `● active leaf (${leafType(session)} hidden by the filter)`);
+    if (isLeaf)
+      desc.push(
+        session.leafId === entry.id ? "● active leaf" : `● active leaf (${leafType(session)} hidden by the filter)`,
+      );
     if (label) desc.push(`[${label}]`);
     const usage = assistantUsage(entry);
     if (usage) desc.push(usage);
-    const forks = this.service.lib.get(el.file)?.children.filter((c) => c.forkPointId && outline.nearestVisible(c.forkPointId) === entry.id).length ?? 0;
+    const forks =
+      this.service.lib
+        .get(el.file)
+        ?.children.filter((c) => c.forkPointId && outline.nearestVisible(c.forkPointId) === entry.id).length ?? 0;
     if (forks) desc.push(`${forks} fork${forks === 1 ? "" : "s"} here`);
     t.description = desc.join(" · ");
     t.iconPath = entryIcon(entry, outline.activePath.has(entry.id));
@@ -685,7 +780,8 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<Element>, v
         t.label = kept ? `Kept: from ${truncate(rowText(kept), 50)}` : "Kept: nothing";
         t.description = kept ? `line ${kept.line} · ${n} entries kept before the compaction` : undefined;
         t.iconPath = new vscode.ThemeIcon("pass");
-        if (kept) t.command = { command: CommandId.RevealEntry, title: "Reveal kept entry", arguments: [el.file, kept.id] };
+        if (kept)
+          t.command = { command: CommandId.RevealEntry, title: "Reveal kept entry", arguments: [el.file, kept.id] };
         break;
       }
       case "replaced": {
@@ -696,13 +792,20 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<Element>, v
         t.label = `Replaced: ${replaced} entries summarized`;
         t.description = through ? `through line ${through.line}` : undefined;
         t.iconPath = new vscode.ThemeIcon("archive");
-        if (path[0]) t.command = { command: CommandId.RevealEntry, title: "Reveal first replaced entry", arguments: [el.file, path[0].id] };
+        if (path[0])
+          t.command = {
+            command: CommandId.RevealEntry,
+            title: "Reveal first replaced entry",
+            arguments: [el.file, path[0].id],
+          };
         break;
       }
       case "from": {
         const fromId = String(entry.data.fromId ?? "");
         const from = session.byId.get(fromId);
-        t.label = from ? `Summarizes the branch left at: ${truncate(rowText(from), 50)}` : `Summarizes the branch left at ${fromId} (not in this file)`;
+        t.label = from
+          ? `Summarizes the branch left at: ${truncate(rowText(from), 50)}`
+          : `Summarizes the branch left at ${fromId} (not in this file)`;
         t.iconPath = new vscode.ThemeIcon("git-branch");
         if (from) t.command = { command: CommandId.RevealEntry, title: "Reveal", arguments: [el.file, from.id] };
         break;
@@ -717,7 +820,9 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<Element>, v
     const title = child ? sessionTitle(child) : basename(el.child);
     const t = new vscode.TreeItem(`Fork: ${truncate(title, 70)}`, vscode.TreeItemCollapsibleState.None);
     t.id = el.id;
-    t.description = child ? `${child.summary.ok && child.summary.subagent ? "subagent · " : ""}${relativeTime(lastActivity(child))} · ${formatCost(ownCost(child))}` : undefined;
+    t.description = child
+      ? `${child.summary.ok && child.summary.subagent ? "subagent · " : ""}${relativeTime(lastActivity(child))} · ${formatCost(ownCost(child))}`
+      : undefined;
     t.iconPath = new vscode.ThemeIcon("repo-forked", new vscode.ThemeColor("charts.purple"));
     t.tooltip = plainTooltip(`A session forked off here:\n${el.child}`);
     t.command = { command: CommandId.RevealSession, title: "Reveal forked session", arguments: [el.child] };
@@ -757,9 +862,20 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<Element>, v
   }
 
   private infoItem(el: InfoEl): vscode.TreeItem {
-    const t = new vscode.TreeItem(el.text, el.children?.length ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+    const t = new vscode.TreeItem(
+      el.text,
+      el.children?.length ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
+    );
     t.id = el.id;
-    if (el.icon) t.iconPath = new vscode.ThemeIcon(el.icon, el.icon === "error" ? new vscode.ThemeColor("list.errorForeground") : el.icon === "warning" ? new vscode.ThemeColor("list.warningForeground") : undefined);
+    if (el.icon)
+      t.iconPath = new vscode.ThemeIcon(
+        el.icon,
+        el.icon === "error"
+          ? new vscode.ThemeColor("list.errorForeground")
+          : el.icon === "warning"
+            ? new vscode.ThemeColor("list.warningForeground")
+            : undefined,
+      );
     if (el.tooltip) t.tooltip = plainTooltip(el.tooltip);
     if (el.file && el.line) t.command = openCommand(el.file, el.line);
     t.contextValue = "piSessions:info";
@@ -809,7 +925,10 @@ function entryIcon(entry: Entry, active: boolean): vscode.ThemeIcon {
     case "user":
       return new vscode.ThemeIcon("account", active ? new vscode.ThemeColor("charts.blue") : dim);
     case "assistant":
-      return new vscode.ThemeIcon(m && (m.stopReason === "error" || m.stopReason === "aborted") ? "warning" : "hubot", dim);
+      return new vscode.ThemeIcon(
+        m && (m.stopReason === "error" || m.stopReason === "aborted") ? "warning" : "hubot",
+        dim,
+      );
     case "toolResult":
       return new vscode.ThemeIcon(m?.isError ? "error" : "tools", dim);
     case "bashExecution":
@@ -837,7 +956,9 @@ function entryTooltip(file: string, entry: Entry, label: string | undefined): vs
   md.appendMarkdown("**");
   md.appendText(entry.type + (entry.role ? ` · ${entry.role}` : ""));
   md.appendMarkdown("**  \n");
-  md.appendText(`id ${entry.id} · line ${entry.line}${entry.timestamp ? ` · ${new Date(entry.timestamp).toLocaleString()}` : ""}`);
+  md.appendText(
+    `id ${entry.id} · line ${entry.line}${entry.timestamp ? ` · ${new Date(entry.timestamp).toLocaleString()}` : ""}`,
+  );
   if (label) {
     md.appendMarkdown("  \n**Label:** ");
     md.appendText(label);
@@ -863,7 +984,10 @@ function assistantUsage(entry: Entry): string | undefined {
   if (entry.role !== "assistant" || !isPlainObject(m) || !isPlainObject(m.usage)) return undefined;
   const u = m.usage;
   const cost = isPlainObject(u.cost) && typeof u.cost.total === "number" ? u.cost.total : 0;
-  const tokens = ["input", "cacheRead", "cacheWrite"].reduce((n, k) => n + (typeof u[k] === "number" ? (u[k] as number) : 0), 0);
+  const tokens = ["input", "cacheRead", "cacheWrite"].reduce(
+    (n, k) => n + (typeof u[k] === "number" ? (u[k] as number) : 0),
+    0,
+  );
   return `${formatTokens(tokens)} ctx · ${formatCost(cost)}`;
 }
 

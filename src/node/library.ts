@@ -9,7 +9,14 @@ import type { HostPaths } from "../core/slug.js";
 import { extendSummary, summarize } from "../core/summary.js";
 import type { ParseResult } from "../core/session.js";
 import type { SessionRoot } from "./roots.js";
-import { belongsToWorkspace, computeOwnership, linkLineage, loadStore, newStoreSession, type StoreSession } from "./store.js";
+import {
+  belongsToWorkspace,
+  computeOwnership,
+  linkLineage,
+  loadStore,
+  newStoreSession,
+  type StoreSession,
+} from "./store.js";
 import { SessionTracker } from "./tracker.js";
 
 export interface LibraryOptions {
@@ -196,7 +203,11 @@ export class SessionLibrary {
       changes.push({ file, kind: "changed" });
       // An append changes neither lineage nor ownership; a rewrite may change the id or the parent.
       const after = s.summary;
-      if (change === "replaced" || before?.ok !== after.ok || (before.ok && after.ok && (before.id !== after.id || before.parentSession?.raw !== after.parentSession?.raw))) {
+      if (
+        change === "replaced" ||
+        before?.ok !== after.ok ||
+        (before.ok && after.ok && (before.id !== after.id || before.parentSession?.raw !== after.parentSession?.raw))
+      ) {
         structural = true;
       }
     }
@@ -206,7 +217,9 @@ export class SessionLibrary {
   }
 
   /** Where a path sits under the roots (slug folder, nested artifacts dir), or null when it is not a session file there. */
-  private async place(file: string): Promise<{ root: SessionRoot; slug: string | null; nestedIn: string | null } | null> {
+  private async place(
+    file: string,
+  ): Promise<{ root: SessionRoot; slug: string | null; nestedIn: string | null } | null> {
     if (!file.endsWith(".jsonl")) return null;
     for (const root of this.options.roots) {
       const rel = relative(root.dir, file);
@@ -222,7 +235,8 @@ export class SessionLibrary {
       }
       if (parts.length === 1) return { root, slug: null, nestedIn: null };
       if (parts.length === 2) return { root, slug: parts[0]!, nestedIn: null };
-      if (parts.length === 3) return { root, slug: parts[0]!, nestedIn: join(root.dir, parts[0]!, `${parts[1]!}.jsonl`) };
+      if (parts.length === 3)
+        return { root, slug: parts[0]!, nestedIn: join(root.dir, parts[0]!, `${parts[1]!}.jsonl`) };
       return null;
     }
     return null;

@@ -29,7 +29,12 @@ export function* wholeLineSlices(bytes: Uint8Array, size = SLICE_BYTES): Generat
  * `parseSession` for the extension host: the same answer, but a large file is fed in slices with the event loop
  * let run between them, so a 100 MB session never blocks the host for more than one slice.
  */
-export async function parseSessionSliced(file: string, bytes: Uint8Array, options?: ParseOptions, sliceBytes = SLICE_BYTES): Promise<ParseResult> {
+export async function parseSessionSliced(
+  file: string,
+  bytes: Uint8Array,
+  options?: ParseOptions,
+  sliceBytes = SLICE_BYTES,
+): Promise<ParseResult> {
   const reader = new SessionReader(file, options);
   let firstLine = 1;
   let ends = true;
@@ -51,7 +56,12 @@ export async function readSessionFile(file: string, options?: ParseOptions): Pro
     bytes = await readFile(file);
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
-    return { ok: false, file, rejection: { line: 0, code: "unreadable", message: e.code ? `${e.code}: ${e.message}` : String(err) }, diagnostics: [] };
+    return {
+      ok: false,
+      file,
+      rejection: { line: 0, code: "unreadable", message: e.code ? `${e.code}: ${e.message}` : String(err) },
+      diagnostics: [],
+    };
   }
   return parseSessionSliced(file, bytes, options);
 }

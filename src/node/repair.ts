@@ -33,17 +33,26 @@ export interface RepairResult {
   removedBytes: number;
 }
 
-export async function repairTail(file: string, seen: TailInspection, options: { busyWindowMs?: number; now?: () => number } = {}): Promise<RepairResult> {
+export async function repairTail(
+  file: string,
+  seen: TailInspection,
+  options: { busyWindowMs?: number; now?: () => number } = {},
+): Promise<RepairResult> {
   const st = await stat(file, { bigint: true });
-  if (Number(st.size) !== seen.size || st.mtimeNs !== seen.mtimeNs) throw new Error("the file changed since it was inspected; nothing was repaired");
+  if (Number(st.size) !== seen.size || st.mtimeNs !== seen.mtimeNs)
+    throw new Error("the file changed since it was inspected; nothing was repaired");
   const now = options.now?.() ?? Date.now();
-  if (now - Number(st.mtimeNs / 1_000_000n) < (options.busyWindowMs ?? 3000)) throw new Error("the file was written in the last few seconds: an agent may still be writing it; nothing was repaired");
+  if (now - Number(st.mtimeNs / 1_000_000n) < (options.busyWindowMs ?? 3000))
+    throw new Error(
+      "the file was written in the last few seconds: an agent may still be writing it; nothing was repaired",
+    );
   const backup = `${file}.bak-${new Date(now).toISOString().replace(/[:.]/g, "-")}`;
   await copyFile(file, backup);
   const handle = await open(file, "r+");
   try {
     const again = await handle.stat({ bigint: true });
-    if (Number(again.size) !== seen.size || again.mtimeNs !== seen.mtimeNs) throw new Error("the file changed while the backup was written; nothing was repaired");
+    if (Number(again.size) !== seen.size || again.mtimeNs !== seen.mtimeNs)
+      throw new Error("the file changed while the backup was written; nothing was repaired");
     await handle.truncate(seen.offset);
   } finally {
     await handle.close();

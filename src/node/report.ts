@@ -70,7 +70,14 @@ export function usageReport(result: StoreSession[], options: UsageOptions): Usag
         continue;
       }
       if (includedInParent && options.by !== "session") continue;
-      const key = options.by === "session" ? sum.id : options.by === "model" ? `${r.provider}/${r.model}` : options.by === "day" ? localDay(r.time) : (sum.cwd ?? "(unknown)");
+      const key =
+        options.by === "session"
+          ? sum.id
+          : options.by === "model"
+            ? `${r.provider}/${r.model}`
+            : options.by === "day"
+              ? localDay(r.time)
+              : (sum.cwd ?? "(unknown)");
       const target = row(key);
       addRecord(target, r);
       if (cells && options.cellKey) {

@@ -46,13 +46,21 @@ export function resolveRoots(options: RootOptions = {}): SessionRoot[] {
   } else {
     // pi: $PI_CODING_AGENT_DIR, else ~/.pi/agent
     const piAgent = env.PI_CODING_AGENT_DIR ? expandHome(env.PI_CODING_AGENT_DIR, home) : join(home, ".pi", "agent");
-    roots.push({ dir: join(piAgent, "sessions"), agent: "pi", source: env.PI_CODING_AGENT_DIR ? "PI_CODING_AGENT_DIR" : "~/.pi/agent" });
+    roots.push({
+      dir: join(piAgent, "sessions"),
+      agent: "pi",
+      source: env.PI_CODING_AGENT_DIR ? "PI_CODING_AGENT_DIR" : "~/.pi/agent",
+    });
     // OMP: ~/.omp/agent (PI_CONFIG_DIR renames .omp), PI_CODING_AGENT_DIR, profiles, XDG data dir.
     const ompBase = join(home, env.PI_CONFIG_DIR || ".omp");
     const profile = env.OMP_PROFILE || env.PI_PROFILE;
     if (!env.PI_CODING_AGENT_DIR) {
       const ompAgent = profile ? join(ompBase, "profiles", profile, "agent") : join(ompBase, "agent");
-      roots.push({ dir: join(ompAgent, "sessions"), agent: "omp", source: profile ? `OMP profile ${profile}` : "~/.omp/agent" });
+      roots.push({
+        dir: join(ompAgent, "sessions"),
+        agent: "omp",
+        source: profile ? `OMP profile ${profile}` : "~/.omp/agent",
+      });
     }
     const xdg = env.XDG_DATA_HOME;
     if (!profile && platform !== "win32" && xdg && existsSync(join(xdg, "omp"))) {
@@ -65,8 +73,14 @@ export function resolveRoots(options: RootOptions = {}): SessionRoot[] {
       }
     }
   }
-  if (env.PI_CODING_AGENT_SESSION_DIR) roots.push({ dir: expandHome(env.PI_CODING_AGENT_SESSION_DIR, home), agent: "any", source: "PI_CODING_AGENT_SESSION_DIR" });
-  for (const d of options.sessionDirs ?? []) roots.push({ dir: expandHome(d, home), agent: "any", source: "session dir setting" });
+  if (env.PI_CODING_AGENT_SESSION_DIR)
+    roots.push({
+      dir: expandHome(env.PI_CODING_AGENT_SESSION_DIR, home),
+      agent: "any",
+      source: "PI_CODING_AGENT_SESSION_DIR",
+    });
+  for (const d of options.sessionDirs ?? [])
+    roots.push({ dir: expandHome(d, home), agent: "any", source: "session dir setting" });
   // De-duplicate (pi and OMP may share PI_CODING_AGENT_DIR).
   const seen = new Set<string>();
   return roots

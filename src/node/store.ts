@@ -75,7 +75,10 @@ const isSessionFileName = (name: string) => name.endsWith(".jsonl") && !name.sta
  * inside a session's artifacts dir (`<slug>/<session>/*.jsonl`, T23). Locks, tmp and bak siblings don't end in
  * `.jsonl` or start with a dot and are skipped; a symlink is followed only if it stays inside its root.
  */
-export async function discover(roots: SessionRoot[], fs: StoreFs = realFs): Promise<{ files: DiscoveredFile[]; errors: { path: string; message: string }[] }> {
+export async function discover(
+  roots: SessionRoot[],
+  fs: StoreFs = realFs,
+): Promise<{ files: DiscoveredFile[]; errors: { path: string; message: string }[] }> {
   const files: DiscoveredFile[] = [];
   const errors: { path: string; message: string }[] = [];
   const seen = new Set<string>();
@@ -200,10 +203,26 @@ export function packSummary(s: SessionSummary): SessionSummary | PackedSummary {
     if (ki === undefined) keyIndex.set(k, (ki = keys.push([r.provider, r.model, r.source]) - 1));
     const at = index.get(r.entryId);
     if (at === undefined) return s; // a record of a shadowed entry: keep it unpacked
-    usage.push(at, Number.isFinite(r.time) ? r.time : null, ki, r.input, r.output, r.cacheRead, r.cacheWrite, r.totalTokens, r.cost, r.active ? 1 : 0);
+    usage.push(
+      at,
+      Number.isFinite(r.time) ? r.time : null,
+      ki,
+      r.input,
+      r.output,
+      r.cacheRead,
+      r.cacheWrite,
+      r.totalTokens,
+      r.cost,
+      r.active ? 1 : 0,
+    );
   }
   const { entries, usage: _usage, ...rest } = s;
-  const detail: PackedDetail = { ids: entries.map(([id]) => id).join("\n"), times: entries.map(([, t]) => (Number.isFinite(t) ? t : null)), keys, usage };
+  const detail: PackedDetail = {
+    ids: entries.map(([id]) => id).join("\n"),
+    times: entries.map(([, t]) => (Number.isFinite(t) ? t : null)),
+    keys,
+    usage,
+  };
   return { ...rest, packed: 2, detail: JSON.stringify(detail) };
 }
 
@@ -211,7 +230,10 @@ export function packSummary(s: SessionSummary): SessionSummary | PackedSummary {
  * A stored summary back as a summary; its details are decoded on first use (most are never read). `detailOf` gives
  * the details when the stored summary does not carry them (the cache file keeps them apart).
  */
-export function unpackSummary(p: SessionSummary | PackedSummary | Omit<PackedSummary, "detail">, detailOf?: () => string | undefined): SessionSummary {
+export function unpackSummary(
+  p: SessionSummary | PackedSummary | Omit<PackedSummary, "detail">,
+  detailOf?: () => string | undefined,
+): SessionSummary {
   if (!("packed" in p)) return p;
   const { packed: _packed, detail: own, ...rest } = p as PackedSummary;
   const detailText = () => own ?? detailOf?.() ?? '{"ids":"","times":[],"keys":[],"usage":[]}';
@@ -237,9 +259,25 @@ export function unpackSummary(p: SessionSummary | PackedSummary | Omit<PackedSum
       const { usage: rows, keys } = details();
       usage = [];
       for (let i = 0; i < rows.length; i += USAGE_WIDTH) {
-        const [at, time, ki, input, output, cacheRead, cacheWrite, totalTokens, cost, active] = rows.slice(i, i + USAGE_WIDTH) as number[];
+        const [at, time, ki, input, output, cacheRead, cacheWrite, totalTokens, cost, active] = rows.slice(
+          i,
+          i + USAGE_WIDTH,
+        ) as number[];
         const [provider, model, source] = keys[ki!]!;
-        usage.push({ entryId: list[at!]!, time: time ?? Number.NaN, source: source as UsageRecord["source"], provider, model, input: input!, output: output!, cacheRead: cacheRead!, cacheWrite: cacheWrite!, totalTokens: totalTokens!, cost: cost!, active: active === 1 });
+        usage.push({
+          entryId: list[at!]!,
+          time: time ?? Number.NaN,
+          source: source as UsageRecord["source"],
+          provider,
+          model,
+          input: input!,
+          output: output!,
+          cacheRead: cacheRead!,
+          cacheWrite: cacheWrite!,
+          totalTokens: totalTokens!,
+          cost: cost!,
+          active: active === 1,
+        });
       }
       return usage;
     },
@@ -275,7 +313,7 @@ export class MetadataCache {
           if (typeof line !== "number" || nl < 0) return undefined;
           if (!starts) {
             starts = [];
-            for (let at = nl + 1; at < bytes.length; ) {
+            for (let at = nl + 1; at < bytes.length;) {
               starts.push(at);
               const next = bytes.indexOf(10, at);
               at = next < 0 ? bytes.length : next + 1;
@@ -294,7 +332,12 @@ export class MetadataCache {
         for (const [k, v] of Object.entries(json.entries)) {
           const e = v as StoredEntry;
           const detail = () => detailAt(e.d);
-          cache.entries.set(k, { size: e.size, mtimeNs: e.mtimeNs, summary: unpackSummary(e.summary, detail), stored: { summary: e.summary, detail } });
+          cache.entries.set(k, {
+            size: e.size,
+            mtimeNs: e.mtimeNs,
+            summary: unpackSummary(e.summary, detail),
+            stored: { summary: e.summary, detail },
+          });
         }
       }
     } catch {
@@ -346,7 +389,10 @@ export class MetadataCache {
       entries[k] = { size: e.size, mtimeNs: e.mtimeNs, summary };
       if (detail !== undefined) entries[k].d = details.push(JSON.stringify(detail)) - 1;
     }
-    await nodeFs.writeFile(tmp, `${JSON.stringify({ version: CACHE_VERSION, entries })}\n${details.map((d) => `${d}\n`).join("")}`);
+    await nodeFs.writeFile(
+      tmp,
+      `${JSON.stringify({ version: CACHE_VERSION, entries })}\n${details.map((d) => `${d}\n`).join("")}`,
+    );
     await nodeFs.rename(tmp, this.file);
     this.dirty = false;
   }
@@ -354,7 +400,10 @@ export class MetadataCache {
 
 /** A cache file name per set of roots, under `cacheDir`. */
 export function cacheFileFor(cacheDir: string, roots: SessionRoot[]): string {
-  const hash = createHash("sha256").update(roots.map((r) => r.dir).join("\0")).digest("hex").slice(0, 16);
+  const hash = createHash("sha256")
+    .update(roots.map((r) => r.dir).join("\0"))
+    .digest("hex")
+    .slice(0, 16);
   return join(cacheDir, `store-${hash}.json`);
 }
 
@@ -409,9 +458,25 @@ export interface Store {
 const PROBE_BYTES = 4096;
 
 /** A store session before lineage is linked (`linkLineage`) and ownership computed (`computeOwnership`). */
-export function newStoreSession(f: Pick<DiscoveredFile, "file" | "root" | "slug" | "nestedIn" | "size"> & { mtimeNs?: bigint }, summary: SessionSummary): StoreSession {
+export function newStoreSession(
+  f: Pick<DiscoveredFile, "file" | "root" | "slug" | "nestedIn" | "size"> & { mtimeNs?: bigint },
+  summary: SessionSummary,
+): StoreSession {
   const mtimeMs = f.mtimeNs === undefined ? 0 : Number(f.mtimeNs / 1_000_000n);
-  return { file: f.file, root: f.root, slug: f.slug, nestedIn: f.nestedIn, sizeBytes: f.size, mtimeMs, summary, parentState: "none", parent: null, children: [], inherited: new Set(), forkPointId: null };
+  return {
+    file: f.file,
+    root: f.root,
+    slug: f.slug,
+    nestedIn: f.nestedIn,
+    sizeBytes: f.size,
+    mtimeMs,
+    summary,
+    parentState: "none",
+    parent: null,
+    children: [],
+    inherited: new Set(),
+    forkPointId: null,
+  };
 }
 
 export async function loadStore(options: StoreOptions): Promise<Store> {
@@ -631,7 +696,23 @@ export interface ListedSession {
 export function listedSession(s: StoreSession): ListedSession {
   const sum = s.summary;
   if (!sum.ok) {
-    return { id: null, file: s.file, flavor: null, cwd: null, name: null, nested: s.nestedIn !== null, parentSession: null, parentId: null, parentFile: null, parentState: "none", firstSeen: null, lastSeen: null, entryCount: 0, ownEntryCount: 0, sizeBytes: s.sizeBytes };
+    return {
+      id: null,
+      file: s.file,
+      flavor: null,
+      cwd: null,
+      name: null,
+      nested: s.nestedIn !== null,
+      parentSession: null,
+      parentId: null,
+      parentFile: null,
+      parentState: "none",
+      firstSeen: null,
+      lastSeen: null,
+      entryCount: 0,
+      ownEntryCount: 0,
+      sizeBytes: s.sizeBytes,
+    };
   }
   let first = Infinity;
   let last = -Infinity;

@@ -80,7 +80,8 @@ export class SessionTracker {
     }
     const size = Number(st.size);
     const first = this.size < 0;
-    if (!first && st.ino === this.ino && size === this.size && st.mtimeNs === this.mtimeNs) return { change: "unchanged", bytesRead: 0 };
+    if (!first && st.ino === this.ino && size === this.size && st.mtimeNs === this.mtimeNs)
+      return { change: "unchanged", bytesRead: 0 };
     // A small append to the same file: read it synchronously (a few KB; no thread-pool round trips).
     const start = this.offset + this.pendingBytes.length;
     if (!first && st.ino === this.ino && size >= start && size - start <= SMALL_APPEND) {
@@ -196,9 +197,13 @@ export class SessionTracker {
     if (complete.length) {
       // The reader holds the chunk (large records are parsed again from it): a small chunk gets bytes of its own,
       // not a view that would keep a pooled 8 KB slab alive (a large one is a view of the read's own buffer).
-      const own = complete.length >= 65536 || (complete.byteOffset === 0 && complete.buffer.byteLength === complete.length) ? complete : new Uint8Array(complete);
+      const own =
+        complete.length >= 65536 || (complete.byteOffset === 0 && complete.buffer.byteLength === complete.length)
+          ? complete
+          : new Uint8Array(complete);
       this.newlines += this.reader.feedChunk(own, this.newlines + 1).lines;
-      if (this.offset === 0) this.prefix = Buffer.from(complete.subarray(0, Math.min(complete.indexOf(0x0a) + 1, PREFIX_BYTES)));
+      if (this.offset === 0)
+        this.prefix = Buffer.from(complete.subarray(0, Math.min(complete.indexOf(0x0a) + 1, PREFIX_BYTES)));
       this.offset += complete.length;
     }
     this.pendingBytes = Buffer.from(data.subarray(complete.length));
@@ -222,7 +227,11 @@ export class SessionTracker {
       } else {
         r.diagnostics.push(d);
         if (r.rejection.code === "empty-file") {
-          r.rejection = { line: 1, code: "no-header", message: `the first line is still being written (${pending} bytes, no newline)` };
+          r.rejection = {
+            line: 1,
+            code: "no-header",
+            message: `the first line is still being written (${pending} bytes, no newline)`,
+          };
         }
       }
     }

@@ -26,14 +26,27 @@ export type PanelState = z.infer<typeof panelStateSchema>;
 export const fromWebviewSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("ready") }),
   /** What the page shows after rendering a model (counts and figures), for tests and the log. */
-  z.object({ type: z.literal("rendered"), seq: z.number().int(), facts: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])) }),
+  z.object({
+    type: z.literal("rendered"),
+    seq: z.number().int(),
+    facts: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
+  }),
   z.object({ type: z.literal("revealSession"), file }),
   z.object({ type: z.literal("revealEntry"), file, entryId: id }),
   z.object({ type: z.literal("inspectCheckpoint"), file, entryId: id }),
   z.object({ type: z.literal("showContext"), file, entryId: id }),
   z.object({ type: z.literal("showSessionUsage"), file }),
-  z.object({ type: z.literal("setRange"), scope: z.enum(["workspace", "all"]), since: day.nullable(), until: day.nullable() }),
-  z.object({ type: z.literal("export"), format: z.enum(["csv", "json"]), table: z.enum(["models", "projects", "sessions", "days"]) }),
+  z.object({
+    type: z.literal("setRange"),
+    scope: z.enum(["workspace", "all"]),
+    since: day.nullable(),
+    until: day.nullable(),
+  }),
+  z.object({
+    type: z.literal("export"),
+    format: z.enum(["csv", "json"]),
+    table: z.enum(["models", "projects", "sessions", "days"]),
+  }),
 ]);
 export type FromWebview = z.infer<typeof fromWebviewSchema>;
 

@@ -146,7 +146,14 @@ export interface LineageModel {
   width: number;
   height: number;
   nodes: LineageNode[];
-  edges: { from: string; to: string; label: string; points: { x: number; y: number }[]; labelX: number; labelY: number }[];
+  edges: {
+    from: string;
+    to: string;
+    label: string;
+    points: { x: number; y: number }[];
+    labelX: number;
+    labelY: number;
+  }[];
 }
 
 export interface ContextRow {
@@ -168,7 +175,13 @@ export interface ContextModel {
   rows: ContextRow[];
   totalTokens: number;
   /** Every compaction on the path: what it dropped from the context. */
-  compactions: { entryId: string; active: boolean; droppedEntries: number; droppedTokens: number; tokensBefore: number | null }[];
+  compactions: {
+    entryId: string;
+    active: boolean;
+    droppedEntries: number;
+    droppedTokens: number;
+    tokensBefore: number | null;
+  }[];
 }
 
 export type PanelModel = DashboardModel | SessionUsageModel | CheckpointModel | LineageModel | ContextModel;

@@ -48,18 +48,27 @@ export function boot<M extends PanelModel>(render: (model: M) => Facts): void {
 type Child = Node | string | number | null | undefined | false;
 
 /** Create an element. Attributes are set as attributes (no inline style), children as text or nodes. */
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string | number | boolean | undefined> = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Record<string, string | number | boolean | undefined> = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
   const el = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) {
     if (v === undefined || v === false) continue;
     el.setAttribute(k, v === true ? "" : String(v));
   }
-  for (const c of children) if (c !== null && c !== undefined && c !== false) el.append(typeof c === "number" ? String(c) : c);
+  for (const c of children)
+    if (c !== null && c !== undefined && c !== false) el.append(typeof c === "number" ? String(c) : c);
   return el;
 }
 
 export const SVG_NS = "http://www.w3.org/2000/svg";
-export function svg<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string, string | number> = {}, ...children: (Node | string)[]): SVGElementTagNameMap[K] {
+export function svg<K extends keyof SVGElementTagNameMap>(
+  tag: K,
+  attrs: Record<string, string | number> = {},
+  ...children: (Node | string)[]
+): SVGElementTagNameMap[K] {
   const el = document.createElementNS(SVG_NS, tag);
   for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
   el.append(...children);
@@ -86,13 +95,32 @@ export interface Column<R> {
 }
 
 /** An accessible data table (also the table view of every chart). */
-export function table<R>(caption: string, columns: Column<R>[], rows: R[], rowAttrs?: (row: R) => Record<string, string | undefined>): HTMLTableElement {
+export function table<R>(
+  caption: string,
+  columns: Column<R>[],
+  rows: R[],
+  rowAttrs?: (row: R) => Record<string, string | undefined>,
+): HTMLTableElement {
   return h(
     "table",
     {},
     h("caption", {}, caption),
-    h("thead", {}, h("tr", {}, ...columns.map((c) => h("th", { scope: "col", class: c.numeric ? "num" : undefined }, c.title)))),
-    h("tbody", {}, ...rows.map((r) => h("tr", rowAttrs?.(r) ?? {}, ...columns.map((c) => h("td", { class: c.numeric ? "num" : undefined }, c.value(r)))))),
+    h(
+      "thead",
+      {},
+      h("tr", {}, ...columns.map((c) => h("th", { scope: "col", class: c.numeric ? "num" : undefined }, c.title))),
+    ),
+    h(
+      "tbody",
+      {},
+      ...rows.map((r) =>
+        h(
+          "tr",
+          rowAttrs?.(r) ?? {},
+          ...columns.map((c) => h("td", { class: c.numeric ? "num" : undefined }, c.value(r))),
+        ),
+      ),
+    ),
   );
 }
 
@@ -108,7 +136,14 @@ export function themeColor(name: string, fallback: string): string {
   return getComputedStyle(document.body).getPropertyValue(name).trim() || fallback;
 }
 
-export const CHART_COLORS = ["--vscode-charts-blue", "--vscode-charts-orange", "--vscode-charts-green", "--vscode-charts-purple", "--vscode-charts-red", "--vscode-charts-yellow"];
+export const CHART_COLORS = [
+  "--vscode-charts-blue",
+  "--vscode-charts-orange",
+  "--vscode-charts-green",
+  "--vscode-charts-purple",
+  "--vscode-charts-red",
+  "--vscode-charts-yellow",
+];
 
 export function seriesColor(i: number): string {
   return themeColor(CHART_COLORS[i % CHART_COLORS.length]!, "#888");
@@ -116,7 +151,11 @@ export function seriesColor(i: number): string {
 
 /** Replace an element's content; absent parts (null, undefined, false) are skipped, not shown as text. */
 export function mount(root: Element, ...children: Child[]): void {
-  root.replaceChildren(...children.filter((c): c is Node | string | number => c !== null && c !== undefined && c !== false).map((c) => (typeof c === "number" ? String(c) : c)));
+  root.replaceChildren(
+    ...children
+      .filter((c): c is Node | string | number => c !== null && c !== undefined && c !== false)
+      .map((c) => (typeof c === "number" ? String(c) : c)),
+  );
 }
 
 export function section(title: string, ...children: Child[]): HTMLElement {

@@ -6,19 +6,44 @@ const KIND: Record<string, string> = { compactionSummary: "compaction summary", 
 
 boot<ContextModel>((m) => {
   const root = document.getElementById("root")!;
-  mount(root, 
-    h("header", {}, h("h1", {}, `Context: ${m.title}`), h("p", { class: "muted" }, `At entry ${m.entryId ?? "(start)"} · ${m.rows.length} messages · about ${tokens(m.totalTokens)} tokens (estimated as pi does: 4 characters per token)${m.model ? ` · model ${m.model}` : ""}${m.thinkingLevel ? ` · thinking ${m.thinkingLevel}` : ""}`)),
+  mount(
+    root,
+    h(
+      "header",
+      {},
+      h("h1", {}, `Context: ${m.title}`),
+      h(
+        "p",
+        { class: "muted" },
+        `At entry ${m.entryId ?? "(start)"} · ${m.rows.length} messages · about ${tokens(m.totalTokens)} tokens (estimated as pi does: 4 characters per token)${m.model ? ` · model ${m.model}` : ""}${m.thinkingLevel ? ` · thinking ${m.thinkingLevel}` : ""}`,
+      ),
+    ),
     m.compactions.length
       ? section(
           "Compactions on this path",
           table(
             "What each compaction dropped",
             [
-              { title: "Compaction", value: (c) => action(c.entryId, { type: "inspectCheckpoint", file: m.file, entryId: c.entryId }, "Inspect the checkpoint") },
-              { title: "In effect here", value: (c) => (c.active ? "yes: its summary opens the context" : "no: replaced by a later one") },
+              {
+                title: "Compaction",
+                value: (c) =>
+                  action(
+                    c.entryId,
+                    { type: "inspectCheckpoint", file: m.file, entryId: c.entryId },
+                    "Inspect the checkpoint",
+                  ),
+              },
+              {
+                title: "In effect here",
+                value: (c) => (c.active ? "yes: its summary opens the context" : "no: replaced by a later one"),
+              },
               { title: "Entries dropped", value: (c) => c.droppedEntries, numeric: true },
               { title: "Tokens dropped (est.)", value: (c) => tokens(c.droppedTokens), numeric: true },
-              { title: "tokensBefore", value: (c) => (c.tokensBefore === null ? "" : tokens(c.tokensBefore)), numeric: true },
+              {
+                title: "tokensBefore",
+                value: (c) => (c.tokensBefore === null ? "" : tokens(c.tokensBefore)),
+                numeric: true,
+              },
             ],
             m.compactions,
           ),
@@ -31,7 +56,13 @@ boot<ContextModel>((m) => {
         [
           { title: "#", value: (r) => r.index + 1, numeric: true },
           { title: "Role", value: (r) => KIND[r.kind] ?? r.role },
-          { title: "Content", value: (r) => (r.text.length > 400 ? h("details", {}, h("summary", {}, `${r.text.slice(0, 200)}…`), h("pre", {}, r.text)) : h("pre", {}, r.text)) },
+          {
+            title: "Content",
+            value: (r) =>
+              r.text.length > 400
+                ? h("details", {}, h("summary", {}, `${r.text.slice(0, 200)}…`), h("pre", {}, r.text))
+                : h("pre", {}, r.text),
+          },
           { title: "Tokens (est.)", value: (r) => tokens(r.tokens), numeric: true },
         ],
         m.rows,
@@ -39,5 +70,10 @@ boot<ContextModel>((m) => {
       ),
     ),
   );
-  return { messages: m.rows.length, totalTokens: m.totalTokens, compactions: m.compactions.length, first: m.rows[0]?.kind ?? "" };
+  return {
+    messages: m.rows.length,
+    totalTokens: m.totalTokens,
+    compactions: m.compactions.length,
+    first: m.rows[0]?.kind ?? "",
+  };
 });

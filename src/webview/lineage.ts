@@ -7,10 +7,18 @@ function clip(text: string, max: number): string {
 }
 
 function nodeEl(n: LineageNode): SVGGElement {
-  const g = svg("g", { class: `node ${n.kind}${n.focus ? " focus" : ""}${n.flavor ? ` ${n.flavor}` : ""}`, transform: `translate(${n.x},${n.y})` });
+  const g = svg("g", {
+    class: `node ${n.kind}${n.focus ? " focus" : ""}${n.flavor ? ` ${n.flavor}` : ""}`,
+    transform: `translate(${n.x},${n.y})`,
+  });
   g.append(svg("rect", { width: n.width, height: n.height, rx: 6 }));
   g.append(svg("text", { x: 10, y: 22, class: "title" }, clip(n.label, 34)));
-  const sub = n.kind === "session" ? `${n.date ? n.date.slice(0, 10) : ""} · ${cost(n.ownCost)}${n.flavor === "omp" ? " · OMP" : ""}` : n.kind === "orphan" ? "parent not found" : "outside the session roots";
+  const sub =
+    n.kind === "session"
+      ? `${n.date ? n.date.slice(0, 10) : ""} · ${cost(n.ownCost)}${n.flavor === "omp" ? " · OMP" : ""}`
+      : n.kind === "orphan"
+        ? "parent not found"
+        : "outside the session roots";
   g.append(svg("text", { x: 10, y: 42, class: "sub" }, sub));
   g.append(svg("title", {}, n.label));
   if (n.file) {
@@ -28,8 +36,32 @@ function nodeEl(n: LineageNode): SVGGElement {
 
 boot<LineageModel>((m) => {
   const root = document.getElementById("root")!;
-  const graph = svg("svg", { width: m.width, height: m.height, viewBox: `0 0 ${m.width} ${m.height}`, role: "img", "aria-label": "Fork lineage graph" });
-  graph.append(svg("defs", {}, svg("marker", { id: "arrow", viewBox: "0 0 10 10", refX: 9, refY: 5, markerWidth: 8, markerHeight: 8, orient: "auto-start-reverse" }, svg("path", { d: "M 0 0 L 10 5 L 0 10 z", class: "arrowhead" }))));
+  const graph = svg("svg", {
+    width: m.width,
+    height: m.height,
+    viewBox: `0 0 ${m.width} ${m.height}`,
+    role: "img",
+    "aria-label": "Fork lineage graph",
+  });
+  graph.append(
+    svg(
+      "defs",
+      {},
+      svg(
+        "marker",
+        {
+          id: "arrow",
+          viewBox: "0 0 10 10",
+          refX: 9,
+          refY: 5,
+          markerWidth: 8,
+          markerHeight: 8,
+          orient: "auto-start-reverse",
+        },
+        svg("path", { d: "M 0 0 L 10 5 L 0 10 z", class: "arrowhead" }),
+      ),
+    ),
+  );
   for (const e of m.edges) {
     if (e.points.length < 2) continue;
     const d = e.points.map((p, i) => `${i ? "L" : "M"} ${p.x} ${p.y}`).join(" ");
@@ -38,8 +70,18 @@ boot<LineageModel>((m) => {
   }
   for (const n of m.nodes) graph.append(nodeEl(n));
   const byKey = new Map(m.nodes.map((n) => [n.key, n]));
-  mount(root, 
-    h("header", {}, h("h1", {}, "Fork lineage"), h("p", { class: "muted" }, `${m.nodes.filter((n) => n.kind === "session").length} sessions. Click a session to reveal it in the tree.`)),
+  mount(
+    root,
+    h(
+      "header",
+      {},
+      h("h1", {}, "Fork lineage"),
+      h(
+        "p",
+        { class: "muted" },
+        `${m.nodes.filter((n) => n.kind === "session").length} sessions. Click a session to reveal it in the tree.`,
+      ),
+    ),
     h("div", { class: "graph" }, graph),
     section(
       "As a table",

@@ -11,7 +11,10 @@ boot<SessionUsageModel>((m) => {
   applyTheme();
   const root = document.getElementById("root")!;
   const labels = m.turns.map((_, i) => String(i + 1));
-  const contextCanvas = h("canvas", { role: "img", "aria-label": "Context size per assistant turn, with compaction markers" });
+  const contextCanvas = h("canvas", {
+    role: "img",
+    "aria-label": "Context size per assistant turn, with compaction markers",
+  });
   const markers = m.turns.map((t, i) => (m.compactions.some((c) => c.afterTurn === i) ? t.context : null));
   charts.push(
     new Chart(contextCanvas, {
@@ -19,30 +22,77 @@ boot<SessionUsageModel>((m) => {
       data: {
         labels,
         datasets: [
-          { label: "Context tokens (input + cache read + cache write)", data: m.turns.map((t) => t.context), borderColor: seriesColor(0), backgroundColor: seriesColor(0), pointRadius: 2 },
-          { label: "Compaction (context replaced after this turn)", data: markers, showLine: false, pointStyle: "triangle", pointRadius: 9, borderColor: themeColor("--vscode-charts-yellow", "#cc0"), backgroundColor: themeColor("--vscode-charts-yellow", "#cc0") },
+          {
+            label: "Context tokens (input + cache read + cache write)",
+            data: m.turns.map((t) => t.context),
+            borderColor: seriesColor(0),
+            backgroundColor: seriesColor(0),
+            pointRadius: 2,
+          },
+          {
+            label: "Compaction (context replaced after this turn)",
+            data: markers,
+            showLine: false,
+            pointStyle: "triangle",
+            pointRadius: 9,
+            borderColor: themeColor("--vscode-charts-yellow", "#cc0"),
+            backgroundColor: themeColor("--vscode-charts-yellow", "#cc0"),
+          },
         ],
       },
-      options: { responsive: true, maintainAspectRatio: false, scales: { x: { title: { display: true, text: "assistant turn (active path)" } }, y: { beginAtZero: true, title: { display: true, text: "tokens" } } } },
+      options: {
+        responsive: true,
+        maintainAspectRatio: false,
+        scales: {
+          x: { title: { display: true, text: "assistant turn (active path)" } },
+          y: { beginAtZero: true, title: { display: true, text: "tokens" } },
+        },
+      },
     }),
   );
   const costCanvas = h("canvas", { role: "img", "aria-label": "Cost per assistant turn" });
   charts.push(
     new Chart(costCanvas, {
       type: "bar",
-      data: { labels, datasets: [{ label: "Cost per turn (USD)", data: m.turns.map((t) => t.cost), backgroundColor: seriesColor(1) }] },
+      data: {
+        labels,
+        datasets: [{ label: "Cost per turn (USD)", data: m.turns.map((t) => t.cost), backgroundColor: seriesColor(1) }],
+      },
       options: { responsive: true, maintainAspectRatio: false, plugins: { legend: { display: false } } },
     }),
   );
   const t = m.totals;
-  mount(root, 
-    h("header", {}, h("h1", {}, m.title), h("p", { class: "muted" }, `Own cost ${cost(t.cost)} · active path ${cost(t.activeCost)}${t.inheritedCost ? ` · ${cost(t.inheritedCost)} inherited from the parent (counted there)` : ""} · ${t.messages} priced messages`)),
+  mount(
+    root,
+    h(
+      "header",
+      {},
+      h("h1", {}, m.title),
+      h(
+        "p",
+        { class: "muted" },
+        `Own cost ${cost(t.cost)} · active path ${cost(t.activeCost)}${t.inheritedCost ? ` · ${cost(t.inheritedCost)} inherited from the parent (counted there)` : ""} · ${t.messages} priced messages`,
+      ),
+    ),
     section(
       "Branches",
       table(
         "Cost and tokens per branch segment (the active path is marked)",
         [
-          { title: "Branch", value: (g) => h("span", { class: `depth-${Math.min(g.depth, 6)}` }, g.active ? "● " : "○ ", action(g.label, { type: "revealEntry", file: m.file, entryId: g.startId }, "Reveal in the Sessions tree")) },
+          {
+            title: "Branch",
+            value: (g) =>
+              h(
+                "span",
+                { class: `depth-${Math.min(g.depth, 6)}` },
+                g.active ? "● " : "○ ",
+                action(
+                  g.label,
+                  { type: "revealEntry", file: m.file, entryId: g.startId },
+                  "Reveal in the Sessions tree",
+                ),
+              ),
+          },
           { title: "Entries", value: (g) => g.entries, numeric: true },
           { title: "Cost", value: (g) => cost(g.cost), numeric: true },
           { title: "Input", value: (g) => tokens(g.input), numeric: true },
@@ -54,8 +104,48 @@ boot<SessionUsageModel>((m) => {
         (g) => ({ class: g.active ? "active" : "muted" }),
       ),
     ),
-    section("Context size over time", h("div", { class: "chart" }, contextCanvas), h("details", {}, h("summary", {}, "Table"), table("Context per turn", [{ title: "Turn", value: (x) => x.i + 1, numeric: true }, { title: "Context", value: (x) => tokens(x.t.context), numeric: true }, { title: "Model", value: (x) => x.t.model }, { title: "Compaction after", value: (x) => (m.compactions.some((c) => c.afterTurn === x.i) ? "yes" : "") }], m.turns.map((tt, i) => ({ t: tt, i }))))),
-    section("Cost per turn", h("div", { class: "chart" }, costCanvas), h("details", {}, h("summary", {}, "Table"), table("Cost per turn", [{ title: "Turn", value: (x) => x.i + 1, numeric: true }, { title: "Cost", value: (x) => cost(x.t.cost), numeric: true }, { title: "When", value: (x) => (Number.isFinite(x.t.time) ? new Date(x.t.time).toLocaleString() : "") }], m.turns.map((tt, i) => ({ t: tt, i }))))),
+    section(
+      "Context size over time",
+      h("div", { class: "chart" }, contextCanvas),
+      h(
+        "details",
+        {},
+        h("summary", {}, "Table"),
+        table(
+          "Context per turn",
+          [
+            { title: "Turn", value: (x) => x.i + 1, numeric: true },
+            { title: "Context", value: (x) => tokens(x.t.context), numeric: true },
+            { title: "Model", value: (x) => x.t.model },
+            { title: "Compaction after", value: (x) => (m.compactions.some((c) => c.afterTurn === x.i) ? "yes" : "") },
+          ],
+          m.turns.map((tt, i) => ({ t: tt, i })),
+        ),
+      ),
+    ),
+    section(
+      "Cost per turn",
+      h("div", { class: "chart" }, costCanvas),
+      h(
+        "details",
+        {},
+        h("summary", {}, "Table"),
+        table(
+          "Cost per turn",
+          [
+            { title: "Turn", value: (x) => x.i + 1, numeric: true },
+            { title: "Cost", value: (x) => cost(x.t.cost), numeric: true },
+            { title: "When", value: (x) => (Number.isFinite(x.t.time) ? new Date(x.t.time).toLocaleString() : "") },
+          ],
+          m.turns.map((tt, i) => ({ t: tt, i })),
+        ),
+      ),
+    ),
   );
-  return { segments: m.segments.length, turns: m.turns.length, compactions: m.compactions.length, cost: t.cost.toFixed(6) };
+  return {
+    segments: m.segments.length,
+    turns: m.turns.length,
+    compactions: m.compactions.length,
+    cost: t.cost.toFixed(6),
+  };
 });

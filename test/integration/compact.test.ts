@@ -12,7 +12,11 @@ const HOME = process.env.PI_SESSIONS_FIXTURE_HOME ?? "";
 const PI = path.join(HOME, ".pi", "agent", "sessions");
 const piSlug = (cwd: string) => `--${cwd.replace(/^[/\\]/, "").replace(/[/\\:]/g, "-")}--`;
 const PROJ = path.join(PI, piSlug(path.join(HOME, "src", "proj")));
-const file = (part: string) => path.join(PROJ, fs.readdirSync(PROJ).find((f) => f.includes(part))!);
+const file = (part: string) =>
+  path.join(
+    PROJ,
+    fs.readdirSync(PROJ).find((f) => f.includes(part))!,
+  );
 const KEY = "sk-it-SECRET-0123456789abcdef";
 const AZURE_KEY = "az-it-SECRET-0123456789abcdef";
 const ACCOUNT = "acct-it-SECRET";
@@ -26,17 +30,29 @@ suite("Compact Branch in a real VS Code", () => {
   suiteSetup(async () => {
     api = await vscode.extensions.getExtension<PiSessionsApi>("pi-session-explorer.pi-session-explorer")!.activate();
     await api.service.ensureStarted();
-    mock = await startMockProvider({ apiKey: KEY, azureKey: AZURE_KEY, codexToken: TOKEN, accountId: ACCOUNT, deployment: "gpt51-deploy" });
+    mock = await startMockProvider({
+      apiKey: KEY,
+      azureKey: AZURE_KEY,
+      codexToken: TOKEN,
+      accountId: ACCOUNT,
+      deployment: "gpt51-deploy",
+    });
     await config().update("azureResource", "myres", vscode.ConfigurationTarget.Global);
     await config().update("azureDeployment", "gpt51-deploy", vscode.ConfigurationTarget.Global);
     await vscode.commands.executeCommand("piSessions.setApiKey", "azure", AZURE_KEY);
     await config().update("keepRecentTokens", 30, vscode.ConfigurationTarget.Global);
     await vscode.commands.executeCommand("piSessions.setApiKey", "openai", KEY);
-    fs.writeFileSync(path.join(HOME, ".pi", "agent", "auth.json"), JSON.stringify({ "openai-codex": { type: "oauth", access: TOKEN, refresh: "r", expires: Date.now() + 3_600_000 } }));
+    fs.writeFileSync(
+      path.join(HOME, ".pi", "agent", "auth.json"),
+      JSON.stringify({
+        "openai-codex": { type: "oauth", access: TOKEN, refresh: "r", expires: Date.now() + 3_600_000 },
+      }),
+    );
   });
 
   suiteTeardown(async () => {
-    for (const k of ["keepRecentTokens", "azureResource", "azureDeployment"]) await config().update(k, undefined, vscode.ConfigurationTarget.Global);
+    for (const k of ["keepRecentTokens", "azureResource", "azureDeployment"])
+      await config().update(k, undefined, vscode.ConfigurationTarget.Global);
     await config().update("baseUrl", undefined, vscode.ConfigurationTarget.Global);
     await mock.close();
   });
@@ -47,14 +63,19 @@ suite("Compact Branch in a real VS Code", () => {
     await config().update("baseUrl", baseUrl, vscode.ConfigurationTarget.Global);
     const el = await api.tree.sessionElementFor(target);
     const before = fs.readFileSync(target);
-    const result = await vscode.commands.executeCommand<{ state: string; entryId: string; checkpoint: boolean }>("piSessions.compactBranch", el, { provider, model: "gpt-5.1", confirm: false, summary: provider === "codex" ? "llm" : "extractive" });
+    const result = await vscode.commands.executeCommand<{ state: string; entryId: string; checkpoint: boolean }>(
+      "piSessions.compactBranch",
+      el,
+      { provider, model: "gpt-5.1", confirm: false, summary: provider === "codex" ? "llm" : "extractive" },
+    );
     assert.deepEqual(mock.violations, []);
     assert.equal(result?.state, "written");
     const after = fs.readFileSync(target);
     assert.ok(after.subarray(0, before.length).equals(before), "appended only");
     const entry = JSON.parse(after.subarray(before.length).toString("utf8"));
     assert.equal(entry.id, result.entryId);
-    for (const secret of [KEY, AZURE_KEY, TOKEN, ACCOUNT, "Bearer "]) assert.ok(!after.includes(secret), "no credential in the file");
+    for (const secret of [KEY, AZURE_KEY, TOKEN, ACCOUNT, "Bearer "])
+      assert.ok(!after.includes(secret), "no credential in the file");
     // The tree shows the new compaction node, and the checkpoint inspector reads it as the active checkpoint.
     const row = await waitFor("the new compaction row", async () => {
       const found = el && el.kind === "session" ? await api.tree.entryElementFor(el, entry.id) : undefined;
@@ -80,7 +101,10 @@ suite("Compact Branch in a real VS Code", () => {
 
   test("Azure OpenAI: resource and deployment from the settings, api-key auth", async () => {
     const ompDir = path.join(HOME, ".omp", "agent", "sessions", "-src-proj");
-    const omp = path.join(ompDir, fs.readdirSync(ompDir).find((f) => f.includes("d9d1"))!);
+    const omp = path.join(
+      ompDir,
+      fs.readdirSync(ompDir).find((f) => f.includes("d9d1"))!,
+    );
     const entry = await compact(omp, "azure", `${mock.url}/openai/v1`);
     assert.equal(entry.fromExtension, true, "an OMP session: fromExtension");
     assert.equal(entry.details.identity.endpoint, "https://myres.openai.azure.com/openai/v1");
@@ -100,16 +124,23 @@ suite("Compact Branch in a real VS Code", () => {
     const log = await waitFor("the Pi Sessions log file with the compactions", () => {
       files.length = 0;
       walk(api.logDir);
-      return files.map((f) => fs.readFileSync(f, "utf8")).find((t) => t.includes("compact ") && t.includes("via chatgpt_codex"));
+      return files
+        .map((f) => fs.readFileSync(f, "utf8"))
+        .find((t) => t.includes("compact ") && t.includes("via chatgpt_codex"));
     });
-    for (const secret of [KEY, AZURE_KEY, TOKEN, ACCOUNT, "Bearer "]) assert.ok(!log.includes(secret), "no credential in the log");
+    for (const secret of [KEY, AZURE_KEY, TOKEN, ACCOUNT, "Bearer "])
+      assert.ok(!log.includes(secret), "no credential in the log");
   });
 
   test("a refused compaction reports why and leaves the file alone", async () => {
     const target = file("d404");
     const before = fs.readFileSync(target);
     // The branch now ends in our compaction.
-    const r = await vscode.commands.executeCommand("piSessions.compactBranch", target, { provider: "openai", model: "gpt-5.1", confirm: false });
+    const r = await vscode.commands.executeCommand("piSessions.compactBranch", target, {
+      provider: "openai",
+      model: "gpt-5.1",
+      confirm: false,
+    });
     assert.equal(r, undefined, "the error is shown, not thrown");
     assert.ok(fs.readFileSync(target).equals(before));
   });

@@ -70,7 +70,8 @@ suite("Pi Sessions explorer in a real VS Code", () => {
     assert.deepEqual(roots.map(label), ["This Workspace", "All Projects"]);
     const ws = await kids(roots[0]);
     const files = ws.filter((e): e is SessionEl => e.kind === "session").map((e) => e.file);
-    for (const f of [S1(), S2(), S3(), S5A(), O1()]) assert.ok(files.includes(f), `${path.basename(f)} is in This Workspace`);
+    for (const f of [S1(), S2(), S3(), S5A(), O1()])
+      assert.ok(files.includes(f), `${path.basename(f)} is in This Workspace`);
     assert.ok(!files.some((f) => f.includes("other-project")), "other projects are not in This Workspace");
     const projects = await kids(roots[1]);
     assert.ok(projects.every((p) => p.kind === "project"));
@@ -91,7 +92,8 @@ suite("Pi Sessions explorer in a real VS Code", () => {
     assert.equal(item(s2).tooltip, undefined, "the tooltip is resolved lazily");
     const tip = (await api.tree.resolveTreeItem(item(s2), s2)).tooltip as vscode.MarkdownString;
     assert.equal(tip.isTrusted, false);
-    for (const k of ["Id", "File", "Cwd", "Created", "Size", "Entries", "Branch points", "Forks", "Compactions"]) assert.ok(tip.value.includes(`**${k}:**`), `tooltip has ${k}`);
+    for (const k of ["Id", "File", "Cwd", "Created", "Size", "Entries", "Branch points", "Forks", "Compactions"])
+      assert.ok(tip.value.includes(`**${k}:**`), `tooltip has ${k}`);
     assert.match(String(item(s2).contextValue), /^piSessions:session:pi$/);
     assert.match(String(item(await sessionEl(S5A())).contextValue), /^piSessions:session:pi:fork$/);
     assert.match(String(item(await sessionEl(O1())).contextValue), /^piSessions:session:omp/);
@@ -117,7 +119,11 @@ suite("Pi Sessions explorer in a real VS Code", () => {
     assert.equal(item(top[1]!).collapsibleState, vscode.TreeItemCollapsibleState.Expanded);
     assert.equal(item(top[2]!).collapsibleState, vscode.TreeItemCollapsibleState.Collapsed);
     const folded = (await kids(top[0]!)).filter((k) => k.kind === "entry");
-    assert.deepEqual(folded.map(label), ["assistant: → edit", "tool result edit", 'assistant: "Added `sum()` using `reduce`."']);
+    assert.deepEqual(folded.map(label), [
+      "assistant: → edit",
+      "tool result edit",
+      'assistant: "Added `sum()` using `reduce`."',
+    ]);
     assert.match(desc(folded[2]!), /\[sum-added \(v2\)\]/, "labels show on their entries");
     // The leaf is a label entry, hidden by the default filter: its nearest visible entry carries the marker.
     const active = await rows(top[1]!);
@@ -137,15 +143,24 @@ suite("Pi Sessions explorer in a real VS Code", () => {
     const details = await kids(compactions[0]!);
     const labels = details.map(label);
     assert.ok(labels[0]!.startsWith("Summary: "), labels[0]);
-    assert.ok(labels.some((l) => l.startsWith("Kept: from ")), labels.join(" | "));
-    assert.ok(labels.some((l) => /^Replaced: \d+ entries summarized$/.test(l)), labels.join(" | "));
+    assert.ok(
+      labels.some((l) => l.startsWith("Kept: from ")),
+      labels.join(" | "),
+    );
+    assert.ok(
+      labels.some((l) => /^Replaced: \d+ entries summarized$/.test(l)),
+      labels.join(" | "),
+    );
   });
 
   test("fork nodes: the child under its fork point, and 'forked from' on the fork, which reveals the parent", async () => {
     const s2 = await sessionEl(S2());
     const turn = (await rows(s2))[0]!;
     const forks = (await kids(turn)).filter((k) => k.kind === "fork");
-    assert.ok(forks.some((f) => f.kind === "fork" && f.child === S5A()), "the /fork child hangs under the turn it forked at");
+    assert.ok(
+      forks.some((f) => f.kind === "fork" && f.child === S5A()),
+      "the /fork child hangs under the turn it forked at",
+    );
     const fork = await sessionEl(S5A());
     const first = (await kids(fork))[0]!;
     assert.equal(first.kind, "forkedFrom");
@@ -161,14 +176,22 @@ suite("Pi Sessions explorer in a real VS Code", () => {
     assert.equal(api.view.description, "Filter: user-only");
     assert.match(String(api.view.message), /^Filter: user-only\./);
     let top = await rows(s2);
-    assert.deepEqual(top.map((r) => r.item.kind), ["turn", "branch", "branch"]);
+    assert.deepEqual(
+      top.map((r) => r.item.kind),
+      ["turn", "branch", "branch"],
+    );
     assert.equal((await kids(top[0]!)).filter((k) => k.kind === "entry").length, 0);
     await vscode.commands.executeCommand("piSessions.setFilter", "labeled-only");
     top = await rows(s2);
-    assert.deepEqual(top.map((r) => [r.item.kind, r.item.id]), [["entry", "c699fe70"]]);
+    assert.deepEqual(
+      top.map((r) => [r.item.kind, r.item.id]),
+      [["entry", "c699fe70"]],
+    );
     await vscode.commands.executeCommand("piSessions.setFilter", "no-tools");
     top = await rows(s2);
-    assert.deepEqual((await kids(top[0]!)).filter((k) => k.kind === "entry").map(label), ['assistant: "Added `sum()` using `reduce`."']);
+    assert.deepEqual((await kids(top[0]!)).filter((k) => k.kind === "entry").map(label), [
+      'assistant: "Added `sum()` using `reduce`."',
+    ]);
     await vscode.commands.executeCommand("piSessions.setFilter", "all");
     top = await rows(s2);
     assert.equal(label(top[0]!), "model → anthropic/claude-sonnet-4-5");
@@ -206,7 +229,13 @@ suite("Pi Sessions explorer in a real VS Code", () => {
     const before = await rows(s1);
     const lines = fs.readFileSync(file, "utf8").trimEnd().split("\n");
     const leaf = JSON.parse(lines[lines.length - 1]!);
-    const entry = { type: "message", id: "live0001", parentId: leaf.id, timestamp: new Date().toISOString(), message: { role: "user", content: "Live prompt from the test", timestamp: Date.now() } };
+    const entry = {
+      type: "message",
+      id: "live0001",
+      parentId: leaf.id,
+      timestamp: new Date().toISOString(),
+      message: { role: "user", content: "Live prompt from the test", timestamp: Date.now() },
+    };
     const line = `${JSON.stringify(entry)}\n`;
     const tracker = api.service.lib.tracker(file)!;
     assert.ok(tracker, "the expanded session is followed");
@@ -215,7 +244,12 @@ suite("Pi Sessions explorer in a real VS Code", () => {
     const sub = api.tree.onDidChangeTreeData((e) => events.push(e));
     try {
       fs.appendFileSync(file, line.slice(0, 40));
-      await waitFor("the partial line to be seen", () => api.service.lib.get(file)?.summary.ok && (api.service.lib.get(file)!.summary as { truncatedTail: boolean }).truncatedTail);
+      await waitFor(
+        "the partial line to be seen",
+        () =>
+          api.service.lib.get(file)?.summary.ok &&
+          (api.service.lib.get(file)!.summary as { truncatedTail: boolean }).truncatedTail,
+      );
       assert.equal((await rows(s1)).length, before.length, "nothing new while the line is partial");
       fs.appendFileSync(file, line.slice(40));
       const after = await waitFor("the new turn", async () => {
@@ -247,18 +281,32 @@ suite("Pi Sessions explorer in a real VS Code", () => {
     const size = fs.statSync(file).size;
     // T2: same size, new title, written at offset 0.
     const fd = fs.openSync(file, "r+");
-    fs.writeSync(fd, Buffer.from('"title":"mathkit renamed!"'), 0, undefined, text.indexOf('"title":"mathkit overview"'));
+    fs.writeSync(
+      fd,
+      Buffer.from('"title":"mathkit renamed!"'),
+      0,
+      undefined,
+      text.indexOf('"title":"mathkit overview"'),
+    );
     fs.closeSync(fd);
     assert.equal(fs.statSync(file).size, size);
     await waitFor("the renamed title", () => label(el) === "mathkit renamed!");
     // T15: a full rewrite to a temp file renamed over the session (a new inode), with one more entry.
     const current = fs.readFileSync(file, "utf8").trimEnd().split("\n");
     const last = JSON.parse(current[current.length - 1]!);
-    const added = { type: "message", id: "omp00001", parentId: last.id, timestamp: new Date().toISOString(), message: { role: "user", content: "After rename-replace", timestamp: Date.now() } };
+    const added = {
+      type: "message",
+      id: "omp00001",
+      parentId: last.id,
+      timestamp: new Date().toISOString(),
+      message: { role: "user", content: "After rename-replace", timestamp: Date.now() },
+    };
     const tmp = path.join(path.dirname(file), `.${path.basename(file)}.tmp`);
     fs.writeFileSync(tmp, `${current.join("\n")}\n${JSON.stringify(added)}\n`);
     fs.renameSync(tmp, file);
-    await waitFor("the entry written by rename-replace", async () => (await rows(el)).some((r) => label(r) === "After rename-replace"));
+    await waitFor("the entry written by rename-replace", async () =>
+      (await rows(el)).some((r) => label(r) === "After rename-replace"),
+    );
   });
 
   test("live: new forks appear; orphan and external parents are shown as such and never opened", async () => {
@@ -276,7 +324,11 @@ suite("Pi Sessions explorer in a real VS Code", () => {
       assert.match(String(item(externalEl).contextValue), /:fork:external/);
       assert.equal(label((await kids(orphanEl))[0]!), "Forked from a session that is gone (orphan fork)");
       assert.equal(label((await kids(externalEl))[0]!), "Forked from a session outside the session roots");
-      assert.equal(await vscode.commands.executeCommand("piSessions.revealParent", externalEl), undefined, "refused with an error message");
+      assert.equal(
+        await vscode.commands.executeCommand("piSessions.revealParent", externalEl),
+        undefined,
+        "refused with an error message",
+      );
     } finally {
       fs.rmSync(orphan, { force: true });
       fs.rmSync(external, { force: true });
@@ -293,7 +345,10 @@ suite("Pi Sessions explorer in a real VS Code", () => {
     try {
       await config.update("includeOmp", false, vscode.ConfigurationTarget.Global);
       await waitFor("OMP sessions to go", async () => (await stateAfter()) === "ready" && !api.service.lib.get(O1()));
-      assert.ok(api.service.lib.get(S2()), `pi sessions stay (${api.service.state}, ${api.service.lib.sessions.length} sessions: ${api.service.lib.sessions.map((x) => path.basename(x.file)).join(", ")})`);
+      assert.ok(
+        api.service.lib.get(S2()),
+        `pi sessions stay (${api.service.state}, ${api.service.lib.sessions.length} sessions: ${api.service.lib.sessions.map((x) => path.basename(x.file)).join(", ")})`,
+      );
       const empty = fs.mkdtempSync(path.join(HOME, "empty-agent-"));
       await config.update("agentDirs", [empty], vscode.ConfigurationTarget.Global);
       await waitFor("the no-sessions state", async () => (await stateAfter()) === "noSessions");
@@ -304,9 +359,11 @@ suite("Pi Sessions explorer in a real VS Code", () => {
       await config.update("agentDirs", undefined, vscode.ConfigurationTarget.Global);
       await config.update("includeOmp", undefined, vscode.ConfigurationTarget.Global);
     }
-    await waitFor("the store to come back", async () => (await stateAfter()) === "ready" && !!api.service.lib.get(O1()));
+    await waitFor(
+      "the store to come back",
+      async () => (await stateAfter()) === "ready" && !!api.service.lib.get(O1()),
+    );
     await vscode.commands.executeCommand("piSessions.refresh");
     assert.ok(await api.tree.sessionElementFor(S2()));
   });
 });
-

@@ -8,19 +8,37 @@ import { waitFor } from "./util.js";
 import type { PiSessionsApi } from "../../src/extension/extension.js";
 import type { Element, RowEl } from "../../src/extension/tree.js";
 import type { OpenPanel } from "../../src/extension/webviews/panels.js";
-import type { CheckpointModel, ContextModel, DashboardModel, LineageModel, SessionUsageModel } from "../../src/protocol/views.js";
+import type {
+  CheckpointModel,
+  ContextModel,
+  DashboardModel,
+  LineageModel,
+  SessionUsageModel,
+} from "../../src/protocol/views.js";
 
 const HOME = process.env.PI_SESSIONS_FIXTURE_HOME ?? "";
 const PI = path.join(HOME, ".pi", "agent", "sessions");
 const piSlug = (cwd: string) => `--${cwd.replace(/^[/\\]/, "").replace(/[/\\:]/g, "-")}--`;
 const PROJ = path.join(PI, piSlug(path.join(HOME, "src", "proj")));
-const file = (part: string) => path.join(PROJ, fs.readdirSync(PROJ).find((f) => f.includes(part))!);
+const file = (part: string) =>
+  path.join(
+    PROJ,
+    fs.readdirSync(PROJ).find((f) => f.includes(part))!,
+  );
 
 suite("Pi Sessions panels in a real VS Code", () => {
   let api: PiSessionsApi;
   /** The panel of a kind once its page rendered the latest model. */
   const rendered = (kind: OpenPanel["kind"], seqAtLeast = 1) =>
-    waitFor(`the ${kind} panel to render`, () => api.panels.panels.find((p) => p.kind === kind && p.facts !== null && p.seq >= seqAtLeast && p.received.some((m) => m.type === "rendered" && m.seq === p.seq)));
+    waitFor(`the ${kind} panel to render`, () =>
+      api.panels.panels.find(
+        (p) =>
+          p.kind === kind &&
+          p.facts !== null &&
+          p.seq >= seqAtLeast &&
+          p.received.some((m) => m.type === "rendered" && m.seq === p.seq),
+      ),
+    );
 
   suiteSetup(async () => {
     const ext = vscode.extensions.getExtension<PiSessionsApi>("pi-session-explorer.pi-session-explorer")!;
@@ -64,7 +82,10 @@ suite("Pi Sessions panels in a real VS Code", () => {
     const out = path.join(HOME, "export-models.csv");
     await api.panels.exportFromPanel(q, "csv", "models", vscode.Uri.file(out));
     const lines = fs.readFileSync(out, "utf8").trimEnd().split("\n");
-    assert.equal(lines[0], "key,label,cost,activeCost,inheritedCost,input,output,cacheRead,cacheWrite,totalTokens,messages");
+    assert.equal(
+      lines[0],
+      "key,label,cost,activeCost,inheritedCost,input,output,cacheRead,cacheWrite,totalTokens,messages",
+    );
     assert.equal(lines.length, (q.model as DashboardModel).models.length + 1);
     const json = path.join(HOME, "export-sessions.json");
     await api.panels.exportFromPanel(q, "json", "sessions", vscode.Uri.file(json));
@@ -104,10 +125,16 @@ suite("Pi Sessions panels in a real VS Code", () => {
     await vscode.commands.executeCommand("piSessions.showLineage", fork);
     const p = await rendered("lineage");
     const m = p.model as LineageModel;
-    assert.ok(m.nodes.some((n) => n.file === file("d4f8")), "the parent is drawn");
+    assert.ok(
+      m.nodes.some((n) => n.file === file("d4f8")),
+      "the parent is drawn",
+    );
     assert.equal(p.facts!.nodes, m.nodes.length);
     assert.equal(p.facts!.edges, m.edges.length);
-    assert.deepEqual(m.edges.map((e) => [e.from, e.to]), [[file("d4f8"), fork]]);
+    assert.deepEqual(
+      m.edges.map((e) => [e.from, e.to]),
+      [[file("d4f8"), fork]],
+    );
     // The fork point is described from the parent's entry (the fork's last inherited entry), not by its raw id.
     const fp = api.service.lib.get(fork)!.forkPointId!;
     assert.match(m.edges[0]!.label, /^at \S/);
@@ -131,11 +158,19 @@ suite("Pi Sessions panels in a real VS Code", () => {
   test("a panel of a session that changes re-renders with the new data", async () => {
     const s1 = file("d404");
     await vscode.commands.executeCommand("piSessions.showContext", s1);
-    const p = await waitFor("the S1 context panel", () => api.panels.panels.find((x) => x.kind === "context" && x.state.file === s1 && x.facts));
+    const p = await waitFor("the S1 context panel", () =>
+      api.panels.panels.find((x) => x.kind === "context" && x.state.file === s1 && x.facts),
+    );
     const before = (p.model as ContextModel).rows.length;
     const lines = fs.readFileSync(s1, "utf8").trimEnd().split("\n");
     const leaf = JSON.parse(lines[lines.length - 1]!);
-    fs.appendFileSync(s1, `${JSON.stringify({ type: "message", id: "ctx00001", parentId: leaf.id, timestamp: new Date().toISOString(), message: { role: "user", content: "one more", timestamp: Date.now() } })}\n`);
-    await waitFor("the re-rendered context", () => (p.model as ContextModel).rows.length === before + 1 && p.facts!.messages === before + 1);
+    fs.appendFileSync(
+      s1,
+      `${JSON.stringify({ type: "message", id: "ctx00001", parentId: leaf.id, timestamp: new Date().toISOString(), message: { role: "user", content: "one more", timestamp: Date.now() } })}\n`,
+    );
+    await waitFor(
+      "the re-rendered context",
+      () => (p.model as ContextModel).rows.length === before + 1 && p.facts!.messages === before + 1,
+    );
   });
 });

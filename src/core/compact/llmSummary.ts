@@ -24,7 +24,13 @@ export function serializeConversation(messages: Json[]): string {
   const parts: string[] = [];
   for (const msg of messages) {
     if (msg.role === "user") {
-      const content = typeof msg.content === "string" ? msg.content : blocks(msg.content).filter((c) => c.type === "text").map((c) => String(c.text)).join("");
+      const content =
+        typeof msg.content === "string"
+          ? msg.content
+          : blocks(msg.content)
+              .filter((c) => c.type === "text")
+              .map((c) => String(c.text))
+              .join("");
       if (content) parts.push(`[User]: ${content}`);
     } else if (msg.role === "assistant") {
       const text: string[] = [];
@@ -35,16 +41,26 @@ export function serializeConversation(messages: Json[]): string {
         else if (b.type === "thinking") thinking.push(String(b.thinking));
         else if (b.type === "toolCall") {
           const args = isPlainObject(b.arguments) ? b.arguments : {};
-          calls.push(`${String(b.name)}(${Object.entries(args).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(", ")})`);
+          calls.push(
+            `${String(b.name)}(${Object.entries(args)
+              .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+              .join(", ")})`,
+          );
         }
       }
       if (thinking.length) parts.push(`[Assistant thinking]: ${thinking.join("\n")}`);
       if (text.length) parts.push(`[Assistant]: ${text.join("\n")}`);
       if (calls.length) parts.push(`[Assistant tool calls]: ${calls.join("; ")}`);
     } else if (msg.role === "toolResult") {
-      const content = blocks(msg.content).filter((c) => c.type === "text").map((c) => String(c.text)).join("");
+      const content = blocks(msg.content)
+        .filter((c) => c.type === "text")
+        .map((c) => String(c.text))
+        .join("");
       if (content) {
-        const cut = content.length > TOOL_RESULT_MAX_CHARS ? `${content.slice(0, TOOL_RESULT_MAX_CHARS)}\n\n[... ${content.length - TOOL_RESULT_MAX_CHARS} more characters truncated]` : content;
+        const cut =
+          content.length > TOOL_RESULT_MAX_CHARS
+            ? `${content.slice(0, TOOL_RESULT_MAX_CHARS)}\n\n[... ${content.length - TOOL_RESULT_MAX_CHARS} more characters truncated]`
+            : content;
         parts.push(`[Tool result]: ${cut}`);
       }
     }
@@ -62,22 +78,34 @@ export interface SummaryRequest {
 /** The one or two summarization requests pi would make for this preparation. */
 export function summaryRequests(p: Preparation): SummaryRequest[] {
   const out: SummaryRequest[] = [];
-  const conv = (messages: ContextMessage[]) => `<conversation>\n${serializeConversation(convertToLlm(messages))}\n</conversation>\n\n`;
+  const conv = (messages: ContextMessage[]) =>
+    `<conversation>\n${serializeConversation(convertToLlm(messages))}\n</conversation>\n\n`;
   if (!p.isSplitTurn || p.messagesToSummarize.length > 0) {
     let prompt = conv(p.messagesToSummarize);
     if (p.previousSummary) prompt += `<previous-summary>\n${p.previousSummary}\n</previous-summary>\n\n`;
     prompt += p.previousSummary ? piData.updateSummarizationPrompt : piData.summarizationPrompt;
-    out.push({ kind: "history", system: piData.systemPrompt, prompt, maxOutputTokens: Math.floor(0.8 * RESERVE_TOKENS) });
+    out.push({
+      kind: "history",
+      system: piData.systemPrompt,
+      prompt,
+      maxOutputTokens: Math.floor(0.8 * RESERVE_TOKENS),
+    });
   }
   if (p.isSplitTurn && p.turnPrefixMessages.length > 0) {
-    out.push({ kind: "turnPrefix", system: piData.systemPrompt, prompt: conv(p.turnPrefixMessages) + piData.turnPrefixPrompt, maxOutputTokens: Math.floor(0.5 * RESERVE_TOKENS) });
+    out.push({
+      kind: "turnPrefix",
+      system: piData.systemPrompt,
+      prompt: conv(p.turnPrefixMessages) + piData.turnPrefixPrompt,
+      maxOutputTokens: Math.floor(0.5 * RESERVE_TOKENS),
+    });
   }
   return out;
 }
 
 /** pi's merge of the history and turn-prefix summaries (the file lists are appended by the caller). */
 export function mergeSummaries(history: string | undefined, turnPrefix: string | undefined): string {
-  if (turnPrefix !== undefined) return `${history ?? "No prior history."}\n\n---\n\n**Turn Context (split turn):**\n\n${turnPrefix}`;
+  if (turnPrefix !== undefined)
+    return `${history ?? "No prior history."}\n\n---\n\n**Turn Context (split turn):**\n\n${turnPrefix}`;
   return history ?? "";
 }
 
@@ -93,5 +121,9 @@ export function estimateSummaryCost(requests: SummaryRequest[], priceKey: string
   const inputTokens = requests.reduce((n, r) => n + Math.ceil((r.system.length + r.prompt.length) / 4), 0);
   const maxOutputTokens = requests.reduce((n, r) => n + r.maxOutputTokens, 0);
   const price = (piData.prices as Record<string, { input: number; output: number }>)[priceKey];
-  return { inputTokens, maxOutputTokens, maxCost: price ? (inputTokens * price.input + maxOutputTokens * price.output) / 1_000_000 : null };
+  return {
+    inputTokens,
+    maxOutputTokens,
+    maxCost: price ? (inputTokens * price.input + maxOutputTokens * price.output) / 1_000_000 : null,
+  };
 }

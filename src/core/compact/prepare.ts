@@ -48,7 +48,8 @@ export function estimateTokens(message: ContextMessage): number {
 }
 
 function assistantUsage(m: ContextMessage): Record<string, number> | undefined {
-  if (m.role !== "assistant" || !isPlainObject(m.usage) || m.stopReason === "aborted" || m.stopReason === "error") return undefined;
+  if (m.role !== "assistant" || !isPlainObject(m.usage) || m.stopReason === "aborted" || m.stopReason === "error")
+    return undefined;
   return m.usage as Record<string, number>;
 }
 
@@ -57,7 +58,8 @@ export function estimateContextTokens(messages: ContextMessage[]): number {
   for (let i = messages.length - 1; i >= 0; i--) {
     const usage = assistantUsage(messages[i]!);
     if (!usage) continue;
-    let tokens = usage.totalTokens || (usage.input ?? 0) + (usage.output ?? 0) + (usage.cacheRead ?? 0) + (usage.cacheWrite ?? 0);
+    let tokens =
+      usage.totalTokens || (usage.input ?? 0) + (usage.output ?? 0) + (usage.cacheRead ?? 0) + (usage.cacheWrite ?? 0);
     for (let j = i + 1; j < messages.length; j++) tokens += estimateTokens(messages[j]!);
     return tokens;
   }
@@ -73,7 +75,14 @@ function messageOf(e: Entry): ContextMessage | undefined {
     case "message":
       return d.message as ContextMessage;
     case "custom_message":
-      return { role: "custom", customType: d.customType, content: d.content, display: d.display, details: d.details, timestamp: ms(d.timestamp) };
+      return {
+        role: "custom",
+        customType: d.customType,
+        content: d.content,
+        display: d.display,
+        details: d.details,
+        timestamp: ms(d.timestamp),
+      };
     case "branch_summary":
       return { role: "branchSummary", summary: d.summary, fromId: d.fromId, timestamp: ms(d.timestamp) };
     default:
@@ -81,11 +90,21 @@ function messageOf(e: Entry): ContextMessage | undefined {
   }
 }
 
-function findCutPoint(path: Entry[], start: number, end: number, keepRecentTokens: number): { firstKept: number; turnStart: number; isSplitTurn: boolean } {
+function findCutPoint(
+  path: Entry[],
+  start: number,
+  end: number,
+  keepRecentTokens: number,
+): { firstKept: number; turnStart: number; isSplitTurn: boolean } {
   const cutPoints: number[] = [];
   for (let i = start; i < end; i++) {
     const e = path[i]!;
-    if ((e.type === "message" && e.role !== undefined && CUT_ROLES.has(e.role)) || e.type === "branch_summary" || e.type === "custom_message") cutPoints.push(i);
+    if (
+      (e.type === "message" && e.role !== undefined && CUT_ROLES.has(e.role)) ||
+      e.type === "branch_summary" ||
+      e.type === "custom_message"
+    )
+      cutPoints.push(i);
   }
   if (cutPoints.length === 0) return { firstKept: start, turnStart: -1, isSplitTurn: false };
   let accumulated = 0;
@@ -112,7 +131,11 @@ function findCutPoint(path: Entry[], start: number, end: number, keepRecentToken
   if (!isUser) {
     for (let i = cut; i >= start; i--) {
       const e = path[i]!;
-      if (e.type === "branch_summary" || e.type === "custom_message" || (e.type === "message" && (e.role === "user" || e.role === "bashExecution"))) {
+      if (
+        e.type === "branch_summary" ||
+        e.type === "custom_message" ||
+        (e.type === "message" && (e.role === "user" || e.role === "bashExecution"))
+      ) {
         turnStart = i;
         break;
       }
@@ -150,7 +173,11 @@ function addFileOps(m: ContextMessage, read: Set<string>, written: Set<string>, 
 }
 
 /** Prepare the compaction of the branch ending at `leafId`, or say why there is nothing to do. */
-export function prepareCompaction(session: Session, leafId: string, keepRecentTokens = DEFAULT_KEEP_RECENT_TOKENS): Preparation | PrepareRefusal {
+export function prepareCompaction(
+  session: Session,
+  leafId: string,
+  keepRecentTokens = DEFAULT_KEEP_RECENT_TOKENS,
+): Preparation | PrepareRefusal {
   const path = pathTo(session, leafId);
   if (path.length === 0) return "empty_branch";
   if (path[path.length - 1]!.type === "compaction") return "already_compacted";
@@ -193,8 +220,10 @@ export function prepareCompaction(session: Session, leafId: string, keepRecentTo
     const prev = path[prevIndex]!.data;
     // Like pi: file lists carry over from pi-made compactions only (not from extension-made ones).
     if (!prev.fromHook && isPlainObject(prev.details)) {
-      for (const f of Array.isArray(prev.details.readFiles) ? prev.details.readFiles : []) if (typeof f === "string") read.add(f);
-      for (const f of Array.isArray(prev.details.modifiedFiles) ? prev.details.modifiedFiles : []) if (typeof f === "string") edited.add(f);
+      for (const f of Array.isArray(prev.details.readFiles) ? prev.details.readFiles : [])
+        if (typeof f === "string") read.add(f);
+      for (const f of Array.isArray(prev.details.modifiedFiles) ? prev.details.modifiedFiles : [])
+        if (typeof f === "string") edited.add(f);
     }
   }
   for (const m of [...messagesToSummarize, ...turnPrefixMessages]) addFileOps(m, read, written, edited);

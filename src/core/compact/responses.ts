@@ -21,9 +21,11 @@ export interface TargetModel {
 type Json = Record<string, unknown>;
 export type InputItem = Json;
 
-export const COMPACTION_SUMMARY_PREFIX = "The conversation history before this point was compacted into the following summary:\n\n<summary>\n";
+export const COMPACTION_SUMMARY_PREFIX =
+  "The conversation history before this point was compacted into the following summary:\n\n<summary>\n";
 export const COMPACTION_SUMMARY_SUFFIX = "\n</summary>";
-const BRANCH_SUMMARY_PREFIX = "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n";
+const BRANCH_SUMMARY_PREFIX =
+  "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n";
 const BRANCH_SUMMARY_SUFFIX = "</summary>";
 
 /** pi-ai's shortHash (a 53-bit cyrb hash in base 36). */
@@ -49,7 +51,8 @@ function bashExecutionToText(m: Json): string {
   let text = `Ran \`${String(m.command)}\`\n`;
   text += m.output ? `\`\`\`\n${String(m.output)}\n\`\`\`` : "(no output)";
   if (m.cancelled) text += "\n\n(command cancelled)";
-  else if (m.exitCode !== null && m.exitCode !== undefined && m.exitCode !== 0) text += `\n\nCommand exited with code ${String(m.exitCode)}`;
+  else if (m.exitCode !== null && m.exitCode !== undefined && m.exitCode !== 0)
+    text += `\n\nCommand exited with code ${String(m.exitCode)}`;
   if (m.truncated && m.fullOutputPath) text += `\n\n[Output truncated. Full output: ${String(m.fullOutputPath)}]`;
   return text;
 }
@@ -64,13 +67,25 @@ export function convertToLlm(messages: ContextMessage[]): Json[] {
         out.push({ role: "user", content: [{ type: "text", text: bashExecutionToText(m) }], timestamp: m.timestamp });
         break;
       case "custom":
-        out.push({ role: "user", content: typeof m.content === "string" ? [{ type: "text", text: m.content }] : m.content, timestamp: m.timestamp });
+        out.push({
+          role: "user",
+          content: typeof m.content === "string" ? [{ type: "text", text: m.content }] : m.content,
+          timestamp: m.timestamp,
+        });
         break;
       case "branchSummary":
-        out.push({ role: "user", content: [{ type: "text", text: BRANCH_SUMMARY_PREFIX + String(m.summary) + BRANCH_SUMMARY_SUFFIX }], timestamp: m.timestamp });
+        out.push({
+          role: "user",
+          content: [{ type: "text", text: BRANCH_SUMMARY_PREFIX + String(m.summary) + BRANCH_SUMMARY_SUFFIX }],
+          timestamp: m.timestamp,
+        });
         break;
       case "compactionSummary":
-        out.push({ role: "user", content: [{ type: "text", text: COMPACTION_SUMMARY_PREFIX + String(m.summary) + COMPACTION_SUMMARY_SUFFIX }], timestamp: m.timestamp });
+        out.push({
+          role: "user",
+          content: [{ type: "text", text: COMPACTION_SUMMARY_PREFIX + String(m.summary) + COMPACTION_SUMMARY_SUFFIX }],
+          timestamp: m.timestamp,
+        });
         break;
       case "user":
       case "assistant":
@@ -110,8 +125,10 @@ function transformMessages(messages: Json[], model: TargetModel, normalizeToolCa
   const imageAware = model.input.includes("image")
     ? messages
     : messages.map((msg) => {
-        if (msg.role === "user" && Array.isArray(msg.content)) return { ...msg, content: replaceImages(msg.content as Json[], USER_IMAGE_PLACEHOLDER) };
-        if (msg.role === "toolResult") return { ...msg, content: replaceImages(msg.content as Json[], TOOL_IMAGE_PLACEHOLDER) };
+        if (msg.role === "user" && Array.isArray(msg.content))
+          return { ...msg, content: replaceImages(msg.content as Json[], USER_IMAGE_PLACEHOLDER) };
+        if (msg.role === "toolResult")
+          return { ...msg, content: replaceImages(msg.content as Json[], TOOL_IMAGE_PLACEHOLDER) };
         return msg;
       });
   const transformed = imageAware.map((msg) => {
@@ -158,7 +175,14 @@ function transformMessages(messages: Json[], model: TargetModel, normalizeToolCa
   const flush = () => {
     for (const tc of pending) {
       if (!seenResults.has(String(tc.id))) {
-        result.push({ role: "toolResult", toolCallId: tc.id, toolName: tc.name, content: [{ type: "text", text: "No result provided" }], isError: true, timestamp: 0 });
+        result.push({
+          role: "toolResult",
+          toolCallId: tc.id,
+          toolName: tc.name,
+          content: [{ type: "text", text: "No result provided" }],
+          isError: true,
+          timestamp: 0,
+        });
       }
     }
     pending = [];
@@ -192,7 +216,9 @@ function parseTextSignature(signature: unknown): { id: string; phase?: string } 
     try {
       const parsed = JSON.parse(signature);
       if (parsed.v === 1 && typeof parsed.id === "string") {
-        return parsed.phase === "commentary" || parsed.phase === "final_answer" ? { id: parsed.id, phase: parsed.phase } : { id: parsed.id };
+        return parsed.phase === "commentary" || parsed.phase === "final_answer"
+          ? { id: parsed.id, phase: parsed.phase }
+          : { id: parsed.id };
       }
     } catch {
       // legacy plain string
@@ -209,7 +235,11 @@ const TOOL_CALL_PROVIDERS: Record<ResponsesApi, Set<string>> = {
 };
 
 /** pi-ai's `convertResponsesMessages`. */
-export function responsesInput(model: TargetModel, messages: Json[], options: { systemPrompt?: string; includeSystemPrompt?: boolean } = {}): InputItem[] {
+export function responsesInput(
+  model: TargetModel,
+  messages: Json[],
+  options: { systemPrompt?: string; includeSystemPrompt?: boolean } = {},
+): InputItem[] {
   const allowed = TOOL_CALL_PROVIDERS[model.api];
   const normalizeIdPart = (part: string) => {
     const sanitized = part.replace(/[^a-zA-Z0-9_-]/g, "_");
@@ -238,7 +268,9 @@ export function responsesInput(model: TargetModel, messages: Json[], options: { 
         items.push({ role: "user", content: [{ type: "input_text", text: sanitizeSurrogates(msg.content) }] });
       } else {
         const content = (msg.content as Json[]).map((b) =>
-          b.type === "text" ? { type: "input_text", text: sanitizeSurrogates(String(b.text)) } : { type: "input_image", detail: "auto", image_url: `data:${String(b.mimeType)};base64,${String(b.data)}` },
+          b.type === "text"
+            ? { type: "input_text", text: sanitizeSurrogates(String(b.text)) }
+            : { type: "input_image", detail: "auto", image_url: `data:${String(b.mimeType)};base64,${String(b.data)}` },
         );
         if (content.length === 0) continue;
         items.push({ role: "user", content });
@@ -254,26 +286,48 @@ export function responsesInput(model: TargetModel, messages: Json[], options: { 
           let id = sig?.id;
           if (!id) id = `msg_${msgIndex}`;
           else if (id.length > 64) id = `msg_${shortHash(id)}`;
-          output.push({ type: "message", role: "assistant", content: [{ type: "output_text", text: sanitizeSurrogates(String(block.text)), annotations: [] }], status: "completed", id, phase: sig?.phase });
+          output.push({
+            type: "message",
+            role: "assistant",
+            content: [{ type: "output_text", text: sanitizeSurrogates(String(block.text)), annotations: [] }],
+            status: "completed",
+            id,
+            phase: sig?.phase,
+          });
         } else if (block.type === "toolCall") {
           const [callId, itemIdRaw] = String(block.id).split("|");
           let itemId: string | undefined = itemIdRaw;
           if (isDifferentModel && itemId?.startsWith("fc_")) itemId = undefined;
-          output.push({ type: "function_call", id: itemId, call_id: callId, name: block.name, arguments: JSON.stringify(block.arguments) });
+          output.push({
+            type: "function_call",
+            id: itemId,
+            call_id: callId,
+            name: block.name,
+            arguments: JSON.stringify(block.arguments),
+          });
         }
       }
       if (output.length === 0) continue;
       items.push(...output);
     } else if (msg.role === "toolResult") {
       const content = msg.content as Json[];
-      const text = content.filter((c) => c.type === "text").map((c) => c.text).join("\n");
+      const text = content
+        .filter((c) => c.type === "text")
+        .map((c) => c.text)
+        .join("\n");
       const hasImages = content.some((c) => c.type === "image");
       const [callId] = String(msg.toolCallId).split("|");
       let output: unknown;
       if (hasImages && model.input.includes("image")) {
         const parts: Json[] = [];
         if (text.length > 0) parts.push({ type: "input_text", text: sanitizeSurrogates(text) });
-        for (const b of content) if (b.type === "image") parts.push({ type: "input_image", detail: "auto", image_url: `data:${String(b.mimeType)};base64,${String(b.data)}` });
+        for (const b of content)
+          if (b.type === "image")
+            parts.push({
+              type: "input_image",
+              detail: "auto",
+              image_url: `data:${String(b.mimeType)};base64,${String(b.data)}`,
+            });
         output = parts;
       } else output = sanitizeSurrogates(text.length > 0 ? text : "(see attached image)");
       items.push({ type: "function_call_output", call_id: callId, output });
@@ -289,7 +343,11 @@ export function contextInput(model: TargetModel, messages: ContextMessage[]): In
 }
 
 /** pi-ai's Codex request body (`buildRequestBody`), with no tools and the default instructions. */
-export function codexBody(model: TargetModel, input: InputItem[], options: { sessionId?: string; instructions?: string; reasoningEffort?: string }): Json {
+export function codexBody(
+  model: TargetModel,
+  input: InputItem[],
+  options: { sessionId?: string; instructions?: string; reasoningEffort?: string },
+): Json {
   const body: Json = {
     model: model.id,
     store: false,
@@ -303,7 +361,10 @@ export function codexBody(model: TargetModel, input: InputItem[], options: { ses
     parallel_tool_calls: true,
   };
   if (options.reasoningEffort !== undefined) {
-    const effort = options.reasoningEffort === "none" ? (model.thinkingLevelMap?.off ?? "none") : (model.thinkingLevelMap?.[options.reasoningEffort] ?? options.reasoningEffort);
+    const effort =
+      options.reasoningEffort === "none"
+        ? (model.thinkingLevelMap?.off ?? "none")
+        : (model.thinkingLevelMap?.[options.reasoningEffort] ?? options.reasoningEffort);
     if (effort !== null) body.reasoning = { effort, summary: "auto" };
   }
   return body;

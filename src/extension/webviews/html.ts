@@ -15,15 +15,30 @@ export function webviewOptions(extensionUri: vscode.Uri): vscode.WebviewPanelOpt
   return {
     enableScripts: true,
     enableCommandUris: false,
-    localResourceRoots: [vscode.Uri.joinPath(extensionUri, "dist", "webview"), vscode.Uri.joinPath(extensionUri, "media")],
+    localResourceRoots: [
+      vscode.Uri.joinPath(extensionUri, "dist", "webview"),
+      vscode.Uri.joinPath(extensionUri, "media"),
+    ],
   };
 }
 
-export function renderHtml(webview: vscode.Webview, extensionUri: vscode.Uri, bundle: string, title: string, state: PanelState): string {
+export function renderHtml(
+  webview: vscode.Webview,
+  extensionUri: vscode.Uri,
+  bundle: string,
+  title: string,
+  state: PanelState,
+): string {
   const nonce = randomBytes(16).toString("base64");
   const script = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, "dist", "webview", `${bundle}.js`));
   const style = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, "media", "webview.css"));
-  const csp = [`default-src 'none'`, `img-src ${webview.cspSource} data:`, `style-src ${webview.cspSource}`, `font-src ${webview.cspSource}`, `script-src 'nonce-${nonce}'`].join("; ");
+  const csp = [
+    `default-src 'none'`,
+    `img-src ${webview.cspSource} data:`,
+    `style-src ${webview.cspSource}`,
+    `font-src ${webview.cspSource}`,
+    `script-src 'nonce-${nonce}'`,
+  ].join("; ");
   return `<!DOCTYPE html>
 <html lang="en">
 <head>

@@ -8,7 +8,14 @@ import { homedir } from "node:os";
 import { basename } from "node:path";
 import * as vscode from "vscode";
 import { describeEntry, truncate } from "../../core/describe.js";
-import { type FromWebview, fromWebviewSchema, type PanelKind, type PanelState, panelStateSchema, type ToWebview } from "../../protocol/messages.js";
+import {
+  type FromWebview,
+  fromWebviewSchema,
+  type PanelKind,
+  type PanelState,
+  panelStateSchema,
+  type ToWebview,
+} from "../../protocol/messages.js";
 import type { DashboardModel, PanelModel } from "../../protocol/views.js";
 import { ownCost, sessionTitle } from "../../node/library.js";
 import type { StoreSession } from "../../node/store.js";
@@ -62,7 +69,14 @@ export class PanelManager implements vscode.Disposable {
     this.disposables.push(
       service.onDidChange((set) => {
         for (const p of this.panels) {
-          if (!set || set.structural || p.kind === "usage" || p.kind === "lineage" || set.changes.some((c) => c.file === p.state.file)) this.schedule(p);
+          if (
+            !set ||
+            set.structural ||
+            p.kind === "usage" ||
+            p.kind === "lineage" ||
+            set.changes.some((c) => c.file === p.state.file)
+          )
+            this.schedule(p);
         }
       }),
     );
@@ -88,19 +102,37 @@ export class PanelManager implements vscode.Disposable {
     const existing = this.panels.find((p) => keyOf(p.state) === keyOf(state));
     if (existing) {
       // Keep what the page chose (a usage range) unless the caller says otherwise.
-      existing.state = { ...existing.state, ...Object.fromEntries(Object.entries(state).filter(([, v]) => v !== undefined)) } as PanelState;
+      existing.state = {
+        ...existing.state,
+        ...Object.fromEntries(Object.entries(state).filter(([, v]) => v !== undefined)),
+      } as PanelState;
       existing.panel.reveal();
       void this.post(existing);
       return existing;
     }
-    const panel = vscode.window.createWebviewPanel(VIEW_TYPES[state.panel], "Pi Sessions", vscode.ViewColumn.Active, webviewOptions(this.extensionUri));
+    const panel = vscode.window.createWebviewPanel(
+      VIEW_TYPES[state.panel],
+      "Pi Sessions",
+      vscode.ViewColumn.Active,
+      webviewOptions(this.extensionUri),
+    );
     return this.attach(panel, state);
   }
 
   private attach(panel: vscode.WebviewPanel, state: PanelState): OpenPanel {
     panel.webview.options = webviewOptions(this.extensionUri);
     panel.iconPath = vscode.Uri.joinPath(this.extensionUri, "media", "pi-sessions.svg");
-    const p: OpenPanel = { kind: state.panel, state, panel, model: null, facts: null, received: [], seq: 0, ready: false, dirty: false };
+    const p: OpenPanel = {
+      kind: state.panel,
+      state,
+      panel,
+      model: null,
+      facts: null,
+      received: [],
+      seq: 0,
+      ready: false,
+      dirty: false,
+    };
     this.panels.push(p);
     panel.title = this.title(state);
     panel.webview.html = renderHtml(panel.webview, this.extensionUri, state.panel, panel.title, state);
@@ -206,14 +238,22 @@ export class PanelManager implements vscode.Disposable {
   }
 
   /** A dashboard table as CSV or JSON: to `target`, or to a file the user picks. */
-  async exportFromPanel(p: OpenPanel, format: "csv" | "json", table: "models" | "projects" | "sessions" | "days", target?: vscode.Uri): Promise<vscode.Uri | undefined> {
+  async exportFromPanel(
+    p: OpenPanel,
+    format: "csv" | "json",
+    table: "models" | "projects" | "sessions" | "days",
+    target?: vscode.Uri,
+  ): Promise<vscode.Uri | undefined> {
     if (p.model?.kind !== "usage") return undefined;
     const text = exportTable(p.model as DashboardModel, table, format);
     const uri =
       target ??
       (await vscode.window.showSaveDialog({
         title: `Export ${table} usage`,
-        defaultUri: vscode.Uri.joinPath(vscode.workspace.workspaceFolders?.[0]?.uri ?? vscode.Uri.file(homedir()), `pi-usage-${table}.${format}`),
+        defaultUri: vscode.Uri.joinPath(
+          vscode.workspace.workspaceFolders?.[0]?.uri ?? vscode.Uri.file(homedir()),
+          `pi-usage-${table}.${format}`,
+        ),
         filters: format === "csv" ? { CSV: ["csv"] } : { JSON: ["json"] },
       }));
     if (!uri) return undefined;
@@ -244,7 +284,13 @@ export class PanelManager implements vscode.Disposable {
       case "usage": {
         await lib.whenComplete();
         const folders = this.workspaceFolders();
-        return dashboardModel(lib.sessions, { scope: state.scope ?? (folders.length ? "workspace" : "all"), since: state.since ?? null, until: state.until ?? null, folders, host: hostPaths() });
+        return dashboardModel(lib.sessions, {
+          scope: state.scope ?? (folders.length ? "workspace" : "all"),
+          since: state.since ?? null,
+          until: state.until ?? null,
+          folders,
+          host: hostPaths(),
+        });
       }
       case "sessionUsage": {
         const { s, session } = await this.opened(state.file);

@@ -9,7 +9,15 @@ import OpenAI, { AzureOpenAI } from "openai";
 import type { Identity } from "../../core/compact/identity.js";
 import type { InputItem } from "../../core/compact/responses.js";
 
-export type FailureClass = "auth" | "auth_unavailable" | "model_or_protocol" | "remote_error" | "timeout" | "serialization_unavailable" | "session_changed" | "session_busy";
+export type FailureClass =
+  | "auth"
+  | "auth_unavailable"
+  | "model_or_protocol"
+  | "remote_error"
+  | "timeout"
+  | "serialization_unavailable"
+  | "session_changed"
+  | "session_busy";
 
 export class CompactionFailure extends Error {
   constructor(
@@ -35,20 +43,36 @@ export interface CallOptions {
 }
 
 function classifyStatus(status: number, surface: string): CompactionFailure {
-  if (status === 401 || status === 403) return new CompactionFailure("auth", `${surface} refused the credentials (HTTP ${status})`);
-  if (status === 404 || status === 422) return new CompactionFailure("model_or_protocol", `${surface} does not support this model or request (HTTP ${status})`);
+  if (status === 401 || status === 403)
+    return new CompactionFailure("auth", `${surface} refused the credentials (HTTP ${status})`);
+  if (status === 404 || status === 422)
+    return new CompactionFailure(
+      "model_or_protocol",
+      `${surface} does not support this model or request (HTTP ${status})`,
+    );
   return new CompactionFailure("remote_error", `${surface} failed (HTTP ${status})`);
 }
 
 /** The output must hold exactly one compaction item, with encrypted content, and it must be last. */
 export function validateOutput(output: unknown, surface: string, exactlyOne: boolean): InputItem {
-  if (!Array.isArray(output) || output.length === 0) throw new CompactionFailure("remote_error", `${surface} returned no output items`);
+  if (!Array.isArray(output) || output.length === 0)
+    throw new CompactionFailure("remote_error", `${surface} returned no output items`);
   const compactions = output.filter((i) => i && typeof i === "object" && (i as InputItem).type === "compaction");
-  if (compactions.length !== 1) throw new CompactionFailure("remote_error", `${surface} returned ${compactions.length} compaction items, expected exactly one`);
+  if (compactions.length !== 1)
+    throw new CompactionFailure(
+      "remote_error",
+      `${surface} returned ${compactions.length} compaction items, expected exactly one`,
+    );
   const item = compactions[0] as InputItem;
-  if (output[output.length - 1] !== item) throw new CompactionFailure("remote_error", `${surface}: the compaction item is not the last output item`);
-  if (typeof item.encrypted_content !== "string" || item.encrypted_content === "") throw new CompactionFailure("remote_error", `${surface}: the compaction item has no encrypted content`);
-  if (exactlyOne && output.length !== 1) throw new CompactionFailure("remote_error", `${surface} returned ${output.length} output items, expected only the compaction item`);
+  if (output[output.length - 1] !== item)
+    throw new CompactionFailure("remote_error", `${surface}: the compaction item is not the last output item`);
+  if (typeof item.encrypted_content !== "string" || item.encrypted_content === "")
+    throw new CompactionFailure("remote_error", `${surface}: the compaction item has no encrypted content`);
+  if (exactlyOne && output.length !== 1)
+    throw new CompactionFailure(
+      "remote_error",
+      `${surface} returned ${output.length} output items, expected only the compaction item`,
+    );
   return item;
 }
 
@@ -63,10 +87,23 @@ function numericUsage(u: unknown): Record<string, number> | undefined {
 }
 
 /** OpenAI (`/v1/responses/compact`, Bearer) and Azure (`/openai/v1/responses/compact?api-version=v1`, api-key). */
-export async function compactResponses(identity: Identity, baseURL: string, apiKey: string, input: InputItem[], o: CallOptions = {}): Promise<ProviderResult> {
+export async function compactResponses(
+  identity: Identity,
+  baseURL: string,
+  apiKey: string,
+  input: InputItem[],
+  o: CallOptions = {},
+): Promise<ProviderResult> {
   const surface = identity.surface === "azure_openai" ? "Azure OpenAI" : "OpenAI";
-  const common = { apiKey, baseURL, maxRetries: 0, timeout: o.timeoutMs ?? 120_000, ...(o.fetchImpl ? { fetch: o.fetchImpl } : {}) };
-  const client = identity.surface === "azure_openai" ? new AzureOpenAI({ ...common, apiVersion: "v1" }) : new OpenAI(common);
+  const common = {
+    apiKey,
+    baseURL,
+    maxRetries: 0,
+    timeout: o.timeoutMs ?? 120_000,
+    ...(o.fetchImpl ? { fetch: o.fetchImpl } : {}),
+  };
+  const client =
+    identity.surface === "azure_openai" ? new AzureOpenAI({ ...common, apiVersion: "v1" }) : new OpenAI(common);
   const model = identity.surface === "azure_openai" ? (identity.deployment ?? identity.model) : identity.model;
   const started = Date.now();
   let res: { output?: unknown; usage?: unknown };
@@ -77,15 +114,23 @@ export async function compactResponses(identity: Identity, baseURL: string, apiK
   }
   const item = validateOutput(res.output, surface, false);
   const users = (res.output as InputItem[]).filter((i) => i.type === "message" && i.role === "user");
-  return { artifact: [...users, item], retention: "canonical_provider_window", usage: numericUsage(res.usage), latencyMs: Date.now() - started };
+  return {
+    artifact: [...users, item],
+    retention: "canonical_provider_window",
+    usage: numericUsage(res.usage),
+    latencyMs: Date.now() - started,
+  };
 }
 
 function classifySdkError(err: unknown, surface: string): CompactionFailure {
   if (err instanceof CompactionFailure) return err;
-  if (err instanceof OpenAI.APIConnectionTimeoutError) return new CompactionFailure("timeout", `${surface} did not answer in time`);
-  if (err instanceof OpenAI.APIUserAbortError || (err instanceof Error && err.name === "AbortError")) return new CompactionFailure("timeout", `the call to ${surface} was cancelled`);
+  if (err instanceof OpenAI.APIConnectionTimeoutError)
+    return new CompactionFailure("timeout", `${surface} did not answer in time`);
+  if (err instanceof OpenAI.APIUserAbortError || (err instanceof Error && err.name === "AbortError"))
+    return new CompactionFailure("timeout", `the call to ${surface} was cancelled`);
   if (err instanceof OpenAI.APIError && typeof err.status === "number") return classifyStatus(err.status, surface);
-  if (err instanceof OpenAI.APIConnectionError) return new CompactionFailure("remote_error", `${surface} could not be reached`);
+  if (err instanceof OpenAI.APIConnectionError)
+    return new CompactionFailure("remote_error", `${surface} could not be reached`);
   // e.g. a body that is not JSON
   return new CompactionFailure("remote_error", `${surface} sent an answer that could not be read`);
 }
@@ -142,15 +187,23 @@ export function parseCodexResponse(text: string): { output: unknown[]; usage?: u
     }
     if (event.type === "response.output_item.done") items.push(event.item);
     else if (event.type === "response.completed") completed = event.response ?? {};
-    else if (event.type === "response.failed" || event.type === "error") throw new CompactionFailure("remote_error", "ChatGPT Codex reported a failed response");
+    else if (event.type === "response.failed" || event.type === "error")
+      throw new CompactionFailure("remote_error", "ChatGPT Codex reported a failed response");
   }
-  if (!completed) throw new CompactionFailure("remote_error", "the ChatGPT Codex stream ended without response.completed");
+  if (!completed)
+    throw new CompactionFailure("remote_error", "the ChatGPT Codex stream ended without response.completed");
   const output = completed.output && completed.output.length ? completed.output : items;
   return { output, usage: completed.usage };
 }
 
 /** POST a body to the Codex responses endpoint with pi-ai's headers; returns the response text (JSON or SSE). */
-async function codexRequest(baseURL: string, token: string, body: Record<string, unknown>, sessionId: string | undefined, o: CallOptions): Promise<string> {
+async function codexRequest(
+  baseURL: string,
+  token: string,
+  body: Record<string, unknown>,
+  sessionId: string | undefined,
+  o: CallOptions,
+): Promise<string> {
   const accountId = codexAccountId(token);
   const headers: Record<string, string> = {
     Authorization: `Bearer ${token}`,
@@ -169,16 +222,28 @@ async function codexRequest(baseURL: string, token: string, body: Record<string,
   try {
     let res: Response;
     try {
-      res = await (o.fetchImpl ?? fetch)(`${baseURL}/codex/responses`, { method: "POST", headers, body: JSON.stringify(body), signal: controller.signal });
+      res = await (o.fetchImpl ?? fetch)(`${baseURL}/codex/responses`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify(body),
+        signal: controller.signal,
+      });
     } catch (err) {
-      if (controller.signal.aborted) throw new CompactionFailure("timeout", o.signal?.aborted ? "the call to ChatGPT Codex was cancelled" : "ChatGPT Codex did not answer in time");
+      if (controller.signal.aborted)
+        throw new CompactionFailure(
+          "timeout",
+          o.signal?.aborted ? "the call to ChatGPT Codex was cancelled" : "ChatGPT Codex did not answer in time",
+        );
       throw new CompactionFailure("remote_error", `ChatGPT Codex could not be reached (${(err as Error).name})`);
     }
     if (!res.ok) throw classifyStatus(res.status, "ChatGPT Codex");
     try {
       return await res.text();
     } catch {
-      throw new CompactionFailure(controller.signal.aborted ? "timeout" : "remote_error", "the ChatGPT Codex stream broke off");
+      throw new CompactionFailure(
+        controller.signal.aborted ? "timeout" : "remote_error",
+        "the ChatGPT Codex stream broke off",
+      );
     }
   } finally {
     clearTimeout(timer);
@@ -196,12 +261,26 @@ function parseCodex(text: string): { output: unknown[]; usage?: unknown } {
 }
 
 /** ChatGPT Codex: the pi-ai Codex body with `compaction_trigger` appended, to `/codex/responses`. */
-export async function compactCodex(identity: Identity, baseURL: string, token: string, body: Record<string, unknown>, sessionId: string | undefined, o: CallOptions = {}): Promise<ProviderResult> {
+export async function compactCodex(
+  identity: Identity,
+  baseURL: string,
+  token: string,
+  body: Record<string, unknown>,
+  sessionId: string | undefined,
+  o: CallOptions = {},
+): Promise<ProviderResult> {
   const input = body.input as InputItem[];
   const started = Date.now();
-  const parsed = parseCodex(await codexRequest(baseURL, token, { ...body, input: [...input, { type: "compaction_trigger" }] }, sessionId, o));
+  const parsed = parseCodex(
+    await codexRequest(baseURL, token, { ...body, input: [...input, { type: "compaction_trigger" }] }, sessionId, o),
+  );
   const item = validateOutput(parsed.output, "ChatGPT Codex", true);
-  return { artifact: [...retainCodexInput(input), item], retention: "recent_real_user_messages_64000_plus_canonical_provider_window", usage: numericUsage(parsed.usage), latencyMs: Date.now() - started };
+  return {
+    artifact: [...retainCodexInput(input), item],
+    retention: "recent_real_user_messages_64000_plus_canonical_provider_window",
+    usage: numericUsage(parsed.usage),
+    latencyMs: Date.now() - started,
+  };
 }
 
 function outputText(output: unknown): string {
@@ -209,25 +288,59 @@ function outputText(output: unknown): string {
   const texts: string[] = [];
   for (const item of output as InputItem[]) {
     if (item.type !== "message" || !Array.isArray(item.content)) continue;
-    for (const c of item.content as InputItem[]) if (c.type === "output_text" && typeof c.text === "string") texts.push(c.text);
+    for (const c of item.content as InputItem[])
+      if (c.type === "output_text" && typeof c.text === "string") texts.push(c.text);
   }
   return texts.join("\n");
 }
 
 /** One summarization call (pi's prompts) through the same surface; returns the summary text. */
-export async function summarizeWith(identity: Identity, baseURL: string, credential: string, request: { system: string; prompt: string; maxOutputTokens: number }, sessionId: string | undefined, o: CallOptions = {}): Promise<string> {
+export async function summarizeWith(
+  identity: Identity,
+  baseURL: string,
+  credential: string,
+  request: { system: string; prompt: string; maxOutputTokens: number },
+  sessionId: string | undefined,
+  o: CallOptions = {},
+): Promise<string> {
   const input = [{ role: "user", content: [{ type: "input_text", text: request.prompt }] }];
   let text: string;
   if (identity.surface === "chatgpt_codex") {
-    const body = { model: identity.model, store: false, stream: true, instructions: request.system, input, text: { verbosity: "low" }, include: [], tool_choice: "auto", parallel_tool_calls: false };
+    const body = {
+      model: identity.model,
+      store: false,
+      stream: true,
+      instructions: request.system,
+      input,
+      text: { verbosity: "low" },
+      include: [],
+      tool_choice: "auto",
+      parallel_tool_calls: false,
+    };
     text = outputText(parseCodex(await codexRequest(baseURL, credential, body, sessionId, o)).output);
   } else {
     const surface = identity.surface === "azure_openai" ? "Azure OpenAI" : "OpenAI";
-    const common = { apiKey: credential, baseURL, maxRetries: 0, timeout: o.timeoutMs ?? 120_000, ...(o.fetchImpl ? { fetch: o.fetchImpl } : {}) };
-    const client = identity.surface === "azure_openai" ? new AzureOpenAI({ ...common, apiVersion: "v1" }) : new OpenAI(common);
+    const common = {
+      apiKey: credential,
+      baseURL,
+      maxRetries: 0,
+      timeout: o.timeoutMs ?? 120_000,
+      ...(o.fetchImpl ? { fetch: o.fetchImpl } : {}),
+    };
+    const client =
+      identity.surface === "azure_openai" ? new AzureOpenAI({ ...common, apiVersion: "v1" }) : new OpenAI(common);
     const model = identity.surface === "azure_openai" ? (identity.deployment ?? identity.model) : identity.model;
     try {
-      const res = await client.responses.create({ model, instructions: request.system, input: input as never, max_output_tokens: request.maxOutputTokens, store: false }, { signal: o.signal });
+      const res = await client.responses.create(
+        {
+          model,
+          instructions: request.system,
+          input: input as never,
+          max_output_tokens: request.maxOutputTokens,
+          store: false,
+        },
+        { signal: o.signal },
+      );
       text = outputText(res.output);
     } catch (err) {
       throw classifySdkError(err, surface);

@@ -9,14 +9,33 @@ import { appendFile, open, readFile, stat, unlink } from "node:fs/promises";
 import { homedir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { buildContext } from "../../core/context.js";
-import { type Identity, identityFor, type Provider, RouteError, targetModel, transportBase } from "../../core/compact/identity.js";
-import { type CostEstimate, estimateSummaryCost, mergeSummaries, summaryRequests } from "../../core/compact/llmSummary.js";
+import {
+  type Identity,
+  identityFor,
+  type Provider,
+  RouteError,
+  targetModel,
+  transportBase,
+} from "../../core/compact/identity.js";
+import {
+  type CostEstimate,
+  estimateSummaryCost,
+  mergeSummaries,
+  summaryRequests,
+} from "../../core/compact/llmSummary.js";
 import { DEFAULT_KEEP_RECENT_TOKENS, formatFileOperations, prepareCompaction } from "../../core/compact/prepare.js";
 import { codexBody, contextInput, type InputItem, isInstructionItem } from "../../core/compact/responses.js";
 import { extractiveSummary } from "../../core/compact/summary.js";
 import { parseSession, type Session } from "../../core/session.js";
 import { BLACKMAGIC_NAMESPACE } from "../views/checkpoint.js";
-import { CompactionFailure, compactCodex, compactResponses, type FailureClass, type ProviderResult, summarizeWith } from "./providers.js";
+import {
+  CompactionFailure,
+  compactCodex,
+  compactResponses,
+  type FailureClass,
+  type ProviderResult,
+  summarizeWith,
+} from "./providers.js";
 
 export const PRODUCER = "pi-session-explorer";
 
@@ -71,10 +90,26 @@ export interface CompactPlan {
 }
 
 export type CompactResult =
-  | { state: "written"; entryId: string; checkpoint: boolean; failureClass?: FailureClass; identity: Identity; firstKeptEntryId: string; tokensBefore: number; message: string }
+  | {
+      state: "written";
+      entryId: string;
+      checkpoint: boolean;
+      failureClass?: FailureClass;
+      identity: Identity;
+      firstKeptEntryId: string;
+      tokensBefore: number;
+      message: string;
+    }
   | { state: "planned"; plan: CompactPlan; identity: Identity; firstKeptEntryId: string; tokensBefore: number }
   | { state: "refused"; reason: string; identity?: Identity; failureClass?: FailureClass }
-  | { state: "failed"; failureClass: FailureClass; message: string; identity: Identity; firstKeptEntryId: string; tokensBefore: number };
+  | {
+      state: "failed";
+      failureClass: FailureClass;
+      message: string;
+      identity: Identity;
+      firstKeptEntryId: string;
+      tokensBefore: number;
+    };
 
 /** How much of the end of the file the last-line check compares. */
 const TAIL = 1 << 20;
@@ -98,7 +133,15 @@ function lastLineHash(bytes: Uint8Array): string {
 async function snapshot(file: string): Promise<{ snap: Snapshot; bytes: Buffer }> {
   const st = await stat(file, { bigint: true });
   const bytes = await readFile(file);
-  return { snap: { size: Number(st.size), mtimeNs: st.mtimeNs, ino: st.ino, lastLineHash: lastLineHash(bytes.subarray(Math.max(0, bytes.length - TAIL))) }, bytes };
+  return {
+    snap: {
+      size: Number(st.size),
+      mtimeNs: st.mtimeNs,
+      ino: st.ino,
+      lastLineHash: lastLineHash(bytes.subarray(Math.max(0, bytes.length - TAIL))),
+    },
+    bytes,
+  };
 }
 
 async function unchanged(file: string, before: Snapshot): Promise<boolean> {
@@ -116,8 +159,10 @@ async function unchanged(file: string, before: Snapshot): Promise<boolean> {
 
 /** Why a session cannot be compacted as read (fail closed), or null. */
 function refusal(session: Session, bytes: Buffer): string | null {
-  if (session.version < 3) return `the session is version ${session.version}; pi migrates (rewrites) files below version 3 when it opens them, so compact only after pi has opened it`;
-  if (!session.endsWithNewline || session.truncatedTail) return "the last line is incomplete (the agent is writing, or crashed)";
+  if (session.version < 3)
+    return `the session is version ${session.version}; pi migrates (rewrites) files below version 3 when it opens them, so compact only after pi has opened it`;
+  if (!session.endsWithNewline || session.truncatedTail)
+    return "the last line is incomplete (the agent is writing, or crashed)";
   const lines = bytes.toString("utf8").trimEnd().split("\n").length;
   const bad = session.diagnostics.find((d) => d.code === "malformed-json" && d.line === lines);
   if (bad) return `the last line is malformed (line ${bad.line})`;
@@ -136,7 +181,10 @@ export function readCodexToken(env: NodeJS.ProcessEnv = process.env, home = home
   const piAgent = env.PI_CODING_AGENT_DIR || join(home, ".pi", "agent");
   const candidates: [string, (j: Record<string, unknown>) => unknown][] = [
     [join(piAgent, "auth.json"), (j) => (j["openai-codex"] as Record<string, unknown> | undefined)?.access],
-    [join(env.CODEX_HOME || join(home, ".codex"), "auth.json"), (j) => (j.tokens as Record<string, unknown> | undefined)?.access_token],
+    [
+      join(env.CODEX_HOME || join(home, ".codex"), "auth.json"),
+      (j) => (j.tokens as Record<string, unknown> | undefined)?.access_token,
+    ],
   ];
   for (const [file, pick] of candidates) {
     if (!existsSync(file)) continue;
@@ -164,7 +212,11 @@ function secretsOf(c: Credentials): string[] {
   const out = [c.apiKey, c.codexToken].filter((s): s is string => typeof s === "string" && s.length >= 6);
   if (c.codexToken) {
     try {
-      out.push(JSON.parse(Buffer.from(c.codexToken.split(".")[1] ?? "", "base64url").toString("utf8"))["https://api.openai.com/auth"].chatgpt_account_id);
+      out.push(
+        JSON.parse(Buffer.from(c.codexToken.split(".")[1] ?? "", "base64url").toString("utf8"))[
+          "https://api.openai.com/auth"
+        ].chatgpt_account_id,
+      );
     } catch {
       // no claim
     }
@@ -209,25 +261,46 @@ export async function compactBranch(o: CompactOptions): Promise<CompactResult> {
     return { state: "refused", reason: `cannot read ${o.file}: ${(err as Error).message}`, identity };
   }
   const parsed = parseSession(o.file, bytes);
-  if (!parsed.ok) return { state: "refused", reason: `${o.file} line ${parsed.rejection.line}: ${parsed.rejection.message}`, identity };
+  if (!parsed.ok)
+    return {
+      state: "refused",
+      reason: `${o.file} line ${parsed.rejection.line}: ${parsed.rejection.message}`,
+      identity,
+    };
   const session = parsed.session;
   const why = refusal(session, bytes);
   if (why) return { state: "refused", reason: why, identity };
   const leafId = o.leafId ?? session.leafId;
-  if (!leafId || !session.byId.has(leafId)) return { state: "refused", reason: `no entry ${JSON.stringify(leafId)} in the session`, identity };
+  if (!leafId || !session.byId.has(leafId))
+    return { state: "refused", reason: `no entry ${JSON.stringify(leafId)} in the session`, identity };
   const busyWindow = o.busyWindowMs ?? 3000;
   if (!o.dryRun && Date.now() - Number(snap.mtimeNs / 1_000_000n) < busyWindow) {
-    return { state: "refused", reason: "the file was written in the last few seconds: an agent is likely writing it; close it and retry", identity, failureClass: "session_busy" };
+    return {
+      state: "refused",
+      reason: "the file was written in the last few seconds: an agent is likely writing it; close it and retry",
+      identity,
+      failureClass: "session_busy",
+    };
   }
   if (session.flavor === "omp" && existsSync(join(dirname(o.file), `.${basename(o.file)}.lock`))) {
-    return { state: "refused", reason: "Oh My Pi holds the session's lock: it is writing this session", identity, failureClass: "session_busy" };
+    return {
+      state: "refused",
+      reason: "Oh My Pi holds the session's lock: it is writing this session",
+      identity,
+      failureClass: "session_busy",
+    };
   }
 
   // 2. Prepare.
   const prep = prepareCompaction(session, leafId, o.keepRecentTokens ?? DEFAULT_KEEP_RECENT_TOKENS);
-  if (prep === "already_compacted") return { state: "refused", reason: "the branch already ends in a compaction", identity };
+  if (prep === "already_compacted")
+    return { state: "refused", reason: "the branch already ends in a compaction", identity };
   if (typeof prep === "string" || prep.messagesToSummarize.length + prep.turnPrefixMessages.length === 0) {
-    return { state: "refused", reason: "nothing to compact: everything on the branch is within the recent context kept", identity };
+    return {
+      state: "refused",
+      reason: "nothing to compact: everything on the branch is within the recent context kept",
+      identity,
+    };
   }
   const base = { identity, firstKeptEntryId: prep.firstKeptEntryId, tokensBefore: prep.tokensBefore };
 
@@ -238,10 +311,20 @@ export async function compactBranch(o: CompactOptions): Promise<CompactResult> {
   try {
     input = contextInput(model, buildContext(session, leafId).messages);
   } catch {
-    return { state: "failed", failureClass: "serialization_unavailable", message: "the branch could not be serialized for the provider", ...base };
+    return {
+      state: "failed",
+      failureClass: "serialization_unavailable",
+      message: "the branch could not be serialized for the provider",
+      ...base,
+    };
   }
   const requestBody: Record<string, unknown> =
-    identity.surface === "chatgpt_codex" ? { ...codexBody(model, input, { sessionId: session.header.id }), input: [...input, { type: "compaction_trigger" }] } : { model: identity.deployment ?? identity.model, input };
+    identity.surface === "chatgpt_codex"
+      ? {
+          ...codexBody(model, input, { sessionId: session.header.id }),
+          input: [...input, { type: "compaction_trigger" }],
+        }
+      : { model: identity.deployment ?? identity.model, input };
   const llm = o.summary === "llm";
   const summaryRequestsList = llm ? summaryRequests(prep) : [];
   const summaryCost = llm ? estimateSummaryCost(summaryRequestsList, `${model.provider}/${identity.model}`) : null;
@@ -280,18 +363,35 @@ export async function compactBranch(o: CompactOptions): Promise<CompactResult> {
     if (!credential) {
       throw new CompactionFailure(
         "auth_unavailable",
-        identity.surface === "chatgpt_codex" ? "no ChatGPT login found (~/.pi/agent/auth.json or ~/.codex/auth.json); run pi and /login" : identity.surface === "azure_openai" ? "no Azure OpenAI API key (AZURE_OPENAI_API_KEY)" : "no OpenAI API key (OPENAI_API_KEY)",
+        identity.surface === "chatgpt_codex"
+          ? "no ChatGPT login found (~/.pi/agent/auth.json or ~/.codex/auth.json); run pi and /login"
+          : identity.surface === "azure_openai"
+            ? "no Azure OpenAI API key (AZURE_OPENAI_API_KEY)"
+            : "no OpenAI API key (OPENAI_API_KEY)",
       );
     }
-    if (identity.surface === "chatgpt_codex" && tokenExpired(credential)) throw new CompactionFailure("auth_unavailable", "the ChatGPT login has expired; run pi (or codex) once to refresh it");
+    if (identity.surface === "chatgpt_codex" && tokenExpired(credential))
+      throw new CompactionFailure(
+        "auth_unavailable",
+        "the ChatGPT login has expired; run pi (or codex) once to refresh it",
+      );
     if (llm) {
       const texts: Partial<Record<"history" | "turnPrefix", string>> = {};
-      for (const r of summaryRequestsList) texts[r.kind] = await summarizeWith(identity, transport, credential, r, session.header.id, callOptions);
-      summary = mergeSummaries(texts.history, texts.turnPrefix) + formatFileOperations(prep.readFiles, prep.modifiedFiles);
+      for (const r of summaryRequestsList)
+        texts[r.kind] = await summarizeWith(identity, transport, credential, r, session.header.id, callOptions);
+      summary =
+        mergeSummaries(texts.history, texts.turnPrefix) + formatFileOperations(prep.readFiles, prep.modifiedFiles);
     }
     result =
       identity.surface === "chatgpt_codex"
-        ? await compactCodex(identity, transport, credential, { ...codexBody(model, input, { sessionId: session.header.id }) }, session.header.id, callOptions)
+        ? await compactCodex(
+            identity,
+            transport,
+            credential,
+            { ...codexBody(model, input, { sessionId: session.header.id }) },
+            session.header.id,
+            callOptions,
+          )
         : await compactResponses(identity, transport, credential, input, callOptions);
   } catch (err) {
     if (!(err instanceof CompactionFailure)) throw err;
@@ -300,19 +400,40 @@ export async function compactBranch(o: CompactOptions): Promise<CompactResult> {
   // The post-compaction conversation as pi will send it (the summary, then the kept messages): the replay hashes.
   let postHashes: string[] = [];
   if (result) {
-    const synthetic = { type: "compaction", id: entryId, parentId: leafId, timestamp: new Date().toISOString(), summary, firstKeptEntryId: prep.firstKeptEntryId, tokensBefore: prep.tokensBefore };
+    const synthetic = {
+      type: "compaction",
+      id: entryId,
+      parentId: leafId,
+      timestamp: new Date().toISOString(),
+      summary,
+      firstKeptEntryId: prep.firstKeptEntryId,
+      tokensBefore: prep.tokensBefore,
+    };
     const after = parseSession(o.file, Buffer.concat([bytes, Buffer.from(`${JSON.stringify(synthetic)}\n`)]));
-    if (!after.ok) return { state: "failed", failureClass: "serialization_unavailable", message: "the compacted branch could not be serialized", ...base };
+    if (!after.ok)
+      return {
+        state: "failed",
+        failureClass: "serialization_unavailable",
+        message: "the compacted branch could not be serialized",
+        ...base,
+      };
     postHashes = contextInput(model, buildContext(after.session, entryId).messages)
       .filter((i) => !isInstructionItem(i))
       .map((i) => sha256(JSON.stringify(i)));
   }
-  if (failure && !o.writeFallback && !o.localOnly) return { state: "failed", failureClass: failure.failureClass, message: failure.message, ...base };
+  if (failure && !o.writeFallback && !o.localOnly)
+    return { state: "failed", failureClass: failure.failureClass, message: failure.message, ...base };
 
   // 6. The entry.
   const method = identity.surface === "chatgpt_codex" ? "remote_codex_v2" : "remote_responses_v1";
   const local = { readFiles: prep.readFiles, modifiedFiles: prep.modifiedFiles };
-  const producer = { tool: PRODUCER, version: o.version ?? "0", method: failure ? "local_fallback" : method, serializer: `${PRODUCER}/responses-port@pi-ai-0.73`, summary: summary === extractive ? "extractive" : "llm" };
+  const producer = {
+    tool: PRODUCER,
+    version: o.version ?? "0",
+    method: failure ? "local_fallback" : method,
+    serializer: `${PRODUCER}/responses-port@pi-ai-0.73`,
+    summary: summary === extractive ? "extractive" : "llm",
+  };
   let details: Record<string, unknown>;
   if (result) {
     const json = JSON.stringify(result.artifact);
@@ -345,21 +466,38 @@ export async function compactBranch(o: CompactOptions): Promise<CompactResult> {
   // One line, one appendFile (the method label is in details.producer; no separate timeline entry).
   const lines = `${JSON.stringify(entry)}\n`;
   for (const secret of secretsOf(o.credentials)) {
-    if (lines.includes(secret)) return { state: "failed", failureClass: "remote_error", message: "refusing to write: a credential appeared in the entry", ...base };
+    if (lines.includes(secret))
+      return {
+        state: "failed",
+        failureClass: "remote_error",
+        message: "refusing to write: a credential appeared in the entry",
+        ...base,
+      };
   }
-  if (/Bearer\s/.test(lines)) return { state: "failed", failureClass: "remote_error", message: "refusing to write: an Authorization value appeared in the entry", ...base };
+  if (/Bearer\s/.test(lines))
+    return {
+      state: "failed",
+      failureClass: "remote_error",
+      message: "refusing to write: an Authorization value appeared in the entry",
+      ...base,
+    };
 
   // 7. Re-check, and 8. append (OMP: under its publish lock).
   await o.beforeRecheck?.();
   const append = async () => {
-    if (!(await unchanged(o.file, snap))) throw new CompactionFailure("session_changed", "the session changed while the provider was working; nothing was written");
+    if (!(await unchanged(o.file, snap)))
+      throw new CompactionFailure(
+        "session_changed",
+        "the session changed while the provider was working; nothing was written",
+      );
     await appendFile(o.file, lines, { flag: "a" });
   };
   try {
     if (session.flavor === "omp") await withOmpLock(o.file, append);
     else await append();
   } catch (err) {
-    if (err instanceof CompactionFailure) return { state: "failed", failureClass: err.failureClass, message: err.message, ...base };
+    if (err instanceof CompactionFailure)
+      return { state: "failed", failureClass: err.failureClass, message: err.message, ...base };
     throw err;
   }
   return {
@@ -367,7 +505,9 @@ export async function compactBranch(o: CompactOptions): Promise<CompactResult> {
     entryId,
     checkpoint: result !== null,
     ...(failure ? { failureClass: failure.failureClass } : {}),
-    message: result ? `checkpoint written (${result.artifact.length} items, ${identity.surface})` : `readable-only compaction written after ${failure!.failureClass}`,
+    message: result
+      ? `checkpoint written (${result.artifact.length} items, ${identity.surface})`
+      : `readable-only compaction written after ${failure!.failureClass}`,
     ...base,
   };
 }

@@ -18,13 +18,18 @@ const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is
 const sha256 = (s: string) => createHash("sha256").update(s, "utf8").digest("hex");
 
 function label(e: Entry): string {
-  if (e.role === "user" && isPlainObject(e.data.message)) return truncate(contentText(e.data.message.content) || "(empty prompt)", 80);
+  if (e.role === "user" && isPlainObject(e.data.message))
+    return truncate(contentText(e.data.message.content) || "(empty prompt)", 80);
   return describeEntry(e);
 }
 
 function stringRecord(v: unknown): Record<string, string> {
   if (!isPlainObject(v)) return {};
-  return Object.fromEntries(Object.entries(v).filter(([, x]) => typeof x === "string" || typeof x === "number").map(([k, x]) => [k, String(x)]));
+  return Object.fromEntries(
+    Object.entries(v)
+      .filter(([, x]) => typeof x === "string" || typeof x === "number")
+      .map(([k, x]) => [k, String(x)]),
+  );
 }
 
 function encryptedBlobs(artifact: unknown[]): EncryptedBlob[] {
@@ -34,7 +39,8 @@ function encryptedBlobs(artifact: unknown[]): EncryptedBlob[] {
     if (Array.isArray(v)) for (const x of v) visit(x, depth + 1);
     else if (isPlainObject(v)) {
       for (const [k, x] of Object.entries(v)) {
-        if (k === "encrypted_content" && typeof x === "string") out.push({ length: x.length, sha256: sha256(x), prefix: x.slice(0, 12) });
+        if (k === "encrypted_content" && typeof x === "string")
+          out.push({ length: x.length, sha256: sha256(x), prefix: x.slice(0, 12) });
         else visit(x, depth + 1);
       }
     }
@@ -48,10 +54,12 @@ export function checkpointInvalidReason(details: Record<string, unknown>): strin
   if (details.schemaVersion !== 1) return `schemaVersion is ${JSON.stringify(details.schemaVersion)}, not 1`;
   if (details.state !== "remote_applied") return `state is ${JSON.stringify(details.state)}, not "remote_applied"`;
   const replay = isPlainObject(details.replay) ? details.replay : {};
-  if (replay.namespace !== BLACKMAGIC_NAMESPACE) return `replay namespace ${JSON.stringify(replay.namespace)} is not ${BLACKMAGIC_NAMESPACE}`;
+  if (replay.namespace !== BLACKMAGIC_NAMESPACE)
+    return `replay namespace ${JSON.stringify(replay.namespace)} is not ${BLACKMAGIC_NAMESPACE}`;
   const hashes = replay.replacedItemHashes;
   if (!Array.isArray(hashes) || hashes.length === 0) return "no replacedItemHashes";
-  if (!hashes.every((h) => typeof h === "string" && HASH.test(h))) return "a replacedItemHash is not 64 lowercase hex digits";
+  if (!hashes.every((h) => typeof h === "string" && HASH.test(h)))
+    return "a replacedItemHash is not 64 lowercase hex digits";
   const cp = isPlainObject(details.checkpoint) ? details.checkpoint : {};
   if (!Array.isArray(cp.artifact) || cp.artifact.length === 0) return "the checkpoint artifact is empty";
   const json = JSON.stringify(cp.artifact);
@@ -62,7 +70,8 @@ export function checkpointInvalidReason(details: Record<string, unknown>): strin
 
 export function checkpointModel(session: Session, compactionId: string): CheckpointModel {
   const entry = session.byId.get(compactionId);
-  if (!entry || entry.type !== "compaction") throw new Error(`${compactionId} is not a compaction entry of ${session.file}`);
+  if (!entry || entry.type !== "compaction")
+    throw new Error(`${compactionId} is not a compaction entry of ${session.file}`);
   const d = entry.data;
   const info = session.compactions.find((c) => c.id === compactionId);
   const details = isPlainObject(d.details) ? d.details : null;
@@ -98,7 +107,9 @@ export function checkpointModel(session: Session, compactionId: string): Checkpo
     const json = artifact ? JSON.stringify(artifact) : "";
     const replay = isPlainObject(details.replay) ? details.replay : null;
     const hashes = replay && Array.isArray(replay.replacedItemHashes) ? replay.replacedItemHashes : [];
-    const timeline = (session.children.get(compactionId) ?? []).map((id) => session.byId.get(id)).find((e) => e?.type === "custom" && e.data.customType === TIMELINE_TYPE);
+    const timeline = (session.children.get(compactionId) ?? [])
+      .map((id) => session.byId.get(id))
+      .find((e) => e?.type === "custom" && e.data.customType === TIMELINE_TYPE);
     const timelineData = timeline && isPlainObject(timeline.data.data) ? timeline.data.data : null;
     const failureClass = str(details.failureClass) ?? str(timelineData?.failureClass);
     const method = str(timelineData?.method) ?? (isPlainObject(details.producer) ? str(details.producer.method) : null);
@@ -120,11 +131,26 @@ export function checkpointModel(session: Session, compactionId: string): Checkpo
             encrypted: encryptedBlobs(artifact ?? []),
           }
         : null,
-      usage: isPlainObject(details.usage) ? Object.fromEntries(Object.entries(details.usage).filter(([, v]) => typeof v === "number")) as Record<string, number> : null,
+      usage: isPlainObject(details.usage)
+        ? (Object.fromEntries(Object.entries(details.usage).filter(([, v]) => typeof v === "number")) as Record<
+            string,
+            number
+          >)
+        : null,
       latencyMs: num(details.latencyMs),
       lineage: isPlainObject(details.lineage) ? stringRecord(details.lineage) : null,
-      replay: replay ? { namespace: str(replay.namespace), scope: str(replay.scope), hashes: hashes.length, hashesWellFormed: hashes.length > 0 && hashes.every((h) => typeof h === "string" && HASH.test(h)) } : null,
-      fallback: details.state === "local_fallback" || method === "local_fallback" || failureClass ? { method, failureClass } : null,
+      replay: replay
+        ? {
+            namespace: str(replay.namespace),
+            scope: str(replay.scope),
+            hashes: hashes.length,
+            hashesWellFormed: hashes.length > 0 && hashes.every((h) => typeof h === "string" && HASH.test(h)),
+          }
+        : null,
+      fallback:
+        details.state === "local_fallback" || method === "local_fallback" || failureClass
+          ? { method, failureClass }
+          : null,
       invalidReason: checkpointInvalidReason(details),
     };
   }
@@ -143,14 +169,24 @@ export function checkpointModel(session: Session, compactionId: string): Checkpo
     tokensAfter: info?.tokensAfter ?? num(d.tokensAfter),
     firstKeptEntryId: str(d.firstKeptEntryId),
     kept: keptEntry ? { id: keptEntry.id, label: label(keptEntry), entries: path.length - 1 - keptIndex } : null,
-    replaced: { firstId: path[0]?.id ?? null, throughId: info?.replacesThroughId ?? null, entries: keptEntry ? keptIndex : Math.max(0, path.length - 1) },
+    replaced: {
+      firstId: path[0]?.id ?? null,
+      throughId: info?.replacesThroughId ?? null,
+      entries: keptEntry ? keptIndex : Math.max(0, path.length - 1),
+    },
     readFiles: strings(local?.readFiles),
     modifiedFiles: strings(local?.modifiedFiles),
     onActivePath: onActive,
     activeCheckpoint,
     supersededBy,
     fromExtension: d.fromExtension === true || d.fromHook === true,
-    omp: isOmp ? { method: str(d.method), shortSummary: str(d.shortSummary), preserveData: d.preserveData !== undefined && d.preserveData !== null } : null,
+    omp: isOmp
+      ? {
+          method: str(d.method),
+          shortSummary: str(d.shortSummary),
+          preserveData: d.preserveData !== undefined && d.preserveData !== null,
+        }
+      : null,
     blackmagic,
   };
 }

@@ -11,7 +11,9 @@ function messageText(m: ContextMessage): string {
   const text = contentText(m.content);
   if (text) parts.push(text);
   if (Array.isArray(m.content)) {
-    for (const b of m.content) if (isPlainObject(b) && b.type === "toolCall") parts.push(`→ ${String(b.name)}(${JSON.stringify(b.arguments ?? {})})`);
+    for (const b of m.content)
+      if (isPlainObject(b) && b.type === "toolCall")
+        parts.push(`→ ${String(b.name)}(${JSON.stringify(b.arguments ?? {})})`);
   }
   if (typeof m.command === "string") parts.push(`$ ${m.command}`);
   if (typeof m.output === "string") parts.push(m.output);
@@ -24,7 +26,13 @@ export function contextModel(session: Session, entryId: string | null, title: st
   const ctx = buildContext(session, entryId ?? undefined);
   const rows: ContextRow[] = ctx.messages.map((m, index) => {
     const text = messageText(m);
-    return { index, role: m.role, kind: m.role, text: text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT)}…` : text, tokens: estimateTokens(m) };
+    return {
+      index,
+      role: m.role,
+      kind: m.role,
+      text: text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT)}…` : text,
+      tokens: estimateTokens(m),
+    };
   });
   const path = pathTo(session, ctx.leafId);
   const position = new Map(path.map((e, i) => [e.id, i]));
@@ -33,9 +41,20 @@ export function contextModel(session: Session, entryId: string | null, title: st
     .map((c) => {
       const at = position.get(c.id)!;
       const keptAt = c.keptFromId !== null ? (position.get(c.keptFromId) ?? at) : at;
-      const dropped = path.slice(0, keptAt).filter((e) => e.type === "message" || e.type === "custom_message" || e.type === "branch_summary");
-      const droppedTokens = dropped.reduce((n, e) => n + (isPlainObject(e.data.message) ? estimateTokens(e.data.message as ContextMessage) : 0), 0);
-      return { entryId: c.id, active: c.id === ctx.compactionId, droppedEntries: dropped.length, droppedTokens, tokensBefore: c.tokensBefore };
+      const dropped = path
+        .slice(0, keptAt)
+        .filter((e) => e.type === "message" || e.type === "custom_message" || e.type === "branch_summary");
+      const droppedTokens = dropped.reduce(
+        (n, e) => n + (isPlainObject(e.data.message) ? estimateTokens(e.data.message as ContextMessage) : 0),
+        0,
+      );
+      return {
+        entryId: c.id,
+        active: c.id === ctx.compactionId,
+        droppedEntries: dropped.length,
+        droppedTokens,
+        tokensBefore: c.tokensBefore,
+      };
     });
   return {
     kind: "context",

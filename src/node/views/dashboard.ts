@@ -14,7 +14,15 @@ export interface DashboardOptions {
 }
 
 export function buckets(t: UsageTotals): Buckets {
-  return { cost: t.cost, input: t.input, output: t.output, cacheRead: t.cacheRead, cacheWrite: t.cacheWrite, totalTokens: t.totalTokens, messages: t.messages };
+  return {
+    cost: t.cost,
+    input: t.input,
+    output: t.output,
+    cacheRead: t.cacheRead,
+    cacheWrite: t.cacheWrite,
+    totalTokens: t.totalTokens,
+    messages: t.messages,
+  };
 }
 
 function tableRow(r: UsageRow, label = r.key): UsageTableRow {
@@ -26,7 +34,12 @@ function tableRow(r: UsageRow, label = r.key): UsageTableRow {
 }
 
 /** The sessions of a scope: this workspace's folders, or everything. */
-export function scopeSessions(sessions: StoreSession[], scope: "workspace" | "all", folders: string[], host: HostPaths): StoreSession[] {
+export function scopeSessions(
+  sessions: StoreSession[],
+  scope: "workspace" | "all",
+  folders: string[],
+  host: HostPaths,
+): StoreSession[] {
   return scope === "all" ? sessions : sessions.filter((s) => folders.some((f) => belongsToWorkspace(s, f, host)));
 }
 
@@ -48,7 +61,11 @@ export function dashboardModel(all: StoreSession[], o: DashboardOptions): Dashbo
     until: o.until ?? null,
     folders: o.folders,
     sessions: sessions.length,
-    totals: { ...buckets(byModel.total), activeCost: byModel.total.activeCost, inheritedCost: byModel.total.inheritedCost },
+    totals: {
+      ...buckets(byModel.total),
+      activeCost: byModel.total.activeCost,
+      inheritedCost: byModel.total.inheritedCost,
+    },
     days,
     models: byModel.rows.map((r) => tableRow(r)),
     projects: byProject.rows.map((r) => tableRow(r)),
@@ -56,7 +73,19 @@ export function dashboardModel(all: StoreSession[], o: DashboardOptions): Dashbo
   };
 }
 
-const CSV_COLUMNS = ["key", "label", "cost", "activeCost", "inheritedCost", "input", "output", "cacheRead", "cacheWrite", "totalTokens", "messages"] as const;
+const CSV_COLUMNS = [
+  "key",
+  "label",
+  "cost",
+  "activeCost",
+  "inheritedCost",
+  "input",
+  "output",
+  "cacheRead",
+  "cacheWrite",
+  "totalTokens",
+  "messages",
+] as const;
 
 function csvCell(v: unknown): string {
   const s = v === undefined || v === null ? "" : String(v);
@@ -66,11 +95,30 @@ function csvCell(v: unknown): string {
 }
 
 /** A dashboard table as CSV or JSON text. */
-export function exportTable(model: DashboardModel, table: "models" | "projects" | "sessions" | "days", format: "csv" | "json"): string {
+export function exportTable(
+  model: DashboardModel,
+  table: "models" | "projects" | "sessions" | "days",
+  format: "csv" | "json",
+): string {
   const rows: Record<string, unknown>[] =
-    table === "days" ? model.days.map((d) => ({ key: d.day, label: d.day, cost: d.cost, ...Object.fromEntries(Object.entries(d.byModel).map(([m, c]) => [`cost:${m}`, c])) })) : table === "models" ? model.models : table === "projects" ? model.projects : model.topSessions;
-  if (format === "json") return `${JSON.stringify({ scope: model.scope, since: model.since, until: model.until, table, rows }, null, 2)}\n`;
-  const extra = table === "days" ? [...new Set(rows.flatMap((r) => Object.keys(r).filter((k) => k.startsWith("cost:"))))].sort() : [];
+    table === "days"
+      ? model.days.map((d) => ({
+          key: d.day,
+          label: d.day,
+          cost: d.cost,
+          ...Object.fromEntries(Object.entries(d.byModel).map(([m, c]) => [`cost:${m}`, c])),
+        }))
+      : table === "models"
+        ? model.models
+        : table === "projects"
+          ? model.projects
+          : model.topSessions;
+  if (format === "json")
+    return `${JSON.stringify({ scope: model.scope, since: model.since, until: model.until, table, rows }, null, 2)}\n`;
+  const extra =
+    table === "days"
+      ? [...new Set(rows.flatMap((r) => Object.keys(r).filter((k) => k.startsWith("cost:"))))].sort()
+      : [];
   const columns = table === "days" ? ["key", "cost", ...extra] : [...CSV_COLUMNS];
   return `${[columns.join(","), ...rows.map((r) => columns.map((c) => csvCell(r[c])).join(","))].join("\n")}\n`;
 }

@@ -68,12 +68,30 @@ export function lineageModel(focus: StoreSession, o: LineageOptions): LineageMod
   if (root.summary.ok && root.summary.parentSession && !root.parent) {
     const key = `missing:${root.summary.parentSession.raw}`;
     const external = root.parentState === "external";
-    nodes.set(key, { key, file: null, label: root.summary.parentSession.raw, date: null, ownCost: 0, flavor: null, kind: external ? "external" : "orphan", focus: false, width: W, height: H });
+    nodes.set(key, {
+      key,
+      file: null,
+      label: root.summary.parentSession.raw,
+      date: null,
+      ownCost: 0,
+      flavor: null,
+      kind: external ? "external" : "orphan",
+      focus: false,
+      width: W,
+      height: H,
+    });
     edges.push({ from: key, to: o.keyOf(root), label: external ? "outside the session roots" : "parent not found" });
   }
   for (const [key, n] of nodes) g.setNode(key, { width: n.width, height: n.height });
   // Edge labels take part in the layout (dagre places them beside the edge and makes room).
-  for (const e of edges) g.setEdge(e.from, e.to, { label: e.label, width: Math.min(260, 12 + e.label.length * 6.2), height: 16, labelpos: "r", labeloffset: 8 });
+  for (const e of edges)
+    g.setEdge(e.from, e.to, {
+      label: e.label,
+      width: Math.min(260, 12 + e.label.length * 6.2),
+      height: 16,
+      labelpos: "r",
+      labeloffset: 8,
+    });
   dagre.layout(g);
   const graph = g.graph();
   return {
@@ -86,7 +104,8 @@ export function lineageModel(focus: StoreSession, o: LineageOptions): LineageMod
       return { ...n, x: p.x - n.width / 2, y: p.y - n.height / 2 };
     }),
     edges: edges.map((e) => {
-      const laid = g.edge(e.from, e.to) as { points?: { x: number; y: number }[]; x?: number; y?: number; width?: number } | undefined;
+      const laid = g.edge(e.from, e.to) as
+        { points?: { x: number; y: number }[]; x?: number; y?: number; width?: number } | undefined;
       const points = (laid?.points ?? []).map((p) => ({ x: p.x, y: p.y }));
       const mid = points[Math.floor(points.length / 2)] ?? { x: 0, y: 0 };
       // dagre gives the label's centre; the webview draws it left-aligned from its left edge.

@@ -6,7 +6,8 @@ import type { SegmentRow, SessionUsageModel } from "../../protocol/views.js";
 import { buckets } from "./dashboard.js";
 
 function segmentLabel(e: Entry): string {
-  if (e.role === "user" && isPlainObject(e.data.message)) return truncate(contentText(e.data.message.content) || "(empty prompt)", 80);
+  if (e.role === "user" && isPlainObject(e.data.message))
+    return truncate(contentText(e.data.message.content) || "(empty prompt)", 80);
   return describeEntry(e);
 }
 
@@ -55,10 +56,21 @@ export function sessionUsageModel(session: Session, inherited: Set<string>, titl
       if (kids.length !== 1 || seen.has(kids[0]!)) break;
       current = kids[0]!;
     }
-    segments.push({ startId: id, endId: current, label: label ?? segmentLabel(first), entries, depth, active: active.has(id), inheritedCost, ...buckets(totals), activeCost });
+    segments.push({
+      startId: id,
+      endId: current,
+      label: label ?? segmentLabel(first),
+      entries,
+      depth,
+      active: active.has(id),
+      inheritedCost,
+      ...buckets(totals),
+      activeCost,
+    });
     // Like the tree: the branch holding the active leaf first.
     const ordered = [...kids.filter((k) => active.has(k)), ...kids.filter((k) => !active.has(k))];
-    for (let i = ordered.length - 1; i >= 0; i--) if (!seen.has(ordered[i]!)) stack.push({ id: ordered[i]!, depth: depth + 1 });
+    for (let i = ordered.length - 1; i >= 0; i--)
+      if (!seen.has(ordered[i]!)) stack.push({ id: ordered[i]!, depth: depth + 1 });
   }
   const total = emptyTotals();
   let activeCost = 0;
@@ -76,12 +88,31 @@ export function sessionUsageModel(session: Session, inherited: Set<string>, titl
   for (const e of activePath) {
     if (e.type === "compaction") {
       const info = session.compactions.find((c) => c.id === e.id);
-      compactions.push({ entryId: e.id, afterTurn: turns.length - 1, tokensBefore: info?.tokensBefore ?? null, tokensAfter: info?.tokensAfter ?? null });
+      compactions.push({
+        entryId: e.id,
+        afterTurn: turns.length - 1,
+        tokensBefore: info?.tokensBefore ?? null,
+        tokensAfter: info?.tokensAfter ?? null,
+      });
     }
     for (const r of byEntry.get(e.id) ?? []) {
       if (r.source !== "assistant") continue;
-      turns.push({ entryId: e.id, time: r.time, cost: r.cost, context: r.input + r.cacheRead + r.cacheWrite, model: r.model });
+      turns.push({
+        entryId: e.id,
+        time: r.time,
+        cost: r.cost,
+        context: r.input + r.cacheRead + r.cacheWrite,
+        model: r.model,
+      });
     }
   }
-  return { kind: "sessionUsage", file: session.file, title, totals: { ...buckets(total), activeCost, inheritedCost }, segments, turns, compactions };
+  return {
+    kind: "sessionUsage",
+    file: session.file,
+    title,
+    totals: { ...buckets(total), activeCost, inheritedCost },
+    segments,
+    turns,
+    compactions,
+  };
 }
