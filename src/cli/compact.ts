@@ -2,6 +2,7 @@
 import type { Provider } from "../core/compact/identity.js";
 import { type CompactOptions, type CompactResult, compactBranch, readCodexToken } from "../node/compact/run.js";
 import { piKeepRecentTokens } from "../node/compact/settings.js";
+import { formatCost } from "../protocol/format.js";
 
 export const EXIT_NOT_WRITTEN = 3;
 
@@ -99,7 +100,7 @@ export async function compactCommand(
         `  tokens before     ~${p.tokensBefore}`,
         `  identity          ${p.identity.surface} · ${p.identity.model}${p.identity.deployment ? ` · deployment ${p.identity.deployment}` : ""} · ${p.identity.endpoint}`,
         `  transport         ${p.transport}`,
-        `  readable summary  ${p.summaryKind === "llm" && p.summaryCost ? `LLM with pi's prompt: ~${p.summaryCost.inputTokens} input tokens, up to ${p.summaryCost.maxOutputTokens} output tokens, ${p.summaryCost.maxCost === null ? "price unknown for this model" : `at most $${p.summaryCost.maxCost.toFixed(4)}`}` : "extractive (no extra call)"}`,
+        `  readable summary  ${p.summaryKind === "llm" && p.summaryCost ? `LLM with pi's prompt: ~${p.summaryCost.inputTokens} input tokens, up to ${p.summaryCost.maxOutputTokens} output tokens, ${p.summaryCost.maxCost === null ? "price unknown for this model" : `at most ${formatCost(p.summaryCost.maxCost)}`}` : "extractive (no extra call)"}`,
         `  request body (no credentials; they go in headers):`,
         JSON.stringify(p.requestBody, null, 2),
       ].join("\n"),

@@ -4,14 +4,14 @@
  */
 import { type ParseArgsConfig, parseArgs } from "node:util";
 import { buildContext, UnknownEntryError } from "../core/context.js";
-import { contentText, truncate } from "../core/describe.js";
+import { contentText, formatCost, formatCount, truncate } from "../protocol/format.js";
 import { summarize } from "../core/summary.js";
 import { rejectedJson, treeJson } from "../core/treeJson.js";
 import { type ReadResult, readSessionFile } from "../node/readSession.js";
 import { type GroupBy, usageReport } from "../node/report.js";
 import { inspectTail, repairTail } from "../node/repair.js";
 import { compactCommand, EXIT_NOT_WRITTEN } from "./compact.js";
-import { resolveRoots } from "../node/roots.js";
+import { hostPaths, resolveRoots } from "../node/roots.js";
 import {
   belongsToWorkspace,
   cacheFileFor,
@@ -22,7 +22,7 @@ import {
   type StoreSession,
 } from "../node/store.js";
 import { stat } from "node:fs/promises";
-import { homedir, tmpdir } from "node:os";
+import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { renderTree } from "./treeText.js";
 
@@ -223,7 +223,7 @@ async function openStore(values: {
   const store = await loadStore({ roots, cacheFile: values["no-cache"] ? null : cacheFileFor(cacheDir(), roots) });
   let result: StoreSession[] = store.sessions;
   if (values.workspace !== undefined) {
-    const host = { home: homedir(), tmpdir: tmpdir(), windows: process.platform === "win32" };
+    const host = hostPaths();
     result = result.filter((s) => belongsToWorkspace(s, values.workspace!, host));
   }
   return { store, result };
@@ -324,8 +324,6 @@ async function usageCommand(args: string[], io: Io): Promise<number> {
     io.out(JSON.stringify(report));
     return EXIT_OK;
   }
-  const money = (n: number) => `$${n.toFixed(4)}`;
-  const int = (n: number) => n.toLocaleString("en-US");
   const table = [
     [by, "input", "output", "cache read", "cache write", "total tokens", "cost", "active", "inherited", "msgs"],
   ];
@@ -336,29 +334,29 @@ async function usageCommand(args: string[], io: Io): Promise<number> {
         : r.key;
     table.push([
       key,
-      int(r.input),
-      int(r.output),
-      int(r.cacheRead),
-      int(r.cacheWrite),
-      int(r.totalTokens),
-      money(r.cost),
-      money(r.activeCost),
-      r.inheritedCost === undefined ? "" : money(r.inheritedCost),
-      int(r.messages),
+      formatCount(r.input),
+      formatCount(r.output),
+      formatCount(r.cacheRead),
+      formatCount(r.cacheWrite),
+      formatCount(r.totalTokens),
+      formatCost(r.cost),
+      formatCost(r.activeCost),
+      r.inheritedCost === undefined ? "" : formatCost(r.inheritedCost),
+      formatCount(r.messages),
     ]);
   }
   const t = report.total;
   table.push([
     "TOTAL",
-    int(t.input),
-    int(t.output),
-    int(t.cacheRead),
-    int(t.cacheWrite),
-    int(t.totalTokens),
-    money(t.cost),
-    money(t.activeCost),
-    money(t.inheritedCost),
-    int(t.messages),
+    formatCount(t.input),
+    formatCount(t.output),
+    formatCount(t.cacheRead),
+    formatCount(t.cacheWrite),
+    formatCount(t.totalTokens),
+    formatCost(t.cost),
+    formatCost(t.activeCost),
+    formatCost(t.inheritedCost),
+    formatCount(t.messages),
   ]);
   io.out(formatTable(table, [1, 2, 3, 4, 5, 6, 7, 8, 9], true));
   return EXIT_OK;

@@ -1,5 +1,5 @@
 /** Draws a session tree with box characters, the way pi's /tree does: linear runs stay flat, branches indent. */
-import { describeEntry } from "../core/describe.js";
+import { describeEntry } from "../protocol/format.js";
 import { pathTo, type Session } from "../core/session.js";
 
 export function renderTree(session: Session): string {

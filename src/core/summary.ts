@@ -2,7 +2,7 @@
  * A session file reduced to what listings, lineage and usage need. Plain JSON, so the store can keep it in its
  * persistent cache and never re-read an unchanged file.
  */
-import { contentText, truncate } from "./describe.js";
+import { contentText, truncate } from "../protocol/format.js";
 import type { Diagnostic, Rejection } from "./diagnostics.js";
 import { decodeUtf8, parseLine } from "./jsonl.js";
 import {

@@ -1,28 +1,7 @@
-/** Command ids and the one wrapper every command is registered through (logs, then shows the error with "Show Log"). */
+/** The one wrapper every command is registered through: it logs a failure, then shows it with "Show Log". */
 import * as vscode from "vscode";
+import type { CommandId } from "./ids.js";
 import type { Logger } from "./logging.js";
-
-export const CommandId = {
-  Refresh: "piSessions.refresh",
-  SetFilter: "piSessions.setFilter",
-  Search: "piSessions.search",
-  ShowLog: "piSessions.showLog",
-  OpenEntry: "piSessions.openEntry",
-  CopyEntryId: "piSessions.copyEntryId",
-  CopyResumeCommand: "piSessions.copyResumeCommand",
-  RevealParent: "piSessions.revealParent",
-  RevealSession: "piSessions.revealSession",
-  RevealEntry: "piSessions.revealEntry",
-  ShowUsage: "piSessions.showUsage",
-  ShowSessionUsage: "piSessions.showSessionUsage",
-  InspectCheckpoint: "piSessions.inspectCheckpoint",
-  ShowLineage: "piSessions.showLineage",
-  ShowContext: "piSessions.showContext",
-  CompactBranch: "piSessions.compactBranch",
-  SetApiKey: "piSessions.setApiKey",
-  RepairTail: "piSessions.repairTail",
-} as const;
-export type CommandId = (typeof CommandId)[keyof typeof CommandId];
 
 export function registerCommand(
   id: CommandId,

@@ -11,8 +11,10 @@ import type { FailureClass } from "../node/compact/providers.js";
 import { type CompactResult, compactBranch, type Credentials, readCodexToken } from "../node/compact/run.js";
 import { piKeepRecentTokens } from "../node/compact/settings.js";
 import { lastActivity, sessionTitle } from "../node/library.js";
+import { formatCost } from "../protocol/format.js";
 import { entryIdOf, fileOf } from "./args.js";
-import { CommandId, registerCommand } from "./commands.js";
+import { registerCommand } from "./commands.js";
+import { CommandId } from "./ids.js";
 import type { Logger } from "./logging.js";
 import type { SessionService } from "./service.js";
 import type { PanelManager } from "./webviews/panels.js";
@@ -178,7 +180,7 @@ export function registerCompactCommands(
         if (!summary) {
           const cost = p.summaryCost;
           const llmDetail = cost
-            ? `~${cost.inputTokens} input tokens, up to ${cost.maxOutputTokens} output tokens${cost.maxCost === null ? " (no price known for this model)" : `: at most $${cost.maxCost.toFixed(4)}`}`
+            ? `~${cost.inputTokens} input tokens, up to ${cost.maxOutputTokens} output tokens${cost.maxCost === null ? " (no price known for this model)" : `: at most ${formatCost(cost.maxCost)}`}`
             : "";
           summary = (
             await vscode.window.showQuickPick(
@@ -207,7 +209,7 @@ export function registerCompactCommands(
             `Summarizes ${p.summarizedMessages} messages (~${p.tokensBefore} tokens of context) and keeps the branch from entry ${p.firstKeptEntryId} (${p.keptEntries} entries).`,
             `Provider: ${p.identity.surface} · ${p.identity.model}${p.identity.deployment ? ` · deployment ${p.identity.deployment}` : ""}${p.transport !== p.identity.endpoint ? ` (via ${p.transport})` : ""}.`,
             summary === "llm" && p.summaryCost
-              ? `Readable summary by the model: ~${p.summaryCost.inputTokens} input tokens${p.summaryCost.maxCost === null ? "" : `, at most $${p.summaryCost.maxCost.toFixed(4)}`}.`
+              ? `Readable summary by the model: ~${p.summaryCost.inputTokens} input tokens${p.summaryCost.maxCost === null ? "" : `, at most ${formatCost(p.summaryCost.maxCost)}`}.`
               : "Readable summary: extractive.",
             "One compaction entry is appended to the session file; nothing else changes. Close pi on this session first.",
           ].join("\n\n");

@@ -4,6 +4,7 @@
  */
 import * as vscode from "vscode";
 import { type FilterMode, isFilterMode } from "../core/outline.js";
+import { SessionsViewId } from "./ids.js";
 import { OutputLogger } from "./logging.js";
 import { readSettings, SessionService } from "./service.js";
 import { applyFilterDescription, registerSessionCommands } from "./sessionCommands.js";
@@ -39,7 +40,7 @@ export function activate(context: vscode.ExtensionContext): PiSessionsApi {
         ? configured
         : "default";
     const tree = new SessionsTreeProvider(service, filter);
-    const view = vscode.window.createTreeView("piSessions.sessions", { treeDataProvider: tree, showCollapseAll: true });
+    const view = vscode.window.createTreeView(SessionsViewId, { treeDataProvider: tree, showCollapseAll: true });
     applyFilterDescription(view, filter);
     const panels = new PanelManager(context.extensionUri, service, logger, tree.workspaceFolderPaths);
     context.subscriptions.push(

@@ -1,14 +1,14 @@
 /** Commands that open the panels: from a tree node (its session or entry), or from the palette with a quick pick. */
 import { basename } from "node:path";
 import * as vscode from "vscode";
-import { formatTokens } from "../core/describe.js";
+import { formatTokens, relativeTime } from "../protocol/format.js";
 import { lastActivity, type SessionLibrary, sessionTitle } from "../node/library.js";
 import type { StoreSession } from "../node/store.js";
 import { entryIdOf, fileOf } from "./args.js";
-import { CommandId, registerCommand } from "./commands.js";
+import { registerCommand } from "./commands.js";
+import { CommandId } from "./ids.js";
 import type { Logger } from "./logging.js";
 import type { SessionService } from "./service.js";
-import { relativeTime } from "./tree.js";
 import type { PanelManager } from "./webviews/panels.js";
 
 async function pickSession(

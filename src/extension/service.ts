@@ -8,6 +8,7 @@ import { type ChangeSet, SessionLibrary } from "../node/library.js";
 import { resolveRoots, type SessionRoot } from "../node/roots.js";
 import { cacheFileFor } from "../node/store.js";
 import { SessionWatcher } from "../node/watcher.js";
+import { ContextKey } from "./ids.js";
 import type { Logger } from "./logging.js";
 
 export type LibraryState = "idle" | "loading" | "noAgentDir" | "noSessions" | "ready";
@@ -125,7 +126,7 @@ export class SessionService implements vscode.Disposable {
 
   private setState(state: LibraryState): void {
     this.state = state;
-    void vscode.commands.executeCommand("setContext", "piSessions.state", state);
+    void vscode.commands.executeCommand("setContext", ContextKey.State, state);
   }
 
   /** Re-list everything (the Refresh command). */

@@ -5,10 +5,13 @@ import { FILTER_MODES, type FilterMode, isFilterMode } from "../core/outline.js"
 import { resumeCommand } from "../core/resume.js";
 import { entryIdOf, fileOf } from "./args.js";
 import { inspectTail, repairTail } from "../node/repair.js";
-import { CommandId, registerCommand } from "./commands.js";
+import { registerCommand } from "./commands.js";
+import { CommandId, ContextKey } from "./ids.js";
 import type { Logger } from "./logging.js";
 import type { SessionService } from "./service.js";
-import { type Element, hostPaths, relativeTime, type SessionsTreeProvider } from "./tree.js";
+import { type Element, type SessionsTreeProvider } from "./tree.js";
+import { hostPaths } from "../node/roots.js";
+import { relativeTime } from "../protocol/format.js";
 import { lastActivity, sessionTitle } from "../node/library.js";
 
 const FILTER_TEXT: Record<FilterMode, string> = {
@@ -31,7 +34,7 @@ export function applyFilterDescription(view: vscode.TreeView<Element>, mode: Fil
   view.description = mode === "default" ? undefined : `Filter: ${mode}`;
   // The description is not shown when the view is alone in its container, so the message says it too.
   view.message = mode === "default" ? undefined : `Filter: ${mode}. Some entries are hidden.`;
-  void vscode.commands.executeCommand("setContext", "piSessions.filter", mode);
+  void vscode.commands.executeCommand("setContext", ContextKey.Filter, mode);
 }
 
 export function registerSessionCommands(ctx: CommandContext): vscode.Disposable {

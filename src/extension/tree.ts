@@ -4,15 +4,23 @@
  * that expansion survives refreshes. Children are built one level at a time from the core's `SessionOutline`.
  */
 import { basename } from "node:path";
-import { homedir, tmpdir } from "node:os";
 import * as vscode from "vscode";
-import { contentText, describeEntry, formatTokens, truncate } from "../core/describe.js";
+import {
+  contentText,
+  describeEntry,
+  entryLabel,
+  formatBytes,
+  formatCost,
+  formatTokens,
+  relativeTime,
+  truncate,
+} from "../protocol/format.js";
 import { type FilterMode, type OutlineItem, SessionOutline } from "../core/outline.js";
 import { type Entry, isPlainObject, pathTo, type Session } from "../core/session.js";
-import type { HostPaths } from "../core/slug.js";
 import { lastActivity, ownCost, sessionTitle } from "../node/library.js";
+import { hostPaths } from "../node/roots.js";
 import type { StoreSession } from "../node/store.js";
-import { CommandId } from "./commands.js";
+import { CommandId } from "./ids.js";
 import type { SessionService } from "./service.js";
 
 interface Base {
@@ -75,12 +83,6 @@ const LIVE_MS = 60_000;
 
 /** Sessions larger than this show progress while they are read. */
 const LARGE_SESSION_BYTES = 8 * 1024 * 1024;
-
-export const hostPaths = (): HostPaths => ({
-  home: homedir(),
-  tmpdir: tmpdir(),
-  windows: process.platform === "win32",
-});
 
 export class SessionsTreeProvider implements vscode.TreeDataProvider<Element>, vscode.Disposable {
   private readonly emitter = new vscode.EventEmitter<Element | Element[] | undefined>();
@@ -668,7 +670,7 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<Element>, v
             ?.children.filter((c) => c.forkPointId && rowIds.has(outline.nearestVisible(c.forkPointId) ?? "")).length ??
           0);
     if (item.kind === "branch") {
-      t.label = `${item.active ? "Active branch" : "Branch"} ${item.index}/${item.of}: ${rowText(entry)}`;
+      t.label = `${item.active ? "Active branch" : "Branch"} ${item.index}/${item.of}: ${entryLabel(entry)}`;
       desc.push(`${item.size} entries`, relativeTime(Date.parse(entry.timestamp ?? "")));
       t.iconPath = new vscode.ThemeIcon(
         "git-branch",
@@ -683,7 +685,7 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<Element>, v
       const kept = info?.keptFromId ? session.byId.get(info.keptFromId) : undefined;
       const tokens =
         info?.tokensBefore != null ? `${formatTokens(info.tokensBefore)} tokens summarized` : "history summarized";
-      t.label = `Compaction · ${tokens} · ${kept ? `kept from ${truncate(rowText(kept), 40)}` : "nothing kept"}`;
+      t.label = `Compaction · ${tokens} · ${kept ? `kept from ${truncate(entryLabel(kept), 40)}` : "nothing kept"}`;
       t.iconPath = new vscode.ThemeIcon(
         "fold",
         new vscode.ThemeColor(item.active ? "charts.yellow" : "disabledForeground"),
@@ -693,7 +695,7 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<Element>, v
       if (info?.tokensAfter != null) desc.push(`→ ${formatTokens(info.tokensAfter)}`);
     } else if (entry.type === "branch_summary") {
       const from = typeof entry.data.fromId === "string" ? session.byId.get(entry.data.fromId) : undefined;
-      t.label = `Branch summary · from ${from ? truncate(rowText(from), 40) : String(entry.data.fromId ?? "?")}`;
+      t.label = `Branch summary · from ${from ? truncate(entryLabel(from), 40) : String(entry.data.fromId ?? "?")}`;
       t.iconPath = new vscode.ThemeIcon(
         "note",
         new vscode.ThemeColor(item.active ? "charts.yellow" : "disabledForeground"),
@@ -701,7 +703,7 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<Element>, v
       t.collapsibleState = vscode.TreeItemCollapsibleState.Collapsed;
       t.contextValue = "piSessions:entry:branchSummary";
     } else {
-      t.label = rowText(entry);
+      t.label = entryLabel(entry);
       t.iconPath = entryIcon(entry, item.active);
       t.contextValue = `piSessions:entry:${item.kind}`;
       if (item.kind === "turn") {
@@ -728,7 +730,7 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<Element>, v
   private entryItem(el: EntryEl): vscode.TreeItem {
     const outline = this.outlines.get(el.file);
     const entry = outline?.session.byId.get(el.entryId);
-    const t = new vscode.TreeItem(entry ? rowText(entry) : el.entryId, vscode.TreeItemCollapsibleState.None);
+    const t = new vscode.TreeItem(entry ? entryLabel(entry) : el.entryId, vscode.TreeItemCollapsibleState.None);
     t.id = el.id;
     if (!outline || !entry) return t;
     const session = outline.session;
@@ -777,7 +779,7 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<Element>, v
       case "kept": {
         const kept = info?.keptFromId ? session.byId.get(info.keptFromId) : undefined;
         const n = kept ? countPath(session, kept.id, info!.replacesThroughId) : 0;
-        t.label = kept ? `Kept: from ${truncate(rowText(kept), 50)}` : "Kept: nothing";
+        t.label = kept ? `Kept: from ${truncate(entryLabel(kept), 50)}` : "Kept: nothing";
         t.description = kept ? `line ${kept.line} · ${n} entries kept before the compaction` : undefined;
         t.iconPath = new vscode.ThemeIcon("pass");
         if (kept)
@@ -804,7 +806,7 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<Element>, v
         const fromId = String(entry.data.fromId ?? "");
         const from = session.byId.get(fromId);
         t.label = from
-          ? `Summarizes the branch left at: ${truncate(rowText(from), 50)}`
+          ? `Summarizes the branch left at: ${truncate(entryLabel(from), 50)}`
           : `Summarizes the branch left at ${fromId} (not in this file)`;
         t.iconPath = new vscode.ThemeIcon("git-branch");
         if (from) t.command = { command: CommandId.RevealEntry, title: "Reveal", arguments: [el.file, from.id] };
@@ -842,7 +844,7 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<Element>, v
       t.label = `Forked from: ${truncate(title, 60)}`;
       const at = s.forkPointId && this.service.lib.peek(parent.file);
       const atEntry = at && at.ok ? at.session.byId.get(s.forkPointId!) : undefined;
-      t.description = s.forkPointId ? `at ${atEntry ? truncate(rowText(atEntry), 40) : s.forkPointId}` : undefined;
+      t.description = s.forkPointId ? `at ${atEntry ? truncate(entryLabel(atEntry), 40) : s.forkPointId}` : undefined;
       t.iconPath = new vscode.ThemeIcon("arrow-up", new vscode.ThemeColor("charts.purple"));
       t.command = { command: CommandId.RevealParent, title: "Reveal parent session", arguments: [el.file] };
       t.contextValue = "piSessions:forkedFrom:resolved";
@@ -907,15 +909,6 @@ function plainTooltip(text: string): vscode.MarkdownString {
 
 function openCommand(file: string, line: number): vscode.Command {
   return { command: CommandId.OpenEntry, title: "Open at line", arguments: [file, line] };
-}
-
-/** One line of text for a row: the prompt for user turns, the entry description otherwise. */
-export function rowText(entry: Entry): string {
-  if (entry.role === "user" && isPlainObject(entry.data.message)) {
-    const text = contentText(entry.data.message.content);
-    return truncate(text || "(empty prompt)", 100);
-  }
-  return describeEntry(entry);
 }
 
 function entryIcon(entry: Entry, active: boolean): vscode.ThemeIcon {
@@ -1008,29 +1001,4 @@ function parentStateText(state: StoreSession["parentState"]): string {
     default:
       return "not a fork";
   }
-}
-
-export function formatCost(usd: number): string {
-  if (usd === 0) return "$0";
-  if (usd < 0.01) return "<$0.01";
-  return `$${usd.toFixed(2)}`;
-}
-
-export function formatBytes(n: number): string {
-  if (n >= 1024 * 1024) return `${(n / 1024 / 1024).toFixed(1)} MB`;
-  if (n >= 1024) return `${(n / 1024).toFixed(1)} KB`;
-  return `${n} B`;
-}
-
-export function relativeTime(ms: number, now = Date.now()): string {
-  if (!Number.isFinite(ms) || ms <= 0) return "unknown time";
-  const s = Math.round((now - ms) / 1000);
-  if (s < 45) return "just now";
-  const m = Math.round(s / 60);
-  if (m < 60) return `${m} min ago`;
-  const h = Math.round(m / 60);
-  if (h < 24) return `${h} h ago`;
-  const d = Math.round(h / 24);
-  if (d < 30) return `${d} d ago`;
-  return new Date(ms).toISOString().slice(0, 10);
 }

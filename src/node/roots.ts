@@ -3,8 +3,9 @@
  * Nothing outside these roots is ever opened because of what a session file says.
  */
 import { existsSync, readdirSync } from "node:fs";
-import { homedir } from "node:os";
+import { homedir, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import type { HostPaths } from "../core/slug.js";
 
 export interface SessionRoot {
   /** A sessions directory: holds slug folders and/or flat `*.jsonl` files. */
@@ -94,4 +95,9 @@ function safeReaddir(dir: string): string[] {
   } catch {
     return [];
   }
+}
+
+/** This machine's home, temp dir and platform: what workspace slugs are derived from (docs/session-format.md#t22). */
+export function hostPaths(): HostPaths {
+  return { home: homedir(), tmpdir: tmpdir(), windows: process.platform === "win32" };
 }

@@ -23,6 +23,9 @@ export const panelStateSchema = z.object({
 });
 export type PanelState = z.infer<typeof panelStateSchema>;
 
+/** What a page reports having rendered (counts and figures), for tests and the log. */
+export type Facts = Record<string, string | number | boolean>;
+
 export const fromWebviewSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("ready") }),
   /** What the page shows after rendering a model (counts and figures), for tests and the log. */

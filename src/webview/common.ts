@@ -2,7 +2,8 @@
  * Shared webview runtime: the bootstrap from the escaped data attribute, the ready handshake, typed messages,
  * persisted state, and DOM helpers that only ever set text (session content is untrusted: never innerHTML).
  */
-import type { FromWebview, PanelState, ToWebview } from "../protocol/messages.js";
+import type { Facts, FromWebview, PanelState, ToWebview } from "../protocol/messages.js";
+export type { Facts } from "../protocol/messages.js";
 import type { PanelModel } from "../protocol/views.js";
 
 const vscode = acquireVsCodeApi<PanelState>();
@@ -21,8 +22,6 @@ export function panelState(): PanelState {
 export function saveState(state: PanelState): void {
   vscode.setState(state);
 }
-
-export type Facts = Record<string, string | number | boolean>;
 
 /**
  * Start the panel: render every model the host sends, report what was rendered, and say "ready" once listening
@@ -75,18 +74,8 @@ export function svg<K extends keyof SVGElementTagNameMap>(
   return el;
 }
 
-export function cost(usd: number): string {
-  if (usd === 0) return "$0.00";
-  if (Math.abs(usd) < 0.01) return `$${usd.toFixed(4)}`;
-  return `$${usd.toFixed(2)}`;
-}
-
-export function tokens(n: number): string {
-  if (n >= 1_000_000) return `${(n / 1_000_000).toFixed(2)}M`;
-  if (n >= 10_000) return `${Math.round(n / 1000)}k`;
-  if (n >= 1000) return `${(n / 1000).toFixed(1)}k`;
-  return String(n);
-}
+/** The one way figures are written (shared with the tree and the CLI). */
+export { formatCost as cost, formatTokens as tokens } from "../protocol/format.js";
 
 export interface Column<R> {
   title: string;

@@ -3,6 +3,7 @@
 import * as assert from "node:assert/strict";
 import * as vscode from "vscode";
 import type { PiSessionsApi } from "../../src/extension/extension.js";
+import { CommandId } from "../../src/extension/ids.js";
 import { waitFor } from "./util.js";
 
 suite("Activation cost", () => {
@@ -16,5 +17,10 @@ suite("Activation cost", () => {
     await vscode.commands.executeCommand("workbench.view.extension.piSessions");
     await waitFor("the view's first level", () => api.service.state === "ready");
     assert.ok(api.service.lib.sessions.length > 0);
+  });
+
+  test("every command id the manifest contributes is registered", async () => {
+    const registered = new Set(await vscode.commands.getCommands(true));
+    for (const id of Object.values(CommandId)) assert.ok(registered.has(id), `${id} is registered`);
   });
 });

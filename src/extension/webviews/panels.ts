@@ -7,8 +7,9 @@ import { writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { basename } from "node:path";
 import * as vscode from "vscode";
-import { describeEntry, truncate } from "../../core/describe.js";
+import { describeEntry, truncate } from "../../protocol/format.js";
 import {
+  type Facts,
   type FromWebview,
   fromWebviewSchema,
   type PanelKind,
@@ -24,21 +25,11 @@ import { contextModel } from "../../node/views/context.js";
 import { dashboardModel, exportTable } from "../../node/views/dashboard.js";
 import { lineageMembers, lineageModel } from "../../node/views/lineage.js";
 import { sessionUsageModel } from "../../node/views/sessionUsage.js";
-import { CommandId } from "../commands.js";
+import { CommandId, PanelViewType } from "../ids.js";
 import type { Logger } from "../logging.js";
 import type { SessionService } from "../service.js";
-import { hostPaths } from "../tree.js";
 import { renderHtml, webviewOptions } from "./html.js";
-
-export const VIEW_TYPES: Record<PanelKind, string> = {
-  usage: "piSessions.usage",
-  sessionUsage: "piSessions.sessionUsage",
-  checkpoint: "piSessions.checkpoint",
-  lineage: "piSessions.lineage",
-  context: "piSessions.context",
-};
-
-export type Facts = Record<string, string | number | boolean>;
+import { hostPaths } from "../../node/roots.js";
 
 export interface OpenPanel {
   kind: PanelKind;
@@ -80,9 +71,9 @@ export class PanelManager implements vscode.Disposable {
         }
       }),
     );
-    for (const kind of Object.keys(VIEW_TYPES) as PanelKind[]) {
+    for (const kind of Object.keys(PanelViewType) as PanelKind[]) {
       this.disposables.push(
-        vscode.window.registerWebviewPanelSerializer(VIEW_TYPES[kind], {
+        vscode.window.registerWebviewPanelSerializer(PanelViewType[kind], {
           deserializeWebviewPanel: async (panel, raw) => {
             const parsed = panelStateSchema.safeParse(raw);
             if (!parsed.success || parsed.data.panel !== kind) {
@@ -111,7 +102,7 @@ export class PanelManager implements vscode.Disposable {
       return existing;
     }
     const panel = vscode.window.createWebviewPanel(
-      VIEW_TYPES[state.panel],
+      PanelViewType[state.panel],
       "Pi Sessions",
       vscode.ViewColumn.Active,
       webviewOptions(this.extensionUri),

@@ -27,7 +27,7 @@ import { DEFAULT_KEEP_RECENT_TOKENS, formatFileOperations, prepareCompaction } f
 import { codexBody, contextInput, type InputItem, isInstructionItem } from "../../core/compact/responses.js";
 import { extractiveSummary } from "../../core/compact/summary.js";
 import { parseSession, type Session } from "../../core/session.js";
-import { BLACKMAGIC_NAMESPACE } from "../views/checkpoint.js";
+import { BLACKMAGIC_NAMESPACE } from "../../core/compact/blackmagic.js";
 import {
   CompactionFailure,
   compactCodex,

@@ -4,24 +4,17 @@
  * this function in full: only its length, hash and a short prefix.
  */
 import { createHash } from "node:crypto";
-import { contentText, describeEntry, truncate } from "../../core/describe.js";
-import { type Entry, isPlainObject, pathTo, type Session } from "../../core/session.js";
+import { entryLabel } from "../../protocol/format.js";
+import { BLACKMAGIC_NAMESPACE, TIMELINE_TYPE } from "../../core/compact/blackmagic.js";
+import { isPlainObject, pathTo, type Session } from "../../core/session.js";
 import type { CheckpointModel, EncryptedBlob } from "../../protocol/views.js";
 
-export const BLACKMAGIC_NAMESPACE = "pi-openai-blackmagic-compact/1";
-export const TIMELINE_TYPE = "pi-openai-blackmagic-compact/compaction-timeline/1";
 const HASH = /^[0-9a-f]{64}$/;
 
 const str = (v: unknown): string | null => (typeof v === "string" ? v : null);
 const num = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) ? v : null);
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : []);
 const sha256 = (s: string) => createHash("sha256").update(s, "utf8").digest("hex");
-
-function label(e: Entry): string {
-  if (e.role === "user" && isPlainObject(e.data.message))
-    return truncate(contentText(e.data.message.content) || "(empty prompt)", 80);
-  return describeEntry(e);
-}
 
 function stringRecord(v: unknown): Record<string, string> {
   if (!isPlainObject(v)) return {};
@@ -168,7 +161,9 @@ export function checkpointModel(session: Session, compactionId: string): Checkpo
     tokensBefore: info?.tokensBefore ?? num(d.tokensBefore),
     tokensAfter: info?.tokensAfter ?? num(d.tokensAfter),
     firstKeptEntryId: str(d.firstKeptEntryId),
-    kept: keptEntry ? { id: keptEntry.id, label: label(keptEntry), entries: path.length - 1 - keptIndex } : null,
+    kept: keptEntry
+      ? { id: keptEntry.id, label: entryLabel(keptEntry, 80), entries: path.length - 1 - keptIndex }
+      : null,
     replaced: {
       firstId: path[0]?.id ?? null,
       throughId: info?.replacesThroughId ?? null,

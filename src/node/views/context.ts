@@ -1,6 +1,6 @@
 /** The effective context at an entry: the messages the model saw, with estimated sizes, and what compactions dropped. */
 import { buildContext, type ContextMessage } from "../../core/context.js";
-import { contentText } from "../../core/describe.js";
+import { contentText } from "../../protocol/format.js";
 import { estimateTokens } from "../../core/compact/prepare.js";
 import { isPlainObject, pathTo, type Session } from "../../core/session.js";
 import type { ContextModel, ContextRow } from "../../protocol/views.js";

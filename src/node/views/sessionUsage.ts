@@ -1,15 +1,9 @@
 /** One session's usage: cost and tokens per branch segment, the per-turn timeline and the context size over time. */
-import { describeEntry, contentText, truncate } from "../../core/describe.js";
-import { isPlainObject, pathTo, type Entry, type Session } from "../../core/session.js";
+import { pathTo, type Session } from "../../core/session.js";
+import { entryLabel } from "../../protocol/format.js";
 import { addRecord, emptyTotals, usageRecords, type UsageRecord } from "../../core/usage.js";
 import type { SegmentRow, SessionUsageModel } from "../../protocol/views.js";
 import { buckets } from "./dashboard.js";
-
-function segmentLabel(e: Entry): string {
-  if (e.role === "user" && isPlainObject(e.data.message))
-    return truncate(contentText(e.data.message.content) || "(empty prompt)", 80);
-  return describeEntry(e);
-}
 
 /**
  * Branch segments: maximal chains between branch points, each entry in exactly one segment, so the segments add up
@@ -43,7 +37,7 @@ export function sessionUsageModel(session: Session, inherited: Set<string>, titl
       seen.add(current);
       entries++;
       const e = session.byId.get(current)!;
-      if (label === null && e.role === "user") label = segmentLabel(e);
+      if (label === null && e.role === "user") label = entryLabel(e, 80);
       for (const r of byEntry.get(current) ?? []) {
         if (inherited.has(current)) {
           inheritedCost += r.cost;
@@ -59,7 +53,7 @@ export function sessionUsageModel(session: Session, inherited: Set<string>, titl
     segments.push({
       startId: id,
       endId: current,
-      label: label ?? segmentLabel(first),
+      label: label ?? entryLabel(first, 80),
       entries,
       depth,
       active: active.has(id),

@@ -1,0 +1,46 @@
+/**
+ * The names the extension shares with package.json: command ids, the view, panel view types and context keys. No
+ * `vscode` import, so the manifest test imports these instead of searching source text.
+ */
+import type { PanelKind } from "../protocol/messages.js";
+
+export const CommandId = {
+  Refresh: "piSessions.refresh",
+  SetFilter: "piSessions.setFilter",
+  Search: "piSessions.search",
+  ShowLog: "piSessions.showLog",
+  OpenEntry: "piSessions.openEntry",
+  CopyEntryId: "piSessions.copyEntryId",
+  CopyResumeCommand: "piSessions.copyResumeCommand",
+  RevealParent: "piSessions.revealParent",
+  RevealSession: "piSessions.revealSession",
+  RevealEntry: "piSessions.revealEntry",
+  ShowUsage: "piSessions.showUsage",
+  ShowSessionUsage: "piSessions.showSessionUsage",
+  InspectCheckpoint: "piSessions.inspectCheckpoint",
+  ShowLineage: "piSessions.showLineage",
+  ShowContext: "piSessions.showContext",
+  CompactBranch: "piSessions.compactBranch",
+  SetApiKey: "piSessions.setApiKey",
+  RepairTail: "piSessions.repairTail",
+} as const;
+export type CommandId = (typeof CommandId)[keyof typeof CommandId];
+
+/** The activity-bar container and its Sessions view. */
+export const ContainerId = "piSessions";
+export const SessionsViewId = "piSessions.sessions";
+
+/** The webview panels' view types (one per panel kind; each is revived by its serializer). */
+export const PanelViewType: Record<PanelKind, string> = {
+  usage: "piSessions.usage",
+  sessionUsage: "piSessions.sessionUsage",
+  checkpoint: "piSessions.checkpoint",
+  lineage: "piSessions.lineage",
+  context: "piSessions.context",
+};
+
+/** Context keys set with `setContext`, used by `when` clauses. */
+export const ContextKey = {
+  State: "piSessions.state",
+  Filter: "piSessions.filter",
+} as const;

@@ -1,0 +1,153 @@
+/**
+ * One way to write each figure, everywhere: the tree, the panels, the CLI and messages. A user sees the same cost,
+ * token count, size, time or entry label written the same way wherever it appears. No dependencies, so the
+ * extension host, the CLI and the webview bundles all import it.
+ */
+
+/** US dollars: `$0.00`, `$0.0042` below a cent (cheap calls stay visible), `<$0.0001`, `$1,234.56`. */
+export function formatCost(usd: number): string {
+  if (!Number.isFinite(usd)) return "$?";
+  if (usd === 0) return "$0.00";
+  const sign = usd < 0 ? "-" : "";
+  const abs = Math.abs(usd);
+  if (abs < 0.0001) return `${sign}<$0.0001`;
+  if (abs < 0.01) return `${sign}$${abs.toFixed(4)}`;
+  return `${sign}$${abs.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+}
+
+/** A token count at a glance: `950`, `48k`, `1.2M`. Exact counts (tables of totals) use `formatCount`. */
+export function formatTokens(n: number): string {
+  if (!Number.isFinite(n)) return "?";
+  if (n >= 1_000_000) return `${(n / 1_000_000).toFixed(1)}M`;
+  if (n >= 1000) return `${Math.round(n / 1000)}k`;
+  return String(n);
+}
+
+/** An exact whole number with thousands separators: `1,234,567`. */
+export function formatCount(n: number): string {
+  return n.toLocaleString("en-US");
+}
+
+/** `n` and the noun, plural unless one: `1 session`, `3 entries` (with the plural given). */
+export function countOf(n: number, singular: string, plural = `${singular}s`): string {
+  return `${formatCount(n)} ${n === 1 ? singular : plural}`;
+}
+
+/** A file size: `512 B`, `4.0 KB`, `12.3 MB`. */
+export function formatBytes(n: number): string {
+  if (n >= 1024 * 1024 * 1024) return `${(n / 1024 / 1024 / 1024).toFixed(2)} GB`;
+  if (n >= 1024 * 1024) return `${(n / 1024 / 1024).toFixed(1)} MB`;
+  if (n >= 1024) return `${(n / 1024).toFixed(1)} KB`;
+  return `${n} B`;
+}
+
+/** How long ago: `just now`, `5 min ago`, `3 h ago`, `2 d ago`, then the date (`2026-11-01`). */
+export function relativeTime(ms: number, now = Date.now()): string {
+  if (!Number.isFinite(ms) || ms <= 0) return "unknown time";
+  const s = Math.round((now - ms) / 1000);
+  if (s < 45) return "just now";
+  const m = Math.round(s / 60);
+  if (m < 60) return `${m} min ago`;
+  const h = Math.round(m / 60);
+  if (h < 24) return `${h} h ago`;
+  const d = Math.round(h / 24);
+  if (d < 30) return `${d} d ago`;
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+/** Text on one line, whitespace collapsed, cut to `max` characters with an ellipsis. */
+export function truncate(text: string, max = 80): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** Concatenated text blocks of a message content (a string or an array of blocks). */
+export function contentText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  const parts: string[] = [];
+  for (const block of content) {
+    if (isRecord(block) && block.type === "text" && typeof block.text === "string") parts.push(block.text);
+  }
+  return parts.join(" ");
+}
+
+/** What the entry labels need of an entry (the core's `Entry` has it). */
+export interface EntryLike {
+  type: string;
+  role?: string;
+  known: boolean;
+  data: Record<string, unknown>;
+}
+
+/** Shown for a user message without text (an image only, or nothing). */
+export const EMPTY_PROMPT = "(empty prompt)";
+
+/** An entry's one-line label: the prompt itself for a user message, else what the entry is (`describeEntry`). */
+export function entryLabel(entry: EntryLike, max = 100): string {
+  if (entry.role === "user" && isRecord(entry.data.message)) {
+    return truncate(contentText(entry.data.message.content) || EMPTY_PROMPT, max);
+  }
+  return describeEntry(entry);
+}
+
+function toolCallNames(content: unknown): string[] {
+  if (!Array.isArray(content)) return [];
+  return content.filter((b) => isRecord(b) && b.type === "toolCall").map((b) => String((b as { name?: unknown }).name));
+}
+
+/** What an entry is, on one line: `assistant: "…" → read, edit`, `model → anthropic/claude`, `label "x" → id`. */
+export function describeEntry(entry: EntryLike): string {
+  const d = entry.data;
+  switch (entry.type) {
+    case "message": {
+      const m = isRecord(d.message) ? d.message : {};
+      const role = entry.role ?? "?";
+      if (role === "assistant") {
+        const text = contentText(m.content);
+        const calls = toolCallNames(m.content);
+        const parts = [];
+        if (text) parts.push(JSON.stringify(truncate(text, 60)));
+        if (calls.length) parts.push(`→ ${calls.join(", ")}`);
+        if (m.stopReason === "error" || m.stopReason === "aborted") parts.push(`(${String(m.stopReason)})`);
+        return `assistant: ${parts.join(" ") || "(empty)"}`;
+      }
+      if (role === "toolResult")
+        return `${m.isError ? "tool error" : "tool result"} ${String(m.toolName ?? "")}`.trim();
+      if (role === "bashExecution") return `bash: ${truncate(String(m.command ?? ""), 60)}`;
+      return `${role}: ${JSON.stringify(truncate(contentText(m.content), 60))}`;
+    }
+    case "model_change": {
+      const model = typeof d.model === "string" ? d.model : `${String(d.provider)}/${String(d.modelId)}`;
+      return `model → ${model}${typeof d.role === "string" && d.role !== "default" ? ` (${d.role})` : ""}`;
+    }
+    case "thinking_level_change":
+      return `thinking → ${String(d.thinkingLevel ?? d.configured ?? "off")}`;
+    case "compaction":
+      return `compaction · ${typeof d.tokensBefore === "number" ? `${formatTokens(d.tokensBefore)} tokens summarized` : "summary"}`;
+    case "branch_summary":
+      return `branch summary: ${JSON.stringify(truncate(String(d.summary ?? ""), 50))}`;
+    case "label":
+      return typeof d.label === "string" && d.label
+        ? `label ${JSON.stringify(d.label)} → ${String(d.targetId)}`
+        : `label cleared → ${String(d.targetId)}`;
+    case "session_info":
+      return typeof d.name === "string" && d.name.trim()
+        ? `name: ${JSON.stringify(truncate(d.name, 50))}`
+        : "name cleared";
+    case "title_change":
+      return `title: ${JSON.stringify(truncate(String(d.title ?? ""), 50))}`;
+    case "custom":
+      return `custom ${String(d.customType)}`;
+    case "custom_message":
+      return `custom message ${String(d.customType)}: ${JSON.stringify(truncate(contentText(d.content), 40))}`;
+    case "model_usage":
+      return `model usage (${String(d.purpose ?? "side call")}) ${String(d.model ?? "")}`;
+    case "reset_boundary":
+      return "reset (/clear)";
+    default:
+      return entry.known ? entry.type.replace(/_/g, " ") : `${entry.type} (unknown type)`;
+  }
+}
