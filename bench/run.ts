@@ -30,9 +30,9 @@ import { SessionManager } from "@mariozechner/pi-coding-agent";
 import { SessionOutline } from "../src/core/outline.js";
 import { parseSession } from "../src/core/session.js";
 import { extendSummary, summarize } from "../src/core/summary.js";
-import { ownCost } from "../src/node/library.js";
+import { ownCost } from "../src/node/store/index.js";
 import { parseSessionSliced } from "../src/node/readSession.js";
-import { computeOwnership, loadStore, realFs, type StoreFs } from "../src/node/store.js";
+import { computeOwnership, loadStore, realFs, type StoreFs } from "../src/node/store/index.js";
 import { SessionTracker } from "../src/node/tracker.js";
 import { generateSession, generateStore } from "./generate.js";
 

@@ -48,14 +48,20 @@ export function parseOk(text: string, file = "mem.jsonl"): Session {
   return result.session;
 }
 
-/** A scratch directory removed after the callback. */
+/** A scratch directory, removed after the callback (after its promise settles, for an async callback). */
 export function withTempDir<T>(fn: (dir: string) => T): T {
   const dir = mkdtempSync(join(tmpdir(), "pse-test-"));
+  const remove = () => rmSync(dir, { recursive: true, force: true });
+  let result: T;
   try {
-    return fn(dir);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
+    result = fn(dir);
+  } catch (err) {
+    remove();
+    throw err;
   }
+  if (result instanceof Promise) return result.finally(remove) as T;
+  remove();
+  return result;
 }
 
 export function tempCopy(dir: string, file: string): string {

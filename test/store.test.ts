@@ -17,6 +17,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join, sep } from "node:path";
+import { listedSession } from "../src/cli/list.js";
 import { run } from "../src/cli/main.js";
 import { slugMatches, workspaceSlugVariants } from "../src/core/slug.js";
 import { usageReport } from "../src/node/report.js";
@@ -26,14 +27,13 @@ import { probeSummary, summarize } from "../src/core/summary.js";
 import {
   belongsToWorkspace,
   computeOwnership,
-  listedSession,
   loadStore,
   packSummary,
   realFs,
   type StoreFs,
   type StoreSession,
   unpackSummary,
-} from "../src/node/store.js";
+} from "../src/node/store/index.js";
 import { jsonl, OMP_FIXTURES, oracleFor, PI_FIXTURES, plain, REAL } from "./helpers.js";
 
 const O2 = "2026-11-29T18-50-21-986Z_01a228a4-d9a2-7000-85ca-ecf671b91f93.jsonl";

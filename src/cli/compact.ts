@@ -3,8 +3,7 @@ import type { Provider } from "../core/compact/identity.js";
 import { type CompactOptions, type CompactResult, compactBranch, readCodexToken } from "../node/compact/run.js";
 import { piKeepRecentTokens } from "../node/compact/settings.js";
 import { formatCost } from "../protocol/format.js";
-
-export const EXIT_NOT_WRITTEN = 3;
+import { EXIT_NOT_WRITTEN, type Io, oneFile, parse, UsageError } from "./args.js";
 
 export type CompactArgs = Pick<
   CompactOptions,
@@ -115,4 +114,54 @@ export async function compactCommand(
     );
   else io.err(`not compacted: ${result.reason}. The file is unchanged.`);
   return result.state === "written" || (result.state === "planned" && a.dryRun) ? 0 : EXIT_NOT_WRITTEN;
+}
+
+/** Parse `compact`'s arguments and run it. */
+export async function compactCli(args: string[], io: Io, version: string): Promise<number> {
+  const { values, positionals } = parse(args, {
+    leaf: { type: "string" },
+    provider: { type: "string" },
+    model: { type: "string" },
+    "azure-resource": { type: "string" },
+    "azure-deployment": { type: "string" },
+    "base-url": { type: "string" },
+    "keep-recent-tokens": { type: "string" },
+    summary: { type: "string" },
+    "dry-run": { type: "boolean" },
+    yes: { type: "boolean" },
+    json: { type: "boolean" },
+    "write-fallback": { type: "boolean" },
+    "timeout-ms": { type: "string" },
+  });
+  const provider = values.provider;
+  if (provider !== "openai" && provider !== "azure" && provider !== "codex")
+    throw new UsageError("--provider must be openai, azure or codex");
+  if (!values.model) throw new UsageError("--model is required");
+  if (values.summary !== undefined && values.summary !== "extractive" && values.summary !== "llm")
+    throw new UsageError("--summary must be extractive or llm");
+  const int = (name: string, v: string | undefined) => {
+    if (v === undefined) return undefined;
+    if (!/^\d+$/.test(v)) throw new UsageError(`--${name} takes a whole number`);
+    return Number(v);
+  };
+  return compactCommand(
+    {
+      file: oneFile(positionals),
+      leaf: values.leaf,
+      provider,
+      model: values.model,
+      azureResource: values["azure-resource"],
+      azureDeployment: values["azure-deployment"],
+      baseUrl: values["base-url"],
+      keepRecentTokens: int("keep-recent-tokens", values["keep-recent-tokens"]),
+      summary: values.summary as "extractive" | "llm" | undefined,
+      dryRun: !!values["dry-run"],
+      yes: !!values.yes,
+      json: !!values.json,
+      writeFallback: !!values["write-fallback"],
+      timeoutMs: int("timeout-ms", values["timeout-ms"]),
+    },
+    io,
+    version,
+  );
 }

@@ -10,7 +10,7 @@ import type { Provider } from "../core/compact/identity.js";
 import type { FailureClass } from "../node/compact/providers.js";
 import { type CompactResult, compactBranch, type Credentials, readCodexToken } from "../node/compact/run.js";
 import { piKeepRecentTokens } from "../node/compact/settings.js";
-import { lastActivity, sessionTitle } from "../node/library.js";
+import { lastActivity, sessionTitle } from "../node/store/index.js";
 import { formatCost } from "../protocol/format.js";
 import { entryIdOf, fileOf } from "./args.js";
 import { registerCommand } from "./commands.js";

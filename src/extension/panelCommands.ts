@@ -2,8 +2,9 @@
 import { basename } from "node:path";
 import * as vscode from "vscode";
 import { formatTokens, relativeTime } from "../protocol/format.js";
-import { lastActivity, type SessionLibrary, sessionTitle } from "../node/library.js";
-import type { StoreSession } from "../node/store.js";
+import { type SessionLibrary } from "../node/library.js";
+import { lastActivity, sessionTitle } from "../node/store/index.js";
+import type { StoreSession } from "../node/store/index.js";
 import { entryIdOf, fileOf } from "./args.js";
 import { registerCommand } from "./commands.js";
 import { CommandId } from "./ids.js";

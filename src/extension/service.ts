@@ -6,7 +6,7 @@ import { existsSync } from "node:fs";
 import * as vscode from "vscode";
 import { type ChangeSet, SessionLibrary } from "../node/library.js";
 import { resolveRoots, type SessionRoot } from "../node/roots.js";
-import { cacheFileFor } from "../node/store.js";
+import { cacheFileFor } from "../node/store/index.js";
 import { SessionWatcher } from "../node/watcher.js";
 import { ContextKey } from "./ids.js";
 import type { Logger } from "./logging.js";

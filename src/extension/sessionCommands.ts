@@ -12,7 +12,7 @@ import type { SessionService } from "./service.js";
 import { type Element, type SessionsTreeProvider } from "./tree.js";
 import { hostPaths } from "../node/roots.js";
 import { relativeTime } from "../protocol/format.js";
-import { lastActivity, sessionTitle } from "../node/library.js";
+import { lastActivity, sessionTitle } from "../node/store/index.js";
 
 const FILTER_TEXT: Record<FilterMode, string> = {
   default: "Default: hide settings and bookkeeping entries",

@@ -17,9 +17,9 @@ import {
 } from "../protocol/format.js";
 import { type FilterMode, type OutlineItem, SessionOutline } from "../core/outline.js";
 import { type Entry, isPlainObject, pathTo, type Session } from "../core/session.js";
-import { lastActivity, ownCost, sessionTitle } from "../node/library.js";
+import { lastActivity, ownCost, sessionTitle } from "../node/store/index.js";
 import { hostPaths } from "../node/roots.js";
-import type { StoreSession } from "../node/store.js";
+import type { StoreSession } from "../node/store/index.js";
 import { CommandId } from "./ids.js";
 import type { SessionService } from "./service.js";
 

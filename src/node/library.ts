@@ -3,8 +3,6 @@
  * for the sessions a user expands, and incremental updates from the file watcher. No `vscode` import: the
  * extension wraps it, and plain-Node tests drive it on real files.
  */
-import { realpath } from "node:fs/promises";
-import { basename, join, relative, sep } from "node:path";
 import type { HostPaths } from "../core/slug.js";
 import { extendSummary, summarize } from "../core/summary.js";
 import type { ParseResult } from "../core/session.js";
@@ -12,11 +10,13 @@ import type { SessionRoot } from "./roots.js";
 import {
   belongsToWorkspace,
   computeOwnership,
+  lastActivity,
   linkLineage,
   loadStore,
   newStoreSession,
+  placeFile,
   type StoreSession,
-} from "./store.js";
+} from "./store/index.js";
 import { SessionTracker } from "./tracker.js";
 
 export interface LibraryOptions {
@@ -165,7 +165,7 @@ export class SessionLibrary {
     const changes: SessionChange[] = [];
     let structural = false;
     for (const file of paths) {
-      const placed = await this.place(file);
+      const placed = placeFile(file, this.options.roots);
       const known = this.sessionsByFile.get(file);
       let tracker = this.trackers.get(file);
       if (!tracker) {
@@ -216,32 +216,6 @@ export class SessionLibrary {
     return { changes, structural };
   }
 
-  /** Where a path sits under the roots (slug folder, nested artifacts dir), or null when it is not a session file there. */
-  private async place(
-    file: string,
-  ): Promise<{ root: SessionRoot; slug: string | null; nestedIn: string | null } | null> {
-    if (!file.endsWith(".jsonl")) return null;
-    for (const root of this.options.roots) {
-      const rel = relative(root.dir, file);
-      if (!rel || rel.startsWith("..") || rel.startsWith(sep)) continue;
-      const parts = rel.split(sep);
-      if (parts.some((p) => p.startsWith("."))) return null;
-      // A symlink must not lead out of its root (the same rule as discovery).
-      try {
-        const [realRoot, realFile] = await Promise.all([realpath(root.dir), realpath(file)]);
-        if (!realFile.startsWith(realRoot + sep)) return null;
-      } catch {
-        // Gone: still placed, so that a removal is reported.
-      }
-      if (parts.length === 1) return { root, slug: null, nestedIn: null };
-      if (parts.length === 2) return { root, slug: parts[0]!, nestedIn: null };
-      if (parts.length === 3)
-        return { root, slug: parts[0]!, nestedIn: join(root.dir, parts[0]!, `${parts[1]!}.jsonl`) };
-      return null;
-    }
-    return null;
-  }
-
   /** Sessions whose cwd (or slug folder) belongs to one of the workspace folders, newest first. */
   workspaceSessions(folders: string[], host: HostPaths): StoreSession[] {
     if (!folders.length) return [];
@@ -271,31 +245,6 @@ export class SessionLibrary {
   }
 }
 
-/** When a session was last written: the file's mtime, else its newest entry. */
-export function lastActivity(s: StoreSession): number {
-  if (s.mtimeMs) return s.mtimeMs;
-  if (!s.summary.ok) return 0;
-  let last = s.summary.created || 0;
-  for (const [, t] of s.summary.entries) if (t > last) last = t;
-  return last;
-}
-
 function byActivity(a: StoreSession, b: StoreSession): number {
   return lastActivity(b) - lastActivity(a) || a.file.localeCompare(b.file);
-}
-
-/** A session's display title: its name or title, else its first prompt, else the file name. */
-export function sessionTitle(s: StoreSession): string {
-  if (!s.summary.ok) return basename(s.file);
-  return s.summary.name ?? s.summary.firstPrompt ?? "(no prompt yet)";
-}
-
-/** Cost of the entries this session owns (inherited fork entries are the parent's). */
-export function ownCost(s: StoreSession): number {
-  if (!s.summary.ok || s.summary.partial) return 0;
-  // Not a fork that inherits: the summary's total (the usage records are then never decoded from the cache).
-  if (s.inherited.size === 0 && typeof s.summary.cost === "number") return s.summary.cost;
-  let cost = 0;
-  for (const r of s.summary.usage) if (!s.inherited.has(r.entryId)) cost += r.cost;
-  return cost;
 }

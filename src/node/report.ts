@@ -5,7 +5,7 @@
  *   tool result (`details.usage`), so its own records are shown on its row but never added to totals.
  */
 import { addRecord, emptyTotals, localDay, type UsageRecord, type UsageTotals } from "../core/usage.js";
-import { computeOwnership, isOk, type StoreSession } from "./store.js";
+import { computeOwnership, isOk, type StoreSession } from "./store/index.js";
 
 export type GroupBy = "session" | "model" | "day" | "project";
 

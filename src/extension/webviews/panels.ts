@@ -18,8 +18,8 @@ import {
   type ToWebview,
 } from "../../protocol/messages.js";
 import type { DashboardModel, PanelModel } from "../../protocol/views.js";
-import { ownCost, sessionTitle } from "../../node/library.js";
-import type { StoreSession } from "../../node/store.js";
+import { ownCost, sessionTitle } from "../../node/store/index.js";
+import type { StoreSession } from "../../node/store/index.js";
 import { checkpointModel } from "../../node/views/checkpoint.js";
 import { contextModel } from "../../node/views/context.js";
 import { dashboardModel, exportTable } from "../../node/views/dashboard.js";

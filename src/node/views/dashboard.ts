@@ -3,7 +3,7 @@ import type { HostPaths } from "../../core/slug.js";
 import type { UsageTotals } from "../../core/usage.js";
 import type { Buckets, DashboardModel, UsageTableRow } from "../../protocol/views.js";
 import { type UsageRow, usageReport } from "../report.js";
-import { belongsToWorkspace, type StoreSession } from "../store.js";
+import { belongsToWorkspace, type StoreSession } from "../store/index.js";
 
 export interface DashboardOptions {
   scope: "workspace" | "all";

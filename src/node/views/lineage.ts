@@ -4,7 +4,7 @@
  */
 import dagre from "@dagrejs/dagre";
 import type { LineageModel, LineageNode } from "../../protocol/views.js";
-import type { StoreSession } from "../store.js";
+import type { StoreSession } from "../store/index.js";
 
 export interface LineageOptions {
   /** Display name of a session. */

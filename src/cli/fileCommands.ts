@@ -1,0 +1,78 @@
+/** The commands on session files: `tree`, `context` and `lint`. */
+import { buildContext, UnknownEntryError } from "../core/context.js";
+import { treeJson } from "../core/treeJson.js";
+import { readSessionFile } from "../node/readSession.js";
+import { contentText, truncate } from "../protocol/format.js";
+import { EXIT_OK, EXIT_REJECTED, type Io, oneFile, parse, reportUnreadable, UsageError } from "./args.js";
+import { renderTree } from "./treeText.js";
+
+export async function treeCommand(args: string[], io: Io): Promise<number> {
+  const { values, positionals } = parse(args, { json: { type: "boolean" } });
+  const result = await readSessionFile(oneFile(positionals));
+  if (!result.ok) return reportUnreadable(result, !!values.json, io);
+  io.out(values.json ? JSON.stringify(treeJson(result.session)) : renderTree(result.session));
+  return EXIT_OK;
+}
+
+export async function contextCommand(args: string[], io: Io): Promise<number> {
+  const { values, positionals } = parse(args, { json: { type: "boolean" }, leaf: { type: "string" } });
+  const result = await readSessionFile(oneFile(positionals), { validate: false });
+  if (!result.ok) return reportUnreadable(result, !!values.json, io);
+  let context;
+  try {
+    context = buildContext(result.session, values.leaf as string | undefined);
+  } catch (err) {
+    if (err instanceof UnknownEntryError) throw new UsageError(`--leaf: ${err.message}`);
+    throw err;
+  }
+  if (values.json) {
+    const { compactionId: _compactionId, ...json } = context;
+    io.out(JSON.stringify(json));
+  } else {
+    io.out(renderContext(context));
+  }
+  return EXIT_OK;
+}
+
+function renderContext(context: ReturnType<typeof buildContext>): string {
+  const model = context.model ? `${context.model.provider}/${context.model.modelId}` : "unknown model";
+  const lines = [
+    `context at ${context.leafId ?? "(empty)"} · ${context.messages.length} messages · ${model} · thinking ${context.thinkingLevel ?? "off"}`,
+    "",
+  ];
+  context.messages.forEach((m, i) => {
+    let text: string;
+    if (m.role === "compactionSummary" || m.role === "branchSummary") text = String(m.summary ?? "");
+    else if (m.role === "bashExecution") text = `$ ${String(m.command ?? "")}`;
+    else if (m.role === "toolResult") text = `${String(m.toolName ?? "")}: ${contentText(m.content)}`;
+    else text = contentText(m.content);
+    lines.push(`${String(i + 1).padStart(4)}  ${m.role.padEnd(17)} ${truncate(text, 100)}`);
+  });
+  return lines.join("\n");
+}
+
+export async function lintCommand(args: string[], io: Io): Promise<number> {
+  const { values, positionals } = parse(args, { json: { type: "boolean" } });
+  if (positionals.length === 0) throw new UsageError("missing FILE");
+  let code = EXIT_OK;
+  const report: unknown[] = [];
+  for (const file of positionals) {
+    const result = await readSessionFile(file);
+    if (!result.ok) {
+      code = EXIT_REJECTED;
+      report.push({ file, rejected: result.rejection, diagnostics: result.diagnostics });
+      if (!values.json) {
+        for (const d of result.diagnostics) io.out(`${file}:${d.line}: ${d.severity} ${d.code}: ${d.message}`);
+        io.out(
+          `${file}:${result.rejection.line}: error ${result.rejection.code}: ${result.rejection.message} (file rejected)`,
+        );
+      }
+      continue;
+    }
+    report.push({ file, rejected: null, diagnostics: result.session.diagnostics });
+    if (!values.json)
+      for (const d of result.session.diagnostics) io.out(`${file}:${d.line}: ${d.severity} ${d.code}: ${d.message}`);
+  }
+  if (values.json) io.out(JSON.stringify({ files: report }));
+  return code;
+}

@@ -1,0 +1,125 @@
+/** `pi-sessions list`: every session under the roots, with fork lineage; and the row shape of `list --json`. */
+import { truncate } from "../protocol/format.js";
+import { computeOwnership, type ParentState, type StoreSession } from "../node/store/index.js";
+import { EXIT_OK, type Io, openStore, parse, STORE_OPTIONS, UsageError } from "./args.js";
+import { formatTable, shortId } from "./table.js";
+
+export interface ListedSession {
+  id: string | null;
+  file: string;
+  flavor: "pi" | "omp" | null;
+  cwd: string | null;
+  name: string | null;
+  nested: boolean;
+  parentSession: string | null;
+  parentId: string | null;
+  parentFile: string | null;
+  parentState: ParentState;
+  firstSeen: string | null;
+  lastSeen: string | null;
+  entryCount: number;
+  ownEntryCount: number;
+  sizeBytes: number;
+}
+
+/** The `list --json` row of a session (call `computeOwnership` on the result first). */
+export function listedSession(s: StoreSession): ListedSession {
+  const sum = s.summary;
+  if (!sum.ok) {
+    return {
+      id: null,
+      file: s.file,
+      flavor: null,
+      cwd: null,
+      name: null,
+      nested: s.nestedIn !== null,
+      parentSession: null,
+      parentId: null,
+      parentFile: null,
+      parentState: "none",
+      firstSeen: null,
+      lastSeen: null,
+      entryCount: 0,
+      ownEntryCount: 0,
+      sizeBytes: s.sizeBytes,
+    };
+  }
+  let first = Infinity;
+  let last = -Infinity;
+  let own = 0;
+  for (const [id, time] of sum.entries) {
+    if (s.inherited.has(id)) continue;
+    own++;
+    if (Number.isFinite(time)) {
+      if (time < first) first = time;
+      if (time > last) last = time;
+    }
+  }
+  const parentSummary = s.parent?.summary;
+  return {
+    id: sum.id,
+    file: s.file,
+    flavor: sum.flavor,
+    cwd: sum.cwd,
+    name: sum.name,
+    nested: s.nestedIn !== null,
+    parentSession: sum.parentSession?.raw ?? null,
+    parentId: parentSummary?.ok ? parentSummary.id : null,
+    parentFile: s.parent?.file ?? null,
+    parentState: s.parentState,
+    firstSeen: Number.isFinite(first) ? new Date(first).toISOString() : null,
+    lastSeen: Number.isFinite(last) ? new Date(last).toISOString() : null,
+    entryCount: sum.entries.length,
+    ownEntryCount: own,
+    sizeBytes: s.sizeBytes,
+  };
+}
+
+export async function listCommand(args: string[], io: Io): Promise<number> {
+  const { values, positionals } = parse(args, STORE_OPTIONS);
+  if (positionals.length) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
+  const { store, result } = await openStore(values);
+  computeOwnership(result);
+  const rows = result.map((s) => ({ row: listedSession(s), s }));
+  rows.sort(
+    (a, b) => (b.row.lastSeen ?? "").localeCompare(a.row.lastSeen ?? "") || a.row.file.localeCompare(b.row.file),
+  );
+  type Row = { file: string; line: number; severity: "error" | "warning"; code: string; message: string };
+  const diagnostics: Row[] = [
+    ...result.flatMap((s): Row[] =>
+      s.summary.ok
+        ? s.summary.diagnostics.filter((d) => d.severity === "error").map((d) => ({ file: s.file, ...d }))
+        : [
+            {
+              file: s.file,
+              line: s.summary.rejection.line,
+              severity: "error" as const,
+              code: s.summary.rejection.code,
+              message: `file rejected: ${s.summary.rejection.message}`,
+            },
+          ],
+    ),
+    ...store.errors.map((e) => ({ file: e.path, line: 0, severity: "error" as const, code: "io", message: e.message })),
+  ];
+  if (values.json) {
+    io.out(JSON.stringify({ sessions: rows.map((r) => r.row), diagnostics }));
+    return EXIT_OK;
+  }
+  const table = [["last seen", "flavor", "entries", "own", "fork", "name", "cwd"]];
+  for (const { row } of rows) {
+    const fork =
+      row.parentState === "none" ? "" : row.parentState === "resolved" ? `↳ ${shortId(row.parentId)}` : row.parentState;
+    table.push([
+      row.lastSeen?.slice(0, 16).replace("T", " ") ?? "-",
+      row.flavor ?? "REJECTED",
+      String(row.entryCount),
+      String(row.ownEntryCount),
+      fork + (row.nested ? " nested" : ""),
+      truncate(row.name ?? "", 40),
+      row.cwd ?? row.file,
+    ]);
+  }
+  io.out(formatTable(table, [2, 3]));
+  for (const d of diagnostics) io.out(`${d.file}:${d.line}: ${d.severity} ${d.code}: ${d.message}`);
+  return EXIT_OK;
+}

@@ -1,0 +1,39 @@
+/** `pi-sessions repair`: remove an incomplete last line left by a crash, after a backup copy. */
+import { inspectTail, repairTail } from "../node/repair.js";
+import { truncate } from "../protocol/format.js";
+import { EXIT_NOT_WRITTEN, EXIT_OK, type Io, oneFile, parse } from "./args.js";
+
+export async function repairCli(args: string[], io: Io): Promise<number> {
+  const { values, positionals } = parse(args, { yes: { type: "boolean" }, json: { type: "boolean" } });
+  const file = oneFile(positionals);
+  const seen = await inspectTail(file);
+  if (!seen) {
+    if (values.json) io.out(JSON.stringify({ file, repaired: false, reason: "the last line is complete" }));
+    else io.out(`${file}: the last line is complete; nothing to repair`);
+    return EXIT_OK;
+  }
+  if (!values.yes) {
+    if (values.json)
+      io.out(
+        JSON.stringify({
+          file,
+          repaired: false,
+          incompleteLine: { offset: seen.offset, bytes: seen.bytes, text: seen.text.slice(0, 500) },
+        }),
+      );
+    else
+      io.out(
+        `${file}: the last line is incomplete (${seen.bytes} bytes at offset ${seen.offset}):\n  ${truncate(seen.text, 300)}\nre-run with --yes to remove it (a backup copy is written first)`,
+      );
+    return EXIT_NOT_WRITTEN;
+  }
+  try {
+    const r = await repairTail(file, seen);
+    if (values.json) io.out(JSON.stringify({ file, repaired: true, removedBytes: r.removedBytes, backup: r.backup }));
+    else io.out(`${file}: removed the incomplete last line (${r.removedBytes} bytes); backup: ${r.backup}`);
+    return EXIT_OK;
+  } catch (err) {
+    io.err(`${file}: ${(err as Error).message}`);
+    return EXIT_NOT_WRITTEN;
+  }
+}

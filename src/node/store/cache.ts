@@ -1,0 +1,265 @@
+/**
+ * The persistent metadata cache: a session's summary keyed by (path, size, mtime in ns), so a second listing of an
+ * unchanged store reads no session file. OMP rewrites its title slot in place (same size, new mtime), which the
+ * mtime catches (docs/session-format.md#t2). The file is JSON lines: the listing first, then one details line per
+ * session, decoded only when read.
+ */
+import { createHash } from "node:crypto";
+import * as nodeFs from "node:fs/promises";
+import { dirname, join } from "node:path";
+import type { SessionSummary, SessionSummaryOk } from "../../core/summary.js";
+import type { UsageRecord } from "../../core/usage.js";
+import type { SessionRoot } from "../roots.js";
+
+/** A cache entry as written: `d` numbers its details line. */
+interface StoredEntry {
+  size: number;
+  mtimeNs: string;
+  summary: SessionSummary | Omit<PackedSummary, "detail">;
+  d?: number;
+}
+
+interface CacheEntry {
+  size: number;
+  mtimeNs: string;
+  summary: SessionSummary;
+  /** The stored form, when the summary came from the cache file unchanged (saved again without re-packing). */
+  stored?: { summary: SessionSummary | Omit<PackedSummary, "detail">; detail: () => string | undefined };
+}
+
+/**
+ * A summary as stored. What a listing shows is plain JSON; the per-entry details (entry ids, times, usage records)
+ * are one JSON string, so loading the cache scans them as text and decodes a session's details only when they are
+ * read (fork ownership, usage panels). Entry ids are one string, times and usage flat number arrays.
+ */
+interface PackedSummary extends Omit<SessionSummaryOk, "entries" | "usage"> {
+  packed: 2;
+  detail: string;
+}
+
+interface PackedDetail {
+  ids: string;
+  times: (number | null)[];
+  /** [provider, model, source] triples used by the usage rows. */
+  keys: [string, string, string][];
+  /** Per record: entry index, time, key index, input, output, cacheRead, cacheWrite, totalTokens, cost, active. */
+  usage: (number | null)[];
+}
+
+const USAGE_WIDTH = 10;
+
+export function packSummary(s: SessionSummary): SessionSummary | PackedSummary {
+  if (!s.ok || s.entries.some(([id]) => id.includes("\n"))) return s;
+  const index = new Map(s.entries.map(([id], i) => [id, i]));
+  const keys: [string, string, string][] = [];
+  const keyIndex = new Map<string, number>();
+  const usage: (number | null)[] = [];
+  for (const r of s.usage) {
+    const k = JSON.stringify([r.provider, r.model, r.source]);
+    let ki = keyIndex.get(k);
+    if (ki === undefined) keyIndex.set(k, (ki = keys.push([r.provider, r.model, r.source]) - 1));
+    const at = index.get(r.entryId);
+    if (at === undefined) return s; // a record of a shadowed entry: keep it unpacked
+    usage.push(
+      at,
+      Number.isFinite(r.time) ? r.time : null,
+      ki,
+      r.input,
+      r.output,
+      r.cacheRead,
+      r.cacheWrite,
+      r.totalTokens,
+      r.cost,
+      r.active ? 1 : 0,
+    );
+  }
+  const { entries, usage: _usage, ...rest } = s;
+  const detail: PackedDetail = {
+    ids: entries.map(([id]) => id).join("\n"),
+    times: entries.map(([, t]) => (Number.isFinite(t) ? t : null)),
+    keys,
+    usage,
+  };
+  return { ...rest, packed: 2, detail: JSON.stringify(detail) };
+}
+
+/**
+ * A stored summary back as a summary; its details are decoded on first use (most are never read). `detailOf` gives
+ * the details when the stored summary does not carry them (the cache file keeps them apart).
+ */
+export function unpackSummary(
+  p: SessionSummary | PackedSummary | Omit<PackedSummary, "detail">,
+  detailOf?: () => string | undefined,
+): SessionSummary {
+  if (!("packed" in p)) return p;
+  const { packed: _packed, detail: own, ...rest } = p as PackedSummary;
+  const detailText = () => own ?? detailOf?.() ?? '{"ids":"","times":[],"keys":[],"usage":[]}';
+  let detail: PackedDetail | undefined;
+  let ids: string[] | undefined;
+  const details = () => (detail ??= JSON.parse(detailText()) as PackedDetail);
+  const idList = () => (ids ??= details().ids === "" ? [] : details().ids.split("\n"));
+  const summary = rest as unknown as SessionSummaryOk;
+  let entries: [string, number][] | undefined;
+  let usage: UsageRecord[] | undefined;
+  Object.defineProperty(summary, "entries", {
+    enumerable: true,
+    configurable: true,
+    get: () => (entries ??= idList().map((id, i) => [id, details().times[i] ?? Number.NaN] as [string, number])),
+    set: (v: [string, number][]) => (entries = v),
+  });
+  Object.defineProperty(summary, "usage", {
+    enumerable: true,
+    configurable: true,
+    get: () => {
+      if (usage) return usage;
+      const list = idList();
+      const { usage: rows, keys } = details();
+      usage = [];
+      for (let i = 0; i < rows.length; i += USAGE_WIDTH) {
+        const [at, time, ki, input, output, cacheRead, cacheWrite, totalTokens, cost, active] = rows.slice(
+          i,
+          i + USAGE_WIDTH,
+        ) as number[];
+        const [provider, model, source] = keys[ki!]!;
+        usage.push({
+          entryId: list[at!]!,
+          time: time ?? Number.NaN,
+          source: source as UsageRecord["source"],
+          provider,
+          model,
+          input: input!,
+          output: output!,
+          cacheRead: cacheRead!,
+          cacheWrite: cacheWrite!,
+          totalTokens: totalTokens!,
+          cost: cost!,
+          active: active === 1,
+        });
+      }
+      return usage;
+    },
+    set: (v: UsageRecord[]) => (usage = v),
+  });
+  return summary;
+}
+
+const CACHE_VERSION = 6;
+
+export class MetadataCache {
+  private entries = new Map<string, CacheEntry>();
+  private dirty = false;
+  constructor(private readonly file: string | null) {}
+
+  /**
+   * The cache file is JSON lines: first the listing (what the first level of the tree needs), then one line of
+   * details (entry ids, times, usage) per session, numbered from the listing. A load parses the first line only; a
+   * session's details line is parsed the first time its details are read (fork ownership, usage panels).
+   */
+  static async load(file: string | null): Promise<MetadataCache> {
+    const cache = new MetadataCache(file);
+    if (!file) return cache;
+    try {
+      // Read as bytes and decode once: a "utf8" read decodes in 64 KB pieces through a StringDecoder, 3× slower.
+      const bytes = await nodeFs.readFile(file);
+      const nl = bytes.indexOf(10);
+      const json = JSON.parse(bytes.toString("utf8", 0, nl < 0 ? bytes.length : nl));
+      if (json.version === CACHE_VERSION && json.entries && typeof json.entries === "object") {
+        // Where each details line starts (found on first use); a session's line is decoded only when it is read.
+        let starts: number[] | undefined;
+        const detailAt = (line: unknown) => {
+          if (typeof line !== "number" || nl < 0) return undefined;
+          if (!starts) {
+            starts = [];
+            for (let at = nl + 1; at < bytes.length;) {
+              starts.push(at);
+              const next = bytes.indexOf(10, at);
+              at = next < 0 ? bytes.length : next + 1;
+            }
+          }
+          const start = starts[line];
+          if (start === undefined) return undefined;
+          const end = bytes.indexOf(10, start);
+          try {
+            const text: unknown = JSON.parse(bytes.toString("utf8", start, end < 0 ? bytes.length : end));
+            return typeof text === "string" ? text : undefined;
+          } catch {
+            return undefined;
+          }
+        };
+        for (const [k, v] of Object.entries(json.entries)) {
+          const e = v as StoredEntry;
+          const detail = () => detailAt(e.d);
+          cache.entries.set(k, {
+            size: e.size,
+            mtimeNs: e.mtimeNs,
+            summary: unpackSummary(e.summary, detail),
+            stored: { summary: e.summary, detail },
+          });
+        }
+      }
+    } catch {
+      /* no cache yet, or unreadable: start empty */
+    }
+    return cache;
+  }
+
+  get(file: string, size: number, mtimeNs: bigint): SessionSummary | undefined {
+    const e = this.entries.get(file);
+    return e && e.size === size && e.mtimeNs === String(mtimeNs) ? e.summary : undefined;
+  }
+
+  set(file: string, size: number, mtimeNs: bigint, summary: SessionSummary): void {
+    this.entries.set(file, { size, mtimeNs: String(mtimeNs), summary });
+    this.dirty = true;
+  }
+
+  /** Forget files that no longer exist. */
+  retain(files: Set<string>): void {
+    for (const k of this.entries.keys()) {
+      if (!files.has(k)) {
+        this.entries.delete(k);
+        this.dirty = true;
+      }
+    }
+  }
+
+  async save(): Promise<void> {
+    if (!this.file || !this.dirty) return;
+    await nodeFs.mkdir(dirname(this.file), { recursive: true });
+    const tmp = `${this.file}.${process.pid}.tmp`;
+    const entries: Record<string, StoredEntry> = {};
+    const details: string[] = [];
+    for (const [k, e] of this.entries) {
+      let summary: SessionSummary | Omit<PackedSummary, "detail">;
+      let detail: string | undefined;
+      if (e.stored) {
+        summary = e.stored.summary;
+        detail = "packed" in summary ? e.stored.detail() : undefined;
+      } else {
+        const packed = packSummary(e.summary);
+        if ("packed" in packed) {
+          const { detail: d, ...listing } = packed;
+          summary = listing;
+          detail = d;
+        } else summary = packed;
+      }
+      entries[k] = { size: e.size, mtimeNs: e.mtimeNs, summary };
+      if (detail !== undefined) entries[k].d = details.push(JSON.stringify(detail)) - 1;
+    }
+    await nodeFs.writeFile(
+      tmp,
+      `${JSON.stringify({ version: CACHE_VERSION, entries })}\n${details.map((d) => `${d}\n`).join("")}`,
+    );
+    await nodeFs.rename(tmp, this.file);
+    this.dirty = false;
+  }
+}
+
+/** A cache file name per set of roots, under `cacheDir`. */
+export function cacheFileFor(cacheDir: string, roots: SessionRoot[]): string {
+  const hash = createHash("sha256")
+    .update(roots.map((r) => r.dir).join("\0"))
+    .digest("hex")
+    .slice(0, 16);
+  return join(cacheDir, `store-${hash}.json`);
+}

@@ -1,0 +1,45 @@
+/**
+ * The file-system calls the store makes; tests wrap the real ones to count reads. Listing calls (directory entries,
+ * stats, a few KB at each end of a file) are synchronous: each takes microseconds, where an asynchronous call costs a
+ * thread-pool round trip; the store does them in slices and yields to the event loop between slices. Whole files
+ * are read asynchronously.
+ */
+import * as syncFs from "node:fs";
+import * as nodeFs from "node:fs/promises";
+
+export interface StoreFs {
+  readdir(dir: string): { name: string; isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean }[];
+  stat(file: string): { size: number; mtimeNs: bigint; isFile(): boolean; isDirectory(): boolean };
+  readFile(file: string): Promise<Uint8Array>;
+  /** Up to `length` bytes at `position`, and as many at `position2` after them, from one open of the file. */
+  readRange(file: string, position: number, length: number, position2?: number): Uint8Array;
+  realpath(p: string): string;
+}
+
+export const realFs: StoreFs = {
+  readdir: (dir) => syncFs.readdirSync(dir, { withFileTypes: true }),
+  stat: (file) => {
+    const s = syncFs.statSync(file, { bigint: true });
+    return { size: Number(s.size), mtimeNs: s.mtimeNs, isFile: () => s.isFile(), isDirectory: () => s.isDirectory() };
+  },
+  readFile: (file) => nodeFs.readFile(file),
+  readRange: (file, position, length, position2) => {
+    const fd = syncFs.openSync(file, "r");
+    try {
+      const buf = Buffer.alloc(position2 === undefined ? length : 2 * length);
+      const first = syncFs.readSync(fd, buf, 0, length, position);
+      if (position2 === undefined) return buf.subarray(0, first);
+      const second = syncFs.readSync(fd, buf, length, length, position2);
+      return Buffer.concat([buf.subarray(0, first), buf.subarray(length, length + second)]);
+    } finally {
+      syncFs.closeSync(fd);
+    }
+  },
+  realpath: (p) => syncFs.realpathSync(p),
+};
+
+/** Lets the event loop run every `every` calls of `tick()` (file-system calls in a listing are done in slices). */
+export function slicer(every: number): () => Promise<void> | undefined {
+  let n = 0;
+  return () => (++n % every === 0 ? new Promise<void>((r) => setImmediate(r)) : undefined);
+}

@@ -1,0 +1,139 @@
+/**
+ * The session store: every session file under the configured roots, fork lineage, and fork-aware ownership of
+ * entries (so usage is counted exactly once). `loadStore` lists them, from the metadata cache where it can, from a
+ * probe of each file's ends for a first paint, and in full otherwise. This index is the store's public surface.
+ */
+import { probeSummary, type SessionSummary, summarize } from "../../core/summary.js";
+import { parseSessionSliced } from "../readSession.js";
+import type { SessionRoot } from "../roots.js";
+import { MetadataCache } from "./cache.js";
+import { type DiscoveredFile, discover } from "./discover.js";
+import { realFs, slicer, type StoreFs } from "./fs.js";
+import { linkLineage } from "./lineage.js";
+import { newStoreSession, type StoreSession } from "./storeSession.js";
+
+export { cacheFileFor, MetadataCache, packSummary, unpackSummary } from "./cache.js";
+export { type DiscoveredFile, discover, type Placement, placeFile } from "./discover.js";
+export { realFs, type StoreFs } from "./fs.js";
+export { belongsToWorkspace, computeOwnership, linkLineage } from "./lineage.js";
+export * from "./storeSession.js";
+
+export interface StoreOptions {
+  roots: SessionRoot[];
+  /** Where the persistent metadata cache lives; null disables it. */
+  cacheFile?: string | null;
+  fs?: StoreFs;
+  /**
+   * First paint: files the cache does not know are summarized from their first and last few KB (`partial`), and
+   * `Store.complete()` reads them in full later.
+   */
+  probe?: boolean;
+}
+
+export interface Store {
+  roots: SessionRoot[];
+  sessions: StoreSession[];
+  errors: { path: string; message: string }[];
+  /** Session files read (parsed) by this load: 0 on a warm, unchanged store. */
+  filesRead: number;
+  /** Sessions summarized from their head and tail only (with `probe`). */
+  partial: StoreSession[];
+  /** Read the partial sessions in full, update their summaries and the cache; returns how many were read. */
+  complete(onEach?: (s: StoreSession) => void): Promise<number>;
+}
+
+/** Bytes read from each end of a file for a first-paint summary. */
+const PROBE_BYTES = 4096;
+
+export async function loadStore(options: StoreOptions): Promise<Store> {
+  const fs = options.fs ?? realFs;
+  const { files, errors } = await discover(options.roots, fs);
+  const cache = await MetadataCache.load(options.cacheFile ?? null);
+  let filesRead = 0;
+  const sessions: StoreSession[] = [];
+  const partial: StoreSession[] = [];
+  const stats = new Map<StoreSession, DiscoveredFile>();
+  const readFull = async (f: DiscoveredFile) => {
+    const bytes = await fs.readFile(f.file);
+    const summary = summarize(await parseSessionSliced(f.file, bytes));
+    cache.set(f.file, f.size, f.mtimeNs, summary);
+    return summary;
+  };
+  // Each file's summary: from the cache, a probe of its ends, or a full read; null when it could not be read.
+  // Cache hits and probes are done in place (in slices); full reads a few files at a time, asynchronously.
+  const results: ({ summary: SessionSummary; partial: boolean } | null)[] = new Array(files.length).fill(null);
+  const fullReads: number[] = [];
+  const tick = slicer(64);
+  for (let i = 0; i < files.length; i++) {
+    const f = files[i]!;
+    const cached = cache.get(f.file, f.size, f.mtimeNs);
+    if (cached) {
+      results[i] = { summary: cached, partial: false };
+      continue;
+    }
+    if (options.probe && f.size > 2 * PROBE_BYTES) {
+      try {
+        // Head and tail through one open of the file (the file is longer than both).
+        const both = fs.readRange(f.file, 0, PROBE_BYTES, f.size - PROBE_BYTES);
+        const probed = probeSummary(f.file, both.subarray(0, PROBE_BYTES), both.subarray(PROBE_BYTES), f.size);
+        await tick();
+        if (probed) {
+          results[i] = { summary: probed, partial: true };
+          continue;
+        }
+      } catch (err) {
+        errors.push({ path: f.file, message: String((err as Error).message) });
+        continue;
+      }
+    }
+    fullReads.push(i);
+  }
+  for (let i = 0; i < fullReads.length; i += 4) {
+    await Promise.all(
+      fullReads.slice(i, i + 4).map(async (k) => {
+        const f = files[k]!;
+        try {
+          filesRead++;
+          results[k] = { summary: await readFull(f), partial: false };
+        } catch (err) {
+          errors.push({ path: f.file, message: String((err as Error).message) });
+        }
+      }),
+    );
+  }
+  results.forEach((r, i) => {
+    if (!r) return;
+    const s = newStoreSession(files[i]!, r.summary);
+    sessions.push(s);
+    if (r.partial) {
+      partial.push(s);
+      stats.set(s, files[i]!);
+    }
+  });
+  cache.retain(new Set(files.map((f) => f.file)));
+  const save = async () => {
+    try {
+      await cache.save();
+    } catch (err) {
+      errors.push({ path: options.cacheFile ?? "", message: `cache not saved: ${String((err as Error).message)}` });
+    }
+  };
+  await save();
+  linkLineage(sessions, options.roots);
+  const complete = async (onEach?: (s: StoreSession) => void) => {
+    let read = 0;
+    for (const s of partial.splice(0)) {
+      try {
+        s.summary = await readFull(stats.get(s)!);
+        read++;
+        onEach?.(s);
+      } catch (err) {
+        errors.push({ path: s.file, message: String((err as Error).message) });
+      }
+    }
+    await save();
+    linkLineage(sessions, options.roots);
+    return read;
+  };
+  return { roots: options.roots, sessions, errors, filesRead, partial, complete };
+}

@@ -1,0 +1,76 @@
+/** A session as the store lists it: its file, summary, fork lineage and the entries it owns. */
+import { basename } from "node:path";
+import type { SessionSummary, SessionSummaryOk } from "../../core/summary.js";
+import type { SessionRoot } from "../roots.js";
+import type { DiscoveredFile } from "./discover.js";
+
+export type ParentState = "none" | "resolved" | "orphan" | "external";
+
+export interface StoreSession {
+  file: string;
+  root: SessionRoot;
+  slug: string | null;
+  nestedIn: string | null;
+  sizeBytes: number;
+  /** Last modification time in ms (0 when unknown). */
+  mtimeMs: number;
+  summary: SessionSummary;
+  parentState: ParentState;
+  parent: StoreSession | null;
+  children: StoreSession[];
+  /** Ids of this session's entries that are copies of its parent's (fork deduplication: each entry is counted once). */
+  inherited: Set<string>;
+  /** The last inherited entry in file order: where the fork left its parent. */
+  forkPointId: string | null;
+}
+
+/** A store session before lineage is linked (`linkLineage`) and ownership computed (`computeOwnership`). */
+export function newStoreSession(
+  f: Pick<DiscoveredFile, "file" | "root" | "slug" | "nestedIn" | "size"> & { mtimeNs?: bigint },
+  summary: SessionSummary,
+): StoreSession {
+  const mtimeMs = f.mtimeNs === undefined ? 0 : Number(f.mtimeNs / 1_000_000n);
+  return {
+    file: f.file,
+    root: f.root,
+    slug: f.slug,
+    nestedIn: f.nestedIn,
+    sizeBytes: f.size,
+    mtimeMs,
+    summary,
+    parentState: "none",
+    parent: null,
+    children: [],
+    inherited: new Set(),
+    forkPointId: null,
+  };
+}
+
+export function isOk(s: StoreSession): s is StoreSession & { summary: SessionSummaryOk } {
+  return s.summary.ok;
+}
+
+/** When a session was last written: the file's mtime, else its newest entry. */
+export function lastActivity(s: StoreSession): number {
+  if (s.mtimeMs) return s.mtimeMs;
+  if (!s.summary.ok) return 0;
+  let last = s.summary.created || 0;
+  for (const [, t] of s.summary.entries) if (t > last) last = t;
+  return last;
+}
+
+/** A session's display title: its name or title, else its first prompt, else the file name. */
+export function sessionTitle(s: StoreSession): string {
+  if (!s.summary.ok) return basename(s.file);
+  return s.summary.name ?? s.summary.firstPrompt ?? "(no prompt yet)";
+}
+
+/** Cost of the entries this session owns (inherited fork entries are the parent's). */
+export function ownCost(s: StoreSession): number {
+  if (!s.summary.ok || s.summary.partial) return 0;
+  // Not a fork that inherits: the summary's total (the usage records are then never decoded from the cache).
+  if (s.inherited.size === 0 && typeof s.summary.cost === "number") return s.summary.cost;
+  let cost = 0;
+  for (const r of s.summary.usage) if (!s.inherited.has(r.entryId)) cost += r.cost;
+  return cost;
+}
