@@ -1,5 +1,5 @@
 /** What a command was invoked on: a tree element, or (from a webview or a test) a plain file path. */
-import type { Element } from "./tree.js";
+import type { Element } from "./tree/index.js";
 
 /** The session file of a tree element, or the argument itself when it is a path. */
 export function fileOf(arg: unknown): string | undefined {

@@ -10,7 +10,7 @@ import { readSettings, SessionService } from "./service.js";
 import { applyFilterDescription, registerSessionCommands } from "./sessionCommands.js";
 import { registerCompactCommands } from "./compactCommand.js";
 import { registerPanelCommands } from "./panelCommands.js";
-import { type Element, SessionsTreeProvider } from "./tree.js";
+import { SessionsTreeProvider, type Element } from "./tree/index.js";
 import { PanelManager } from "./webviews/panels.js";
 
 /** What tests (and other extensions) can reach. */
@@ -40,7 +40,10 @@ export function activate(context: vscode.ExtensionContext): PiSessionsApi {
         ? configured
         : "default";
     const tree = new SessionsTreeProvider(service, filter);
-    const view = vscode.window.createTreeView(SessionsViewId, { treeDataProvider: tree, showCollapseAll: true });
+    const view = vscode.window.createTreeView<Element>(SessionsViewId, {
+      treeDataProvider: tree,
+      showCollapseAll: true,
+    });
     applyFilterDescription(view, filter);
     const panels = new PanelManager(context.extensionUri, service, logger, tree.workspaceFolderPaths);
     context.subscriptions.push(

@@ -9,7 +9,7 @@ import { registerCommand } from "./commands.js";
 import { CommandId, ContextKey } from "./ids.js";
 import type { Logger } from "./logging.js";
 import type { SessionService } from "./service.js";
-import { type Element, type SessionsTreeProvider } from "./tree.js";
+import type { SessionsTreeProvider, Element } from "./tree/index.js";
 import { hostPaths } from "../node/roots.js";
 import { relativeTime } from "../protocol/format.js";
 import { lastActivity, sessionTitle } from "../node/store/index.js";

@@ -4,7 +4,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
 import type { PiSessionsApi } from "../../src/extension/extension.js";
-import type { RowEl } from "../../src/extension/tree.js";
+import type { RowNode } from "../../src/extension/tree/index.js";
 import { fakeCodexToken, type MockProvider, startMockProvider } from "../mockProvider.js";
 import { waitFor } from "./util.js";
 
@@ -79,7 +79,7 @@ suite("Compact Branch in a real VS Code", () => {
     // The tree shows the new compaction node, and the checkpoint inspector reads it as the active checkpoint.
     const row = await waitFor("the new compaction row", async () => {
       const found = el && el.kind === "session" ? await api.tree.entryElementFor(el, entry.id) : undefined;
-      return found && found.kind === "row" && found.item.id === entry.id ? (found as RowEl) : undefined;
+      return found && found.kind === "row" && found.item.id === entry.id ? (found as RowNode) : undefined;
     });
     assert.match(String(api.tree.getTreeItem(row).label), /^Compaction · /);
     const model = await api.panels.model({ panel: "checkpoint", file: target, entryId: entry.id });

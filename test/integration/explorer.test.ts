@@ -6,7 +6,7 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 import { waitFor } from "./util.js";
 import type { PiSessionsApi } from "../../src/extension/extension.js";
-import type { Element, RowEl, SessionEl } from "../../src/extension/tree.js";
+import type { Element, RowNode, SessionNode } from "../../src/extension/tree/index.js";
 
 const HOME = process.env.PI_SESSIONS_FIXTURE_HOME ?? "";
 const PI = path.join(HOME, ".pi", "agent", "sessions");
@@ -38,7 +38,7 @@ suite("Pi Sessions explorer in a real VS Code", () => {
     assert.ok(el, `session ${path.basename(file)} is in the tree`);
     return el;
   };
-  const rows = async (el: Element) => (await kids(el)).filter((k): k is RowEl => k.kind === "row");
+  const rows = async (el: Element) => (await kids(el)).filter((k): k is RowNode => k.kind === "row");
 
   suiteSetup(async () => {
     assert.ok(HOME && fs.existsSync(PI), `fixture HOME at ${HOME}`);
@@ -69,7 +69,7 @@ suite("Pi Sessions explorer in a real VS Code", () => {
     const roots = await kids();
     assert.deepEqual(roots.map(label), ["This Workspace", "All Projects"]);
     const ws = await kids(roots[0]);
-    const files = ws.filter((e): e is SessionEl => e.kind === "session").map((e) => e.file);
+    const files = ws.filter((e): e is SessionNode => e.kind === "session").map((e) => e.file);
     for (const f of [S1(), S2(), S3(), S5A(), O1()])
       assert.ok(files.includes(f), `${path.basename(f)} is in This Workspace`);
     assert.ok(!files.some((f) => f.includes("other-project")), "other projects are not in This Workspace");

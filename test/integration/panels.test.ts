@@ -6,7 +6,7 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 import { waitFor } from "./util.js";
 import type { PiSessionsApi } from "../../src/extension/extension.js";
-import type { Element, RowEl } from "../../src/extension/tree.js";
+import type { Element, RowNode } from "../../src/extension/tree/index.js";
 import type { OpenPanel } from "../../src/extension/webviews/panels.js";
 import type {
   CheckpointModel,
@@ -108,7 +108,7 @@ suite("Pi Sessions panels in a real VS Code", () => {
   test("Checkpoint inspector opens for a compaction node and reports supersession", async () => {
     const s3 = file("d565");
     const el = await api.tree.sessionElementFor(s3);
-    const rows = (await api.tree.getChildren(el)).filter((k): k is RowEl => k.kind === "row");
+    const rows = (await api.tree.getChildren(el)).filter((k): k is RowNode => k.kind === "row");
     const compaction = rows.find((r) => api.tree.getTreeItem(r).contextValue === "piSessions:entry:compaction")!;
     await vscode.commands.executeCommand("piSessions.inspectCheckpoint", compaction);
     const p = await rendered("checkpoint");
@@ -144,7 +144,7 @@ suite("Pi Sessions panels in a real VS Code", () => {
   test("Effective context opens for an entry node: the compaction summary first", async () => {
     const s3 = file("d565");
     const el = await api.tree.sessionElementFor(s3);
-    const rows = (await api.tree.getChildren(el)).filter((k): k is RowEl => k.kind === "row");
+    const rows = (await api.tree.getChildren(el)).filter((k): k is RowNode => k.kind === "row");
     const last = rows[rows.length - 1]! as Element;
     await vscode.commands.executeCommand("piSessions.showContext", last);
     const p = await rendered("context");

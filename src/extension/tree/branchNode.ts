@@ -1,0 +1,35 @@
+/** One branch at a branch point: "Active branch 1/2: …" (expanded) or "Branch 2/2: …", its entries below it. */
+import * as vscode from "vscode";
+import type { SessionOutline } from "../../core/outline.js";
+import { entryLabel, relativeTime } from "../../protocol/format.js";
+import type { Element } from "./index.js";
+import { ContextValue } from "./contextValues.js";
+import { type RowContext, RowNode } from "./rowNode.js";
+
+export class BranchNode extends RowNode {
+  protected override get canHoldLeaf(): boolean {
+    return false;
+  }
+
+  protected override forksHere(_outline: SessionOutline): string[] {
+    return []; // forks are shown on the entries inside the branch
+  }
+
+  override async getChildren(): Promise<Element[]> {
+    const outline = await this.tree.outline(this.file);
+    if (!outline) return [];
+    return outline.items(this.item.id).map((i) => this.tree.row(this.sessionNode, this, i));
+  }
+
+  protected render(t: vscode.TreeItem, { entry, desc }: RowContext): void {
+    const { active, index, of, size } = this.item;
+    t.label = `${active ? "Active branch" : "Branch"} ${index}/${of}: ${entryLabel(entry)}`;
+    desc.push(`${size} entries`, relativeTime(Date.parse(entry.timestamp ?? "")));
+    t.iconPath = new vscode.ThemeIcon(
+      "git-branch",
+      new vscode.ThemeColor(active ? "charts.green" : "disabledForeground"),
+    );
+    t.collapsibleState = active ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed;
+    t.contextValue = active ? ContextValue.BranchActive : ContextValue.Branch;
+  }
+}

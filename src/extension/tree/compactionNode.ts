@@ -1,0 +1,31 @@
+/**
+ * A compaction: "Compaction · 48k tokens summarized · kept from …", expanding to its summary, the kept range and the
+ * replaced range.
+ */
+import * as vscode from "vscode";
+import { entryLabel, formatTokens, truncate } from "../../protocol/format.js";
+import { ContextValue, type DetailKind } from "./contextValues.js";
+import { type RowContext, RowNode } from "./rowNode.js";
+
+export class CompactionNode extends RowNode {
+  protected override details({ session, entry }: Omit<RowContext, "desc" | "forks">): DetailKind[] {
+    const info = session.compactions.find((c) => c.id === entry.id);
+    const out: DetailKind[] = ["summary"];
+    if (info?.keptFromId) out.push("kept");
+    if (info?.replacesThroughId) out.push("replaced");
+    return out;
+  }
+
+  protected render(t: vscode.TreeItem, { session, entry, desc }: RowContext): void {
+    const info = session.compactions.find((c) => c.id === entry.id);
+    const kept = info?.keptFromId ? session.byId.get(info.keptFromId) : undefined;
+    const tokens =
+      info?.tokensBefore != null ? `${formatTokens(info.tokensBefore)} tokens summarized` : "history summarized";
+    t.label = `Compaction · ${tokens} · ${kept ? `kept from ${truncate(entryLabel(kept), 40)}` : "nothing kept"}`;
+    const color = this.item.active ? "charts.yellow" : "disabledForeground";
+    t.iconPath = new vscode.ThemeIcon("fold", new vscode.ThemeColor(color));
+    t.collapsibleState = vscode.TreeItemCollapsibleState.Collapsed;
+    t.contextValue = ContextValue.Compaction;
+    if (info?.tokensAfter != null) desc.push(`→ ${formatTokens(info.tokensAfter)}`);
+  }
+}

@@ -1,0 +1,95 @@
+/**
+ * A detail of a compaction or branch summary: its summary (the text in the tooltip), the kept range, the replaced
+ * range, or the branch a summary was written for. Clicking reveals the entries it names.
+ */
+import * as vscode from "vscode";
+import { pathTo, type Session } from "../../core/session.js";
+import { entryLabel, truncate } from "../../protocol/format.js";
+import { CommandId } from "../ids.js";
+import type { Element } from "./index.js";
+import { ContextValue, type DetailKind } from "./contextValues.js";
+import { type TreeContext, TreeNode } from "./node.js";
+import { openCommand, untrustedMarkdown } from "./present.js";
+
+/** Summaries longer than this are cut in the tooltip. */
+const TOOLTIP_SUMMARY_CHARS = 20_000;
+
+export class DetailNode extends TreeNode {
+  readonly kind = "detail";
+
+  constructor(
+    id: string,
+    readonly file: string,
+    readonly entryId: string,
+    readonly detail: DetailKind,
+    parent: Element,
+    tree: TreeContext,
+  ) {
+    super(id, parent, tree);
+  }
+
+  getTreeItem(): vscode.TreeItem {
+    const session = this.tree.loadedOutline(this.file)?.session;
+    const entry = session?.byId.get(this.entryId);
+    const t = new vscode.TreeItem(this.detail, vscode.TreeItemCollapsibleState.None);
+    t.id = this.id;
+    if (!session || !entry) return t;
+    const info = session.compactions.find((c) => c.id === entry.id);
+    const reveal = (title: string, id: string): vscode.Command => ({
+      command: CommandId.RevealEntry,
+      title,
+      arguments: [this.file, id],
+    });
+    switch (this.detail) {
+      case "summary": {
+        const text = typeof entry.data.summary === "string" ? entry.data.summary : "";
+        t.label = text.trim() ? `Summary: ${truncate(text, 80)}` : "Summary: (empty)";
+        t.iconPath = new vscode.ThemeIcon("book");
+        const md = untrustedMarkdown();
+        md.appendText(text.length > TOOLTIP_SUMMARY_CHARS ? `${text.slice(0, TOOLTIP_SUMMARY_CHARS)}…` : text);
+        t.tooltip = md;
+        t.command = openCommand(this.file, entry.line);
+        break;
+      }
+      case "kept": {
+        const kept = info?.keptFromId ? session.byId.get(info.keptFromId) : undefined;
+        const n = kept ? countPath(session, kept.id, info!.replacesThroughId) : 0;
+        t.label = kept ? `Kept: from ${truncate(entryLabel(kept), 50)}` : "Kept: nothing";
+        t.description = kept ? `line ${kept.line} · ${n} entries kept before the compaction` : undefined;
+        t.iconPath = new vscode.ThemeIcon("pass");
+        if (kept) t.command = reveal("Reveal kept entry", kept.id);
+        break;
+      }
+      case "replaced": {
+        const through = info?.replacesThroughId ? session.byId.get(info.replacesThroughId) : undefined;
+        const path = pathTo(session, entry.id);
+        const keptIndex = info?.keptFromId ? path.findIndex((e) => e.id === info.keptFromId) : path.length - 1;
+        const replaced = Math.max(0, keptIndex < 0 ? path.length - 1 : keptIndex);
+        t.label = `Replaced: ${replaced} entries summarized`;
+        t.description = through ? `through line ${through.line}` : undefined;
+        t.iconPath = new vscode.ThemeIcon("archive");
+        if (path[0]) t.command = reveal("Reveal first replaced entry", path[0].id);
+        break;
+      }
+      case "from": {
+        const fromId = String(entry.data.fromId ?? "");
+        const from = session.byId.get(fromId);
+        t.label = from
+          ? `Summarizes the branch left at: ${truncate(entryLabel(from), 50)}`
+          : `Summarizes the branch left at ${fromId} (not in this file)`;
+        t.iconPath = new vscode.ThemeIcon("git-branch");
+        if (from) t.command = reveal("Reveal", from.id);
+        break;
+      }
+    }
+    t.contextValue = `${ContextValue.Detail}:${this.detail}`;
+    return t;
+  }
+}
+
+/** Entries from `fromId` through `throughId` on the path to `throughId`. */
+function countPath(session: Session, fromId: string, throughId: string | null): number {
+  const path = pathTo(session, throughId);
+  const i = path.findIndex((e) => e.id === fromId);
+  return i < 0 ? 0 : path.length - i;
+}

@@ -1,0 +1,54 @@
+/** "Forked from: …" at the top of a fork: reveals the parent at the fork point; orphan and external parents are
+ * labelled as such and never opened. */
+import * as vscode from "vscode";
+import { sessionTitle } from "../../node/store/index.js";
+import { entryLabel, truncate } from "../../protocol/format.js";
+import { CommandId } from "../ids.js";
+import type { Element } from "./index.js";
+import { ContextValue } from "./contextValues.js";
+import { type TreeContext, TreeNode } from "./node.js";
+import { parentStateText, plainTooltip, themeIcon } from "./present.js";
+
+export class ForkedFromNode extends TreeNode {
+  readonly kind = "forkedFrom";
+
+  constructor(
+    id: string,
+    readonly file: string,
+    parent: Element,
+    tree: TreeContext,
+  ) {
+    super(id, parent, tree);
+  }
+
+  getTreeItem(): vscode.TreeItem {
+    const s = this.tree.lib.get(this.file);
+    const t = new vscode.TreeItem("Forked from", vscode.TreeItemCollapsibleState.None);
+    t.id = this.id;
+    if (!s || !s.summary.ok || !s.summary.parentSession) return t;
+    const raw = s.summary.parentSession.raw;
+    const parent = s.parent;
+    if (parent) {
+      t.label = `Forked from: ${truncate(sessionTitle(parent), 60)}`;
+      // The fork point is described from the parent's model when it is loaded (no file is read to render).
+      const at = s.forkPointId && this.tree.lib.peek(parent.file);
+      const atEntry = at && at.ok ? at.session.byId.get(s.forkPointId!) : undefined;
+      if (s.forkPointId) t.description = `at ${atEntry ? truncate(entryLabel(atEntry), 40) : s.forkPointId}`;
+      t.iconPath = themeIcon("arrow-up", "charts.purple");
+      t.command = { command: CommandId.RevealParent, title: "Reveal parent session", arguments: [this.file] };
+      t.contextValue = ContextValue.ForkedFromResolved;
+    } else if (s.parentState === "external") {
+      t.label = "Forked from a session outside the session roots";
+      t.description = "not opened";
+      t.iconPath = themeIcon("warning", "list.warningForeground");
+      t.contextValue = ContextValue.ForkedFromExternal;
+    } else {
+      t.label = "Forked from a session that is gone (orphan fork)";
+      t.description = truncate(raw, 60);
+      t.iconPath = themeIcon("warning", "list.warningForeground");
+      t.contextValue = ContextValue.ForkedFromOrphan;
+    }
+    t.tooltip = plainTooltip(`parentSession: ${raw}\n${parentStateText(s.parentState)}`);
+    return t;
+  }
+}

@@ -1,0 +1,77 @@
+/** The two top-level groups: This Workspace (its sessions) and All Projects (one node per project). */
+import * as vscode from "vscode";
+import { hostPaths } from "../../node/roots.js";
+import { countOf } from "../../protocol/format.js";
+import type { Element } from "./index.js";
+import { ContextValue } from "./contextValues.js";
+import { InfoNode } from "./infoNode.js";
+import { TreeNode } from "./node.js";
+import { ProjectNode } from "./projectNode.js";
+import { SessionNode } from "./sessionNode.js";
+
+export class GroupNode extends TreeNode {
+  readonly kind = "group";
+
+  constructor(
+    id: string,
+    readonly group: "workspace" | "all",
+    tree: GroupNode["tree"],
+  ) {
+    super(id, undefined, tree);
+  }
+
+  override getChildren(): Element[] {
+    return this.group === "workspace" ? this.workspaceChildren() : this.projectNodes();
+  }
+
+  private workspaceChildren(): Element[] {
+    const folders = this.tree.workspaceFolderPaths();
+    const sessions = this.tree.lib.workspaceSessions(folders, hostPaths());
+    if (!sessions.length) {
+      // VS Code shows viewsWelcome only for an empty view, so an empty group gets a placeholder row of its own.
+      const tooltip =
+        `Sessions appear here when pi or omp runs in ${folders.join(", ")}. ` +
+        "Sessions of other folders are under All Projects.";
+      return [
+        this.tree.intern(
+          new InfoNode(`${this.id}/empty`, this, this.tree, {
+            text: "No sessions for this workspace yet",
+            tooltip,
+            icon: "info",
+          }),
+        ),
+      ];
+    }
+    return sessions.map((s) => SessionNode.of(s.file, this, this.tree));
+  }
+
+  private projectNodes(): Element[] {
+    return this.tree.lib
+      .projects()
+      .map((p) => this.tree.intern(new ProjectNode(`all/project:${p.cwd}`, p.cwd, this, this.tree)));
+  }
+
+  getTreeItem(): vscode.TreeItem {
+    const workspace = this.group === "workspace";
+    const item = new vscode.TreeItem(workspace ? "This Workspace" : "All Projects");
+    item.id = this.id;
+    item.contextValue = workspace ? ContextValue.GroupWorkspace : ContextValue.GroupAll;
+    const lib = this.tree.lib;
+    if (workspace) {
+      item.collapsibleState = vscode.TreeItemCollapsibleState.Expanded;
+      item.description = countOf(
+        lib.workspaceSessions(this.tree.workspaceFolderPaths(), hostPaths()).length,
+        "session",
+      );
+      item.iconPath = new vscode.ThemeIcon("root-folder");
+    } else {
+      item.description = `${countOf(lib.sessions.length, "session")} · ${countOf(lib.projects().length, "project")}`;
+      item.iconPath = new vscode.ThemeIcon("globe");
+      // Expanded when it is the only group.
+      item.collapsibleState = this.tree.workspaceFolderPaths().length
+        ? vscode.TreeItemCollapsibleState.Collapsed
+        : vscode.TreeItemCollapsibleState.Expanded;
+    }
+    return item;
+  }
+}

@@ -1,0 +1,118 @@
+/** Presentation shared by several node kinds: untrusted Markdown, entry icons and tooltips, the open command. */
+import { basename } from "node:path";
+import * as vscode from "vscode";
+import { type Entry, isPlainObject, type Session } from "../../core/session.js";
+import type { ParentState } from "../../node/store/index.js";
+import { contentText, formatCost, formatTokens } from "../../protocol/format.js";
+import { CommandId } from "../ids.js";
+
+/** Written in the last minute. */
+export const LIVE_MS = 60_000;
+
+/** Markdown that renders session text as text: no HTML, no command links. */
+export function untrustedMarkdown(): vscode.MarkdownString {
+  const md = new vscode.MarkdownString("", false);
+  md.isTrusted = false;
+  md.supportHtml = false;
+  return md;
+}
+
+export function plainTooltip(text: string): vscode.MarkdownString {
+  const md = untrustedMarkdown();
+  md.appendText(text);
+  return md;
+}
+
+export function openCommand(file: string, line: number): vscode.Command {
+  return { command: CommandId.OpenEntry, title: "Open at line", arguments: [file, line] };
+}
+
+export function themeIcon(id: string, color?: string): vscode.ThemeIcon {
+  return new vscode.ThemeIcon(id, color ? new vscode.ThemeColor(color) : undefined);
+}
+
+const ENTRY_TYPE_ICONS: Record<string, string> = {
+  model_change: "symbol-enum",
+  thinking_level_change: "lightbulb",
+  label: "tag",
+  session_info: "edit",
+  title_change: "edit",
+  custom: "extensions",
+  custom_message: "extensions",
+  model_usage: "graph",
+  reset_boundary: "clear-all",
+};
+
+/** An entry's icon: by role for messages, by type otherwise; dimmed off the active branch. */
+export function entryIcon(entry: Entry, active: boolean): vscode.ThemeIcon {
+  const dim = active ? undefined : "disabledForeground";
+  const m = isPlainObject(entry.data.message) ? entry.data.message : undefined;
+  switch (entry.role) {
+    case "user":
+      return themeIcon("account", active ? "charts.blue" : dim);
+    case "assistant":
+      return themeIcon(m && (m.stopReason === "error" || m.stopReason === "aborted") ? "warning" : "hubot", dim);
+    case "toolResult":
+      return themeIcon(m?.isError ? "error" : "tools", dim);
+    case "bashExecution":
+    case "pythonExecution":
+      return themeIcon("terminal", dim);
+    default:
+      return themeIcon(ENTRY_TYPE_ICONS[entry.type] ?? (entry.known ? "circle-small" : "question"), dim);
+  }
+}
+
+export function entryTooltip(file: string, entry: Entry, label: string | undefined): vscode.MarkdownString {
+  const md = untrustedMarkdown();
+  md.appendMarkdown("**");
+  md.appendText(entry.type + (entry.role ? ` · ${entry.role}` : ""));
+  md.appendMarkdown("**  \n");
+  const time = entry.timestamp ? ` · ${new Date(entry.timestamp).toLocaleString()}` : "";
+  md.appendText(`id ${entry.id} · line ${entry.line}${time}`);
+  if (label) {
+    md.appendMarkdown("  \n**Label:** ");
+    md.appendText(label);
+  }
+  const m = isPlainObject(entry.data.message) ? entry.data.message : undefined;
+  const text = m ? contentText(m.content) : typeof entry.data.summary === "string" ? entry.data.summary : "";
+  if (text) {
+    md.appendMarkdown("\n\n---\n\n");
+    md.appendText(text.length > 2000 ? `${text.slice(0, 2000)}…` : text);
+  }
+  md.appendMarkdown("\n\n");
+  md.appendText(basename(file));
+  return md;
+}
+
+/** The description of the row that shows the active leaf (it may stand in for a leaf the filter hides). */
+export function leafMarker(session: Session, rowId: string): string {
+  if (session.leafId === rowId) return "● active leaf";
+  const leaf = session.leafId ? session.byId.get(session.leafId) : undefined;
+  return `● active leaf (${leaf ? leaf.type.replace(/_/g, " ") : "leaf"} hidden by the filter)`;
+}
+
+/** `12k ctx · $0.0042` for an assistant message with usage. */
+export function assistantUsage(entry: Entry): string | undefined {
+  const m = entry.data.message;
+  if (entry.role !== "assistant" || !isPlainObject(m) || !isPlainObject(m.usage)) return undefined;
+  const u = m.usage;
+  const cost = isPlainObject(u.cost) && typeof u.cost.total === "number" ? u.cost.total : 0;
+  const tokens = ["input", "cacheRead", "cacheWrite"].reduce(
+    (n, k) => n + (typeof u[k] === "number" ? (u[k] as number) : 0),
+    0,
+  );
+  return `${formatTokens(tokens)} ctx · ${formatCost(cost)}`;
+}
+
+export function parentStateText(state: ParentState): string {
+  switch (state) {
+    case "resolved":
+      return "parent found";
+    case "orphan":
+      return "orphan: the parent session is not under the session roots any more";
+    case "external":
+      return "the parent is outside the configured session roots and is never opened";
+    default:
+      return "not a fork";
+  }
+}

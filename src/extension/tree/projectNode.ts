@@ -1,0 +1,42 @@
+/** A project under All Projects: the sessions whose working directory it is, newest first. */
+import { basename } from "node:path";
+import * as vscode from "vscode";
+import { countOf, relativeTime } from "../../protocol/format.js";
+import type { Element } from "./index.js";
+import { ContextValue } from "./contextValues.js";
+import { TreeNode } from "./node.js";
+import { plainTooltip } from "./present.js";
+import { SessionNode } from "./sessionNode.js";
+
+export class ProjectNode extends TreeNode {
+  readonly kind = "project";
+
+  constructor(
+    id: string,
+    readonly cwd: string,
+    parent: Element,
+    tree: ProjectNode["tree"],
+  ) {
+    super(id, parent, tree);
+  }
+
+  private project() {
+    return this.tree.lib.projects().find((p) => p.cwd === this.cwd);
+  }
+
+  override getChildren(): Element[] {
+    return (this.project()?.sessions ?? []).map((s) => SessionNode.of(s.file, this, this.tree));
+  }
+
+  getTreeItem(): vscode.TreeItem {
+    const project = this.project();
+    const item = new vscode.TreeItem(basename(this.cwd) || this.cwd, vscode.TreeItemCollapsibleState.Collapsed);
+    item.id = this.id;
+    const n = project?.sessions.length ?? 0;
+    item.description = `${relativeTime(project?.lastActivity ?? 0)} · ${countOf(n, "session")}`;
+    item.tooltip = plainTooltip(`${this.cwd}\n${countOf(n, "session")}`);
+    item.iconPath = vscode.ThemeIcon.Folder;
+    item.contextValue = ContextValue.Project;
+    return item;
+  }
+}

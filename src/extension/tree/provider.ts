@@ -1,0 +1,252 @@
+/**
+ * The Sessions tree's data provider: structure (roots, children, parents), refresh, interning, and finding the node
+ * of a session or an entry for `reveal`. Each node kind renders itself (`./*Node.ts`); this class only routes.
+ * Nodes are interned by id so that a change refreshes exactly one session's nodes and expansion survives refreshes.
+ * Children are built one level at a time from the core's `SessionOutline`.
+ */
+import { basename } from "node:path";
+import * as vscode from "vscode";
+import { type FilterMode, type OutlineItem, SessionOutline } from "../../core/outline.js";
+import { pathTo } from "../../core/session.js";
+import type { SessionLibrary } from "../../node/library.js";
+import { lastActivity } from "../../node/store/index.js";
+import { formatBytes } from "../../protocol/format.js";
+import type { SessionService } from "../service.js";
+import { BranchNode } from "./branchNode.js";
+import { BranchSummaryNode } from "./branchSummaryNode.js";
+import { CompactionNode } from "./compactionNode.js";
+import { EntryRowNode } from "./entryRowNode.js";
+import { GroupNode } from "./groupNode.js";
+import type { Element } from "./index.js";
+import type { FileNode, TreeContext, TreeNode } from "./node.js";
+import { LIVE_MS } from "./present.js";
+import type { RowNode } from "./rowNode.js";
+import { SessionNode } from "./sessionNode.js";
+import { TurnNode } from "./turnNode.js";
+
+/** Sessions larger than this show progress while they are read. */
+const LARGE_SESSION_BYTES = 8 * 1024 * 1024;
+
+export class SessionsTreeProvider implements vscode.TreeDataProvider<Element>, TreeContext, vscode.Disposable {
+  private readonly emitter = new vscode.EventEmitter<Element | Element[] | undefined>();
+  readonly onDidChangeTreeData = this.emitter.event;
+  private readonly nodes = new Map<string, TreeNode>();
+  private readonly outlines = new Map<string, SessionOutline>();
+  private readonly keys = new Map<string, string>();
+  private readonly liveFiles = new Set<string>();
+  private readonly liveTimer: NodeJS.Timeout;
+  private readonly disposables: vscode.Disposable[] = [];
+  private filterMode: FilterMode;
+
+  constructor(
+    private readonly service: SessionService,
+    filter: FilterMode,
+    readonly workspaceFolderPaths: () => string[] = () =>
+      (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === "file").map((f) => f.uri.fsPath),
+  ) {
+    this.filterMode = filter;
+    this.disposables.push(
+      service.onDidChange((set) => {
+        if (!set || set.structural) return this.refreshAll();
+        const files = new Set(set.changes.map((c) => c.file));
+        for (const f of files) this.outlines.delete(f);
+        this.fireSessions((file) => files.has(file));
+      }),
+    );
+    // The "live" marker fades a minute after the last write.
+    this.liveTimer = setInterval(() => this.expireLive(), 15_000);
+  }
+
+  get lib(): SessionLibrary {
+    return this.service.lib;
+  }
+
+  get filter(): FilterMode {
+    return this.filterMode;
+  }
+
+  setFilter(mode: FilterMode): void {
+    this.filterMode = mode;
+    this.outlines.clear();
+    this.fireSessions(() => true);
+  }
+
+  refreshAll(): void {
+    this.outlines.clear();
+    this.emitter.fire(undefined);
+  }
+
+  /** Re-render the session nodes of the files that match (every place each session is listed). */
+  private fireSessions(match: (file: string) => boolean): void {
+    const nodes = [...this.nodes.values()].filter((n): n is SessionNode => n instanceof SessionNode && match(n.file));
+    if (nodes.length) this.emitter.fire(nodes);
+  }
+
+  markLive(file: string): void {
+    this.liveFiles.add(file);
+  }
+
+  private expireLive(): void {
+    const now = Date.now();
+    const expired = new Set(
+      [...this.liveFiles].filter((f) => {
+        const s = this.service.lib.get(f);
+        return !s || now - lastActivity(s) >= LIVE_MS;
+      }),
+    );
+    if (!expired.size) return;
+    for (const f of expired) this.liveFiles.delete(f);
+    this.fireSessions((file) => expired.has(file));
+  }
+
+  intern<T extends TreeNode>(node: T): T {
+    const existing = this.nodes.get(node.id) as T | undefined;
+    if (existing && existing.constructor === node.constructor) {
+      Object.assign(existing, node);
+      return existing;
+    }
+    this.nodes.set(node.id, node);
+    return node;
+  }
+
+  /** `session:<id>`, made unique when two files carry the same session id (a copied file). */
+  private refreshKeys(): void {
+    this.keys.clear();
+    const used = new Set<string>();
+    const sessions = this.service.lib.sessions.sort((a, b) => a.file.localeCompare(b.file));
+    for (const s of sessions) {
+      let key = s.summary.ok ? `session:${s.summary.id}` : `file:${s.file}`;
+      if (used.has(key)) key = `${key}@${s.file}`;
+      used.add(key);
+      this.keys.set(s.file, key);
+    }
+  }
+
+  keyOf(file: string): string {
+    if (!this.keys.has(file)) this.refreshKeys();
+    return this.keys.get(file) ?? `file:${file}`;
+  }
+
+  row(session: FileNode, parent: Element, item: OutlineItem): RowNode {
+    const file = session.file;
+    const type = this.outlines.get(file)?.session.byId.get(item.id)?.type;
+    const id = `${session.id}/${item.kind === "branch" ? "branch" : "entry"}:${item.id}`;
+    const Kind =
+      item.kind === "branch"
+        ? BranchNode
+        : type === "compaction"
+          ? CompactionNode
+          : type === "branch_summary"
+            ? BranchSummaryNode
+            : item.kind === "turn"
+              ? TurnNode
+              : EntryRowNode;
+    return this.intern(new Kind(id, file, item, session, parent, this));
+  }
+
+  // ----------------------------------------------------------------------------------------------
+  // Structure
+
+  async getChildren(node?: TreeNode): Promise<Element[]> {
+    await this.service.ensureStarted();
+    // Every node class is a member of `Element` (index.ts lists them).
+    return (node ? await node.getChildren() : this.roots()) as Element[];
+  }
+
+  getParent(node: Element): Element | undefined {
+    return node.parent;
+  }
+
+  getTreeItem(node: TreeNode): vscode.TreeItem {
+    return node.getTreeItem();
+  }
+
+  /** Tooltips are built only when they are about to be shown. */
+  resolveTreeItem(item: vscode.TreeItem, node: TreeNode): vscode.TreeItem {
+    return node.resolveTreeItem(item);
+  }
+
+  private roots(): Element[] {
+    const state = this.service.state;
+    if (state === "noAgentDir" || state === "noSessions") return []; // viewsWelcome explains
+    this.refreshKeys();
+    const out: Element[] = [];
+    if (this.workspaceFolderPaths().length) out.push(this.intern(new GroupNode("ws", "workspace", this)));
+    out.push(this.intern(new GroupNode("all", "all", this)));
+    return out;
+  }
+
+  loadedOutline(file: string): SessionOutline | undefined {
+    return this.outlines.get(file);
+  }
+
+  /** The session's model and its outline for the current filter (parsed on first use, then followed live). */
+  async outline(file: string): Promise<SessionOutline | null> {
+    const cached = this.outlines.get(file);
+    if (cached) return cached;
+    // A large session that is not followed yet takes a moment to read: say so in the window's progress area.
+    const lib = this.service.lib;
+    const size = lib.get(file)?.sizeBytes ?? 0;
+    const title = `Reading ${basename(file)} (${formatBytes(size)})`;
+    const result =
+      !lib.tracker(file) && size > LARGE_SESSION_BYTES
+        ? await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title }, () => lib.open(file))
+        : await lib.open(file);
+    if (!result.ok) return null;
+    const outline = new SessionOutline(result.session, this.filterMode);
+    this.outlines.set(file, outline);
+    return outline;
+  }
+
+  // ----------------------------------------------------------------------------------------------
+  // Finding nodes (reveal)
+
+  /** The node of a session, preferring the This Workspace group. */
+  async sessionElementFor(file: string, prefer: "workspace" | "all" = "workspace"): Promise<SessionNode | undefined> {
+    await this.service.ensureStarted();
+    const roots = this.roots();
+    const groups = prefer === "workspace" ? roots : [...roots].reverse();
+    const isSession = (n: TreeNode): n is SessionNode => n instanceof SessionNode && n.file === file;
+    for (const g of groups) {
+      for (const k of await this.getChildren(g)) {
+        if (isSession(k)) return k;
+        if (k.kind === "project") {
+          const hit = (await this.getChildren(k)).find(isSession);
+          if (hit) return hit;
+        }
+      }
+    }
+    return undefined;
+  }
+
+  /** The row or folded entry that shows `entryId` under the current filter (walking down the outline). */
+  async entryElementFor(sessionNode: SessionNode, entryId: string): Promise<Element | undefined> {
+    const outline = await this.outline(sessionNode.file);
+    if (!outline) return undefined;
+    const target = outline.nearestVisible(entryId);
+    if (!target) return sessionNode;
+    const ancestors = new Set(pathTo(outline.session, target).map((e) => e.id));
+    let level: Element[] = await this.getChildren(sessionNode);
+    for (let depth = 0; depth < 10_000; depth++) {
+      let next: Element | undefined;
+      for (const k of level) {
+        if (k.kind !== "row") continue;
+        if (k.item.id === target) return k;
+        if (k.item.kind === "turn" && k.item.folded?.includes(target)) {
+          const kids = await this.getChildren(k);
+          return kids.find((x) => x.kind === "entry" && x.entryId === target) ?? k;
+        }
+        if (k.item.kind === "branch" && ancestors.has(k.item.id)) next = k;
+      }
+      if (!next) return undefined;
+      level = await this.getChildren(next);
+    }
+    return undefined;
+  }
+
+  dispose(): void {
+    clearInterval(this.liveTimer);
+    for (const d of this.disposables) d.dispose();
+    this.emitter.dispose();
+  }
+}

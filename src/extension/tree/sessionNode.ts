@@ -1,0 +1,188 @@
+/**
+ * A session: its name (or first prompt), time · model · own cost, a state icon, and a tooltip built on demand.
+ * Expanding it reads the session once (with progress for a large file) and lists its outline's top level.
+ */
+import { basename } from "node:path";
+import * as vscode from "vscode";
+import { lastActivity, ownCost, sessionTitle, type StoreSession } from "../../node/store/index.js";
+import { describeEntry, formatBytes, formatCost, relativeTime, truncate } from "../../protocol/format.js";
+import { type SessionFlag, sessionContextValue } from "./contextValues.js";
+import { ForkedFromNode } from "./forkedFromNode.js";
+import { ForkNode } from "./forkNode.js";
+import { InfoNode, problemsNode } from "./infoNode.js";
+import type { Element } from "./index.js";
+import { type TreeContext, TreeNode } from "./node.js";
+import { LIVE_MS, parentStateText, untrustedMarkdown } from "./present.js";
+
+export class SessionNode extends TreeNode {
+  readonly kind = "session";
+
+  constructor(
+    id: string,
+    readonly file: string,
+    parent: Element,
+    tree: TreeContext,
+  ) {
+    super(id, parent, tree);
+  }
+
+  /** The session's node under a group or project (one per place it is listed). */
+  static of(file: string, parent: Element, tree: TreeContext): SessionNode {
+    return tree.intern(new SessionNode(`${parent.id}/${tree.keyOf(file)}`, file, parent, tree));
+  }
+
+  override async getChildren(): Promise<Element[]> {
+    const s = this.tree.lib.get(this.file);
+    if (!s) return [];
+    const outline = await this.tree.outline(this.file);
+    if (!outline) return this.unreadableChildren(s);
+    const out: Element[] = [];
+    if (s.summary.ok && s.summary.parentSession) {
+      out.push(this.tree.intern(new ForkedFromNode(`${this.id}/forkedFrom`, this.file, this, this.tree)));
+    }
+    out.push(...outline.items(null).map((item) => this.tree.row(this, this, item)));
+    // Forks whose fork point is unknown (no inherited entries) hang off the session itself.
+    for (const c of s.children) {
+      if (!c.forkPointId) out.push(ForkNode.of(this, this.file, c.file, this.tree));
+    }
+    const { detached, diagnostics, byId } = outline.session;
+    if (detached.length) {
+      const group = this.tree.intern(
+        new InfoNode(`${this.id}/detached`, this, this.tree, {
+          text: `${detached.length} entries in a parent cycle (reachable from no root)`,
+          icon: "warning",
+        }),
+      );
+      group.children = detached.map((id) => {
+        const e = byId.get(id)!;
+        return new InfoNode(`${this.id}/detached/${id}`, group, this.tree, {
+          text: describeEntry(e),
+          file: this.file,
+          line: e.line,
+        });
+      });
+      out.push(group);
+    }
+    if (diagnostics.length) out.push(problemsNode(this, this.tree, diagnostics));
+    return out;
+  }
+
+  /** A file that cannot be read: why (at which line), and the problems found before that. */
+  private unreadableChildren(s: StoreSession): Element[] {
+    const r = this.tree.lib.peek(this.file);
+    const rejection = r && !r.ok ? r.rejection : s.summary.ok ? null : s.summary.rejection;
+    const diagnostics = r && !r.ok ? r.diagnostics : s.summary.ok ? [] : s.summary.diagnostics;
+    const out: Element[] = [];
+    if (rejection) {
+      out.push(
+        this.tree.intern(
+          new InfoNode(`${this.id}/rejected`, this, this.tree, {
+            text: `Not readable: ${rejection.message}`,
+            tooltip: `${this.file}, line ${rejection.line}: ${rejection.message} (${rejection.code})`,
+            icon: "error",
+            file: this.file,
+            line: rejection.line,
+          }),
+        ),
+      );
+    }
+    if (diagnostics.length) out.push(problemsNode(this, this.tree, diagnostics));
+    return out;
+  }
+
+  getTreeItem(): vscode.TreeItem {
+    const s = this.tree.lib.get(this.file);
+    const item = new vscode.TreeItem(basename(this.file), vscode.TreeItemCollapsibleState.Collapsed);
+    item.id = this.id;
+    if (!s) return item;
+    const sum = s.summary;
+    const live = Date.now() - lastActivity(s) < LIVE_MS;
+    if (live) this.tree.markLive(s.file);
+    const flags: SessionFlag[] = [];
+    if (!sum.ok) {
+      const at = sum.rejection.line ? `line ${sum.rejection.line}: ` : "";
+      item.description = `not readable · ${at}${truncate(sum.rejection.message, 60)}`;
+      item.iconPath = new vscode.ThemeIcon("error", new vscode.ThemeColor("list.errorForeground"));
+      flags.push("rejected");
+    } else {
+      item.label = truncate(sum.partial && !sum.name && !sum.firstPrompt ? basename(s.file) : sessionTitle(s), 80);
+      const parts = [relativeTime(lastActivity(s))];
+      if (sum.model) parts.push(sum.model.split("/").pop()!);
+      parts.push(sum.partial ? "reading…" : formatCost(ownCost(s)));
+      if (live) parts.unshift("● live");
+      item.description = parts.join(" · ");
+      flags.push(sum.flavor);
+      let icon = "comment-discussion";
+      let color = sum.flavor === "omp" ? "charts.orange" : "charts.blue";
+      if (s.parentState !== "none") {
+        icon = "repo-forked";
+        flags.push("fork");
+        if (s.parentState !== "resolved") {
+          flags.push(s.parentState);
+          color = "list.warningForeground";
+        } else color = "charts.purple";
+      }
+      if (live) {
+        icon = "pulse";
+        color = "charts.green";
+        flags.push("live");
+      }
+      item.iconPath = new vscode.ThemeIcon(icon, new vscode.ThemeColor(color));
+      if (sum.truncatedTail) flags.push("truncated");
+    }
+    item.contextValue = sessionContextValue(flags);
+    const label = typeof item.label === "string" ? item.label : "";
+    item.accessibilityInformation = { label: `${label}, ${item.description ?? ""}` };
+    return item;
+  }
+
+  override resolveTreeItem(item: vscode.TreeItem): vscode.TreeItem {
+    if (!item.tooltip) {
+      const s = this.tree.lib.get(this.file);
+      if (s) item.tooltip = sessionTooltip(s);
+    }
+    return item;
+  }
+}
+
+function sessionTooltip(s: StoreSession): vscode.MarkdownString {
+  const md = untrustedMarkdown();
+  const sum = s.summary;
+  const row = (k: string, v: string) => {
+    md.appendMarkdown(`**${k}:** `);
+    md.appendText(v);
+    md.appendMarkdown("  \n");
+  };
+  if (sum.ok) {
+    md.appendMarkdown("**");
+    md.appendText(truncate(sessionTitle(s), 120));
+    md.appendMarkdown("**\n\n");
+    row("Id", sum.id);
+    row("Agent", sum.flavor === "omp" ? `Oh My Pi (v${sum.version} file)` : `pi (v${sum.version} file)`);
+  }
+  row("File", s.file);
+  if (sum.ok) {
+    row("Cwd", sum.cwd ?? "(none)");
+    row("Created", Number.isFinite(sum.created) ? new Date(sum.created).toLocaleString() : "(unknown)");
+  }
+  row("Modified", s.mtimeMs ? new Date(s.mtimeMs).toLocaleString() : "(unknown)");
+  row("Size", formatBytes(s.sizeBytes));
+  if (sum.ok && sum.partial) {
+    md.appendMarkdown("\n*Still reading this session: entries, branches, compactions and cost follow.*\n");
+  } else if (sum.ok) {
+    const inherited = s.inherited.size ? ` (${s.inherited.size} inherited from the parent)` : "";
+    row("Entries", `${sum.entries.length}${inherited}`);
+    row("Branch points", String(sum.branchPoints));
+    row("Forks", String(s.children.length));
+    row("Compactions", String(sum.compactions));
+    if (sum.model) row("Model", sum.model);
+    const note = s.inherited.size ? " (inherited turns count for the parent)" : "";
+    row("Cost", `${formatCost(ownCost(s))} own${note}`);
+    if (sum.parentSession) row("Forked from", `${sum.parentSession.raw} (${parentStateText(s.parentState)})`);
+    if (sum.truncatedTail) row("Last line", "incomplete (the agent is writing, or crashed)");
+    if (sum.diagnostics.length) row("Problems", String(sum.diagnostics.length));
+  } else {
+    row("Not readable", `line ${sum.rejection.line}: ${sum.rejection.message}`);
+  }
+  return md;
+}
