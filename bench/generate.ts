@@ -17,10 +17,10 @@ export function rng(seed: number): () => number {
   };
 }
 
-const WORDS =
-  "the a function test file error value return import export const let type interface async await module build run check path tree node branch leaf session parse entry label compact summary token cost model".split(
-    " ",
-  );
+const WORDS = [
+  ..."the a function test file error value return import export const let type interface async await module".split(" "),
+  ..."build run check path tree node branch leaf session parse entry label compact summary token cost model".split(" "),
+];
 
 export interface GenerateOptions {
   targetBytes: number;

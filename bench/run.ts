@@ -146,7 +146,9 @@ async function main() {
     .map((d) => join(d.parentPath, d.name));
   const storeBytes = storeFiles.reduce((n, f) => n + statSync(f).size, 0);
   const cores = cpus().length;
-  const header = `machine: ${cores} cores (${availableParallelism()} available), node ${process.version}${quick ? ", quick run" : ""}, ${new Date().toISOString().slice(0, 10)}`;
+  const header =
+    `machine: ${cores} cores (${availableParallelism()} available), node ${process.version}` +
+    `${quick ? ", quick run" : ""}, ${new Date().toISOString().slice(0, 10)}`;
   console.log(header);
   const rows: Row[] = [];
   const size = statSync(big).size;
@@ -293,7 +295,9 @@ async function main() {
   await tracker.update();
   const listed = summarize(tracker.result());
   const leaf = session.leafId;
-  const line = `${JSON.stringify({ type: "message", id: "bench0001", parentId: leaf, timestamp: new Date().toISOString(), message: { role: "user", content: "one more thing", timestamp: Date.now() } })}\n`;
+  const message = { role: "user", content: "one more thing", timestamp: Date.now() };
+  const record = { type: "message", id: "bench0001", parentId: leaf, timestamp: new Date().toISOString(), message };
+  const line = `${JSON.stringify(record)}\n`;
   appendFileSync(live, line);
   t0 = performance.now();
   const u = await tracker.update();
@@ -370,7 +374,8 @@ async function main() {
     "|---|---|---|---|---|---|---|",
     ...rows.map(
       (r) =>
-        `| ${r.n} | ${r.measure} | ${r.value} | ${r.baseline} | ${r.ratio} | ${r.goal} | ${r.met === null ? "" : r.met ? "yes" : "**no**"} |`,
+        `| ${r.n} | ${r.measure} | ${r.value} | ${r.baseline} | ${r.ratio} | ${r.goal} | ` +
+        `${r.met === null ? "" : r.met ? "yes" : "**no**"} |`,
     ),
   ].join("\n");
   console.log(`\n${table}\n`);

@@ -5,7 +5,9 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { SessionManager } from "@mariozechner/pi-coding-agent";
 import { run } from "../src/cli/main.js";
-import { jsonl, OMP_FIXTURES, PI_FIXTURES, plain, REAL, ROOT, tempCopy, withTempDir } from "./helpers.js";
+import { jsonl, plain, tempCopy, withTempDir } from "./helpers.js";
+import { OMP_FIXTURES, PI_FIXTURES, REAL, ROOT } from "./fixtures.js";
+import { header } from "./builders.js";
 
 const CLI = join(ROOT, "dist", "cli.js");
 
@@ -38,7 +40,7 @@ describe("pi-sessions CLI", () => {
     if (!existsSync(CLI)) execFileSync(process.execPath, [join(ROOT, "scripts", "build.mjs")], { cwd: ROOT });
   });
 
-  it("tree --json prints the specified shape for every fixture, entries in file order with physical lines", async () => {
+  it("tree --json: the specified shape for every fixture, entries in file order with physical lines", async () => {
     for (const file of [...PI_FIXTURES, ...OMP_FIXTURES]) {
       const { code, out } = await cli("tree", file, "--json");
       const json = JSON.parse(out);
@@ -95,7 +97,7 @@ describe("pi-sessions CLI", () => {
     assert.match(out, /◀ leaf/);
   });
 
-  it("context --json equals pi's buildSessionContext for every pi fixture, at the active leaf and at --leaf", async () => {
+  it("context --json equals pi's buildSessionContext for every pi fixture, at the leaf and at --leaf", async () => {
     let leaves = 0;
     for (const file of PI_FIXTURES.filter((f) => f !== EMPTY)) {
       const { code, out } = await cli("context", file, "--json");
@@ -178,7 +180,7 @@ describe("pi-sessions CLI", () => {
   it("the built dist/cli.js runs as a program with the documented exit codes", () => {
     withTempDir((dir) => {
       const dup = join(dir, "dup.jsonl");
-      const h = { type: "session", version: 3, id: "s", timestamp: "2026-01-01T00:00:00Z", cwd: "/w" };
+      const h = header({ id: "s", cwd: "/w" });
       writeFileSync(
         dup,
         jsonl(h, { type: "custom", id: "a", parentId: null, timestamp: "2026-01-01T00:00:00Z", customType: "x" }, h),

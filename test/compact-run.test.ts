@@ -22,7 +22,9 @@ import { buildContext } from "../src/core/context.js";
 import { parseSession } from "../src/core/session.js";
 import { compactBranch } from "../src/node/compact/run.js";
 import { fakeCodexToken, type MockProvider, startMockProvider } from "./mockProvider.js";
-import { OMP_FIXTURES, PI_FIXTURES, ROOT } from "./helpers.js";
+import { OMP_FIXTURES, PI_FIXTURES, ROOT } from "./fixtures.js";
+import { message } from "./builders.js";
+import { jsonl, sleep } from "./helpers.js";
 
 const contract = await import(
   pathToFileURL(join(ROOT, "node_modules", "@hypercarrier", "pi-openai-blackmagic-compact", "src", "contract.mjs")).href
@@ -216,7 +218,7 @@ describe("compact branch against the mock provider", function () {
   }
 
   for (const p of ["openai", "codex"] as const) {
-    it(`${p}: --summary llm uses pi's prompt through the same provider; the plan shows the cost first; replay still matches`, async () => {
+    it(`${p}: --summary llm: pi's prompt via the same provider; the plan shows the cost; replay matches`, async () => {
       const file = copy(S1);
       const plan = await cli(
         file,
@@ -269,7 +271,7 @@ describe("compact branch against the mock provider", function () {
     });
   }
 
-  it("codex: the body is pi-ai's Codex body with compaction_trigger last; the artifact keeps recent user messages", async () => {
+  it("codex: pi-ai's Codex body with compaction_trigger last; the artifact keeps recent user messages", async () => {
     const file = copy(S1);
     mock.requests.length = 0;
     const r = await cli(file, ...surfaceArgs("codex"), "--keep-recent-tokens", "120", "--yes", "--json");
@@ -356,7 +358,7 @@ describe("compact branch against the mock provider", function () {
 
   it("a concurrent append during the provider call → session_changed, never an interleaved line", async () => {
     const file = copy(S1);
-    const line = `${JSON.stringify({ type: "message", id: "agent001", parentId: "x", timestamp: new Date().toISOString(), message: { role: "user", content: "typed meanwhile" } })}\n`;
+    const line = jsonl(message("agent001", "x", "user", "typed meanwhile", { time: new Date().toISOString() }));
     const before = readFileSync(file);
     const r = await compactBranch({
       file,
@@ -372,12 +374,21 @@ describe("compact branch against the mock provider", function () {
     assert.equal(readFileSync(file, "utf8"), before.toString("utf8") + line);
   });
 
-  it("an agent appending while we compact: a refused write (session_changed) or a correct append, never an interleaved line", async () => {
+  it("an agent appends while we compact: session_changed or a correct append, never interleaved", async () => {
     const writer = join(dir, "agent-writer.cjs");
     // Like pi and OMP: one appendFileSync per line.
     writeFileSync(
       writer,
-      `const fs=require("node:fs");const [f,leaf]=process.argv.slice(2);let p=leaf,n=0;for(;;){const id=(0x20000000+n++).toString(16);fs.appendFileSync(f,JSON.stringify({type:"message",id,parentId:p,timestamp:new Date().toISOString(),message:{role:"user",content:"x".repeat(200+n%900)}})+"\\n");p=id;}`,
+      `const fs = require("node:fs");
+const [f, leaf] = process.argv.slice(2);
+let p = leaf, n = 0;
+for (;;) {
+  const id = (0x20000000 + n++).toString(16);
+  const message = { role: "user", content: "x".repeat(200 + (n % 900)) };
+  const timestamp = new Date().toISOString();
+  fs.appendFileSync(f, JSON.stringify({ type: "message", id, parentId: p, timestamp, message }) + "\\n");
+  p = id;
+}`,
     );
     const outcomes: Record<string, number> = {};
     for (let t = 0; t < 25; t++) {
@@ -389,8 +400,7 @@ describe("compact branch against the mock provider", function () {
       });
       // Start once the agent is writing (or, one time in five, just before it starts).
       const size = readFileSync(file).length;
-      if (t % 5 !== 0)
-        for (let i = 0; i < 200 && readFileSync(file).length === size; i++) await new Promise((r) => setTimeout(r, 5));
+      if (t % 5 !== 0) for (let i = 0; i < 200 && readFileSync(file).length === size; i++) await sleep(5);
       const r = await compactBranch({
         file,
         provider: "openai",
@@ -421,7 +431,7 @@ describe("compact branch against the mock provider", function () {
     assert.ok((outcomes["failed:session_changed"] ?? 0) > 0, `outcomes: ${JSON.stringify(outcomes)}`);
   });
 
-  it("refuses, file unchanged: a busy file, an OMP lock, version 2, a truncated last line, a branch ending in a compaction", async () => {
+  it("refuses, file unchanged: busy, OMP lock, version 2, truncated tail, branch ending in compaction", async () => {
     const busy = join(dir, "busy.jsonl");
     copyFileSync(S1, busy);
     let r = await cli(busy, ...surfaceArgs("openai"), "--yes", "--json");
@@ -451,7 +461,7 @@ describe("compact branch against the mock provider", function () {
     assert.match(r.json.reason, /already ends in a compaction/);
   });
 
-  it("--write-fallback after a failure writes a readable-only compaction (local_fallback, no checkpoint) that pi loads", async () => {
+  it("--write-fallback after a failure writes a readable-only compaction (local_fallback) that pi loads", async () => {
     const file = copy(S1);
     mock.mode = 500;
     const r = await cli(
@@ -485,7 +495,7 @@ describe("compact branch against the mock provider", function () {
     assert.ok(readFileSync(file).equals(before));
   });
 
-  it("transport: https for the official host or http on loopback only; credentials missing → auth_unavailable", async () => {
+  it("transport: https to the official host or http on loopback only; no credentials → auth_unavailable", async () => {
     const file = copy(S1);
     for (const url of [
       "https://evil.example/v1",

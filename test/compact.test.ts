@@ -16,8 +16,10 @@ import { serializeConversation as piSerializeConversation } from "@mariozechner/
 // @ts-expect-error: a plain ESM script (no type declarations)
 import { compactionData } from "../scripts/gen-compaction-data.mjs";
 import type { Session } from "../src/core/session.js";
-import { jsonl, loadFixture, parseOk, PI_FIXTURES, rel, ROOT, tempCopy, withTempDir } from "./helpers.js";
+import { jsonl, parseOk, tempCopy, withTempDir } from "./helpers.js";
+import { loadFixture, PI_FIXTURES, rel, ROOT } from "./fixtures.js";
 import { fakeCodexToken } from "./mockProvider.js";
+import { header } from "./builders.js";
 
 const piCompaction = await import(
   pathToFileURL(
@@ -127,7 +129,7 @@ function openaiSession(): Session {
   });
   return parseOk(
     jsonl(
-      { type: "session", version: 3, id: "oa", timestamp: t(0), cwd: "/p" },
+      header({ id: "oa" }),
       {
         type: "message",
         id: "u1",
@@ -266,7 +268,7 @@ describe("Responses serializer port is byte-identical to pi-ai (golden, per surf
 });
 
 describe("LLM summary inputs come from pi", () => {
-  it("pi-data.json holds pi's summarization prompts and pi-ai's prices as installed (regenerate with scripts/gen-compaction-data.mjs)", () => {
+  it("pi-data.json holds pi's prompts and pi-ai's prices as installed (scripts/gen-compaction-data.mjs)", () => {
     assert.deepEqual(
       JSON.parse(readFileSync(join(ROOT, "src", "core", "compact", "pi-data.json"), "utf8")),
       compactionData(),

@@ -1,10 +1,11 @@
-// package.json's tree menus match the contextValue strings the tree's nodes carry (src/extension/tree/contextValues.ts).
+// package.json's tree menus match the contextValue strings the tree's nodes carry
+// (src/extension/tree/contextValues.ts).
 import * as assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { CommandId, SessionsViewId } from "../src/extension/ids.js";
 import { allContextValues, ContextValue } from "../src/extension/tree/contextValues.js";
-import { ROOT } from "./helpers.js";
+import { ROOT } from "./fixtures.js";
 
 const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
 const menus: { command: string; when: string; group: string }[] = pkg.contributes.menus["view/item/context"];
@@ -62,7 +63,7 @@ describe("tree context values and package.json menus", () => {
     );
   });
 
-  it("entry commands on every entry row, folded entry, branch and detail; compaction on sessions, entries, branches", () => {
+  it("entry commands on entry rows, folded entries, branches, details; Compact on sessions, entries, branches", () => {
     const entryLike = values.filter((v) =>
       [ContextValue.EntryRow, ContextValue.Branch, ContextValue.Detail].some((p) => v.startsWith(p)),
     );

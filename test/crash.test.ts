@@ -11,7 +11,8 @@ import { run } from "../src/cli/main.js";
 import { parseSession } from "../src/core/session.js";
 import { compactBranch } from "../src/node/compact/run.js";
 import { inspectTail, repairTail } from "../src/node/repair.js";
-import { PI_FIXTURES } from "./helpers.js";
+import { PI_FIXTURES } from "./fixtures.js";
+import { sleep } from "./helpers.js";
 
 const S1 = PI_FIXTURES.find((f) => f.includes("d404"))!;
 const TRUNCATED = PI_FIXTURES.find((f) => f.includes("pi-truncated-last-line"))!;
@@ -25,9 +26,16 @@ const [file, leaf] = process.argv.slice(2);
 let parent = leaf, n = 0;
 for (;;) {
   const id = (0x10000000 + n++).toString(16);
-  const line = JSON.stringify({ type: "compaction", id, parentId: parent, timestamp: new Date().toISOString(), summary: "s".repeat(2000 + (n % 7) * 5000), firstKeptEntryId: leaf, tokensBefore: 1000, fromHook: true }) + "\\n";
-  if (n % 3 === 0) { const fd = fs.openSync(file, "a"); fs.writeSync(fd, line.slice(0, line.length >> 1)); fs.writeSync(fd, line.slice(line.length >> 1)); fs.closeSync(fd); }
-  else fs.appendFileSync(file, line);
+  const summary = "s".repeat(2000 + (n % 7) * 5000);
+  const timestamp = new Date().toISOString();
+  const record = { type: "compaction", id, parentId: parent, timestamp, summary, firstKeptEntryId: leaf };
+  const line = JSON.stringify({ ...record, tokensBefore: 1000, fromHook: true }) + "\\n";
+  if (n % 3 === 0) {
+    const fd = fs.openSync(file, "a");
+    fs.writeSync(fd, line.slice(0, line.length >> 1));
+    fs.writeSync(fd, line.slice(line.length >> 1));
+    fs.closeSync(fd);
+  } else fs.appendFileSync(file, line);
   parent = id;
 }
 `;
@@ -41,7 +49,7 @@ describe("crash-safe writing", function () {
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  it(`${TRIALS} SIGKILLs at random moments: pi still loads the file, earlier entries are intact, a partial line is refused`, async () => {
+  it(`${TRIALS} SIGKILLs at random: pi loads the file, earlier entries intact, a partial line refused`, async () => {
     const original = readFileSync(S1);
     const leaf = parseSession(S1, original);
     assert.ok(leaf.ok);
@@ -51,7 +59,7 @@ describe("crash-safe writing", function () {
       const file = join(dir, `t${t}.jsonl`);
       copyFileSync(S1, file);
       const child = spawn(process.execPath, [join(dir, "writer.cjs"), file, leaf.session.leafId!], { stdio: "ignore" });
-      await new Promise((r) => setTimeout(r, 40 + Math.floor(Math.random() * 40)));
+      await sleep(40 + Math.floor(Math.random() * 40));
       child.kill("SIGKILL");
       await new Promise((r) => child.once("exit", r));
       const bytes = readFileSync(file);

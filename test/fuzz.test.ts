@@ -8,7 +8,8 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { run } from "../src/cli/main.js";
 import { parseSession, type ParseResult, SessionReader } from "../src/core/session.js";
-import { feedInChunks, OMP_FIXTURES, PI_FIXTURES, plain } from "./helpers.js";
+import { feedInChunks, plain } from "./helpers.js";
+import { OMP_FIXTURES, PI_FIXTURES } from "./fixtures.js";
 
 const TOTAL = Number(process.env.FUZZ_RUNS ?? 3000);
 const SMALL = [...PI_FIXTURES, ...OMP_FIXTURES]
@@ -194,7 +195,7 @@ describe(`fuzzing the reader (${TOTAL} cases)`, function () {
     );
   });
 
-  it("feeding the same bytes in random chunks, bodies parsed lazily, gives the same answer as reading them whole", () => {
+  it("the same bytes fed in random chunks, bodies parsed lazily, give the answer of reading them whole", () => {
     fc.assert(
       fc.property(
         fc.integer({ min: 0, max: SMALL.length - 1 }),

@@ -1,42 +1,9 @@
-/** Shared test helpers: fixture discovery and temporary copies. Tests read only the project's fixtures/. */
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+/** Shared test helpers: temporary files, JSONL text, polling. No fixture paths here (see fixtures.ts), so the
+ * in-host integration bundle can import it too. */
+import { copyFileSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { basename, dirname, join, relative } from "node:path";
-import { fileURLToPath } from "node:url";
+import { basename, join } from "node:path";
 import { parseSession, type Session, type SessionReader } from "../src/core/session.js";
-
-export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
-export const FIXTURES = join(ROOT, "fixtures");
-export const REAL = join(FIXTURES, "real");
-
-export function listJsonl(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir).sort()) {
-    const full = join(dir, name);
-    if (statSync(full).isDirectory()) out.push(...listJsonl(full));
-    else if (name.endsWith(".jsonl")) out.push(full);
-  }
-  return out;
-}
-
-/** pi-written fixtures (all versions) and the quirk files derived from them. */
-export const UPSTREAM_FIXTURES = listJsonl(join(FIXTURES, "upstream"));
-export const PI_FIXTURES = [...listJsonl(join(REAL, "pi")), ...listJsonl(join(REAL, "quirks")), ...UPSTREAM_FIXTURES];
-export const OMP_FIXTURES = listJsonl(join(REAL, "omp"));
-
-export function rel(file: string): string {
-  return file.startsWith(REAL) ? relative(REAL, file) : relative(FIXTURES, file);
-}
-
-export function oracleFor(file: string): Record<string, unknown> {
-  return JSON.parse(readFileSync(join(REAL, "oracles", `${rel(file)}.oracle.json`), "utf8"));
-}
-
-export function loadFixture(file: string): Session {
-  const result = parseSession(file, readFileSync(file));
-  if (!result.ok) throw new Error(`${file} rejected: ${result.rejection.code} ${result.rejection.message}`);
-  return result.session;
-}
 
 export function parseText(text: string, file = "mem.jsonl") {
   return parseSession(file, text);
@@ -116,4 +83,33 @@ export function feedInChunks(reader: SessionReader, bytes: Uint8Array, sizes: nu
   }
   if (lines.length === 0) ends = reader.feedChunk(new Uint8Array(0)).endsWithNewline;
   return ends;
+}
+
+/** Every file under `dir` (recursively, sorted) whose name ends with `suffix`. */
+export function listFiles(dir: string, suffix: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(dir).sort()) {
+    const full = join(dir, name);
+    if (statSync(full).isDirectory()) out.push(...listFiles(full, suffix));
+    else if (name.endsWith(suffix)) out.push(full);
+  }
+  return out;
+}
+
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** Poll `probe` until it returns something truthy; fail naming `what` after the timeout. */
+export async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | undefined | false> | T | undefined | false,
+  timeoutMs = 20_000,
+  intervalMs = 50,
+): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(intervalMs);
+  }
 }

@@ -9,7 +9,9 @@ import { summarize } from "../src/core/summary.js";
 import { usageRecords } from "../src/core/usage.js";
 import { parseSessionSliced, wholeLineSlices } from "../src/node/readSession.js";
 import { SessionTracker } from "../src/node/tracker.js";
-import { jsonl, OMP_FIXTURES, PI_FIXTURES, plain, rel } from "./helpers.js";
+import { jsonl, plain } from "./helpers.js";
+import { OMP_FIXTURES, PI_FIXTURES, rel } from "./fixtures.js";
+import { header } from "./builders.js";
 
 function parse(bytes: Uint8Array | string, retainBytes: number): Session {
   const r = parseSession("x.jsonl", bytes, { retainBytes });
@@ -40,7 +42,7 @@ describe("lazy record bodies", () => {
   it("only records over the threshold are held as bytes; reading one twice gives equal objects", () => {
     const big = "x".repeat(3000);
     const text = jsonl(
-      { type: "session", version: 3, id: "s", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/p" },
+      header({ id: "s" }),
       {
         type: "message",
         id: "a",
@@ -85,16 +87,13 @@ describe("lazy record bodies", () => {
   });
 
   it("a v2 hookMessage read back from bytes is migrated to the custom role, as pi does", () => {
-    const text = jsonl(
-      { type: "session", version: 2, id: "s", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/p" },
-      {
-        type: "message",
-        id: "h",
-        parentId: null,
-        timestamp: "2026-01-01T00:00:01.000Z",
-        message: { role: "hookMessage", customType: "x", content: "y".repeat(2000), display: true },
-      },
-    );
+    const text = jsonl(header({ version: 2, id: "s" }), {
+      type: "message",
+      id: "h",
+      parentId: null,
+      timestamp: "2026-01-01T00:00:01.000Z",
+      message: { role: "hookMessage", customType: "x", content: "y".repeat(2000), display: true },
+    });
     for (const retain of [0, Number.POSITIVE_INFINITY]) {
       const e = parse(text, retain).entries[0]!;
       assert.equal(e.role, "custom");
@@ -103,16 +102,13 @@ describe("lazy record bodies", () => {
   });
 
   it("multi-byte text survives the byte offsets (lines are split on bytes, decoded one by one)", () => {
-    const text = `\uFEFF${jsonl(
-      { type: "session", version: 3, id: "s", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/p" },
-      {
-        type: "message",
-        id: "a",
-        parentId: null,
-        timestamp: "2026-01-01T00:00:01.000Z",
-        message: { role: "user", content: `héllo — 你好 🎉 ${"é".repeat(1200)}` },
-      },
-    ).replace(/\n/g, "\r\n")}`;
+    const text = `\uFEFF${jsonl(header({ id: "s" }), {
+      type: "message",
+      id: "a",
+      parentId: null,
+      timestamp: "2026-01-01T00:00:01.000Z",
+      message: { role: "user", content: `héllo — 你好 🎉 ${"é".repeat(1200)}` },
+    }).replace(/\n/g, "\r\n")}`;
     const s = parse(text, 0);
     assert.equal(s.diagnostics[0]?.code, "bom");
     assert.equal((s.entries[0]!.data.message as { content: string }).content, `héllo — 你好 🎉 ${"é".repeat(1200)}`);
@@ -143,7 +139,7 @@ describe("sliced reading (the event loop runs between slices of a large file)", 
     const dir = mkdtempSync(join(tmpdir(), "pse-lazy-"));
     try {
       const file = join(dir, "s.jsonl");
-      const records = [{ type: "session", version: 3, id: "s", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/p" }];
+      const records = [header({ id: "s" })];
       for (let i = 0; i < 200; i++)
         records.push({
           type: "message",

@@ -25,7 +25,9 @@ import { SessionTracker } from "../src/node/tracker.js";
 import { SessionWatcher } from "../src/node/watcher.js";
 // @ts-expect-error: a plain ESM script shared with the VS Code runners (no type declarations)
 import { buildFixtureHome } from "../scripts/vscode/fixture-home.mjs";
-import { feedInChunks, OMP_FIXTURES, PI_FIXTURES, plain, rel } from "./helpers.js";
+import { header, iso, label, message, usage } from "./builders.js";
+import { feedInChunks, jsonl, plain, sleep, waitFor } from "./helpers.js";
+import { OMP_FIXTURES, PI_FIXTURES, rel } from "./fixtures.js";
 
 /** What a parse result says, without object identity (comparable across readers). */
 function view(r: ParseResult) {
@@ -45,17 +47,6 @@ function view(r: ParseResult) {
   });
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function waitFor<T>(what: string, probe: () => T | undefined | false, timeoutMs = 10_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = probe();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
-
 describe("SessionReader: feeding a file in chunks equals parsing it whole", () => {
   for (const file of [...PI_FIXTURES, ...OMP_FIXTURES]) {
     it(rel(file), () => {
@@ -70,7 +61,7 @@ describe("SessionReader: feeding a file in chunks equals parsing it whole", () =
 });
 
 describe("SessionReader: appends that are not plain (the index is rebuilt, and the answer is pi's)", () => {
-  const t = (n: number) => `2026-01-01T00:00:${String(n).padStart(2, "0")}.000Z`;
+  const t = iso;
   const m = (id: string, parentId: string | null, time: string | undefined, extra: Record<string, unknown> = {}) => ({
     type: "message",
     id,
@@ -101,14 +92,14 @@ describe("SessionReader: appends that are not plain (the index is rebuilt, and t
       "labels, names and titles as they come",
       [
         m("a", null, t(1)),
-        { type: "label", id: "l1", parentId: "a", timestamp: t(2), targetId: "a", label: "x" },
+        label("l1", "a", "a", "x", { time: 2 }),
         { type: "session_info", id: "s1", parentId: "l1", timestamp: t(3), name: "N" },
-        { type: "label", id: "l2", parentId: "s1", timestamp: t(4), targetId: "a", label: "" },
+        label("l2", "s1", "a", "", { time: 4 }),
       ],
     ],
   ];
   it("a child and its later-listed parent in one appended batch", () => {
-    const text = `${JSON.stringify({ type: "session", version: 3, id: "s", timestamp: t(0), cwd: "/p" })}\n${[m("a", null, t(1)), m("c", "b", t(3)), m("b", "a", t(2))].map((r) => JSON.stringify(r)).join("\n")}\n`;
+    const text = jsonl(header(), m("a", null, t(1)), m("c", "b", t(3)), m("b", "a", t(2)));
     const reader = new SessionReader("x");
     feedInChunks(reader, Buffer.from(text), [2, 10], () => reader.result());
     assert.deepEqual(view(reader.result()), view(parseSession("x", text)));
@@ -116,7 +107,7 @@ describe("SessionReader: appends that are not plain (the index is rebuilt, and t
 
   for (const [name, records] of cases) {
     it(name, () => {
-      const text = `${JSON.stringify({ type: "session", version: 3, id: "s", timestamp: t(0), cwd: "/p" })}\n${records.map((r) => JSON.stringify(r)).join("\n")}\n`;
+      const text = jsonl(header(), ...records);
       const whole = parseSession("x", text);
       const reader = new SessionReader("x");
       feedInChunks(reader, Buffer.from(text), [1], () => reader.result());
@@ -136,7 +127,7 @@ describe("SessionTracker: follows a file while an agent writes it", () => {
   const piFile = PI_FIXTURES.find((f) => f.includes("d4f8"))!;
   const ompFile = OMP_FIXTURES.find((f) => f.includes("d97d"))!;
   const entryLine = (id: string, parentId: string, text = "next") =>
-    `${JSON.stringify({ type: "message", id, parentId, timestamp: "2026-11-29T19:00:00.000Z", message: { role: "user", content: text, timestamp: 1 } })}\n`;
+    jsonl(message(id, parentId, "user", text, { time: "2026-11-29T19:00:00.000Z" }));
 
   it("reads appended bytes only, and always equals a full parse", async () => {
     const file = join(dir, "s.jsonl");
@@ -144,7 +135,7 @@ describe("SessionTracker: follows a file while an agent writes it", () => {
     const t = new SessionTracker(file);
     assert.deepEqual(await t.update(), { change: "initial", bytesRead: statSync(file).size });
     assert.deepEqual(view(t.result()), view(parseSession(file, readFileSync(file))));
-    const header = readFileSync(file, "utf8").split("\n")[0]!.length + 1;
+    const headerBytes = readFileSync(file, "utf8").split("\n")[0]!.length + 1;
     let parent = (t.result() as { session: { leafId: string } }).session.leafId;
     let summary = summarize(t.result());
     for (let i = 0; i < 5; i++) {
@@ -152,14 +143,19 @@ describe("SessionTracker: follows a file while an agent writes it", () => {
       // reply from another model changes the session's model.
       const line =
         i === 4
-          ? `${JSON.stringify({ type: "message", id: `n${i}`, parentId: parent, timestamp: "2026-11-29T19:00:00.000Z", message: { role: "assistant", content: [{ type: "text", text: "ok" }], provider: "openai", model: "gpt-5.1", usage: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2, cost: { total: 0.5 } }, stopReason: "stop" } })}\n`
+          ? jsonl(
+              message(`n${i}`, parent, "assistant", "ok", {
+                time: "2026-11-29T19:00:00.000Z",
+                usage: usage(1, 1, 0.5),
+              }),
+            )
           : entryLine(`n${i}`, i === 2 ? "c699fe70" : parent);
       appendFileSync(file, line);
       const u = await t.update();
       assert.equal(u.change, "appended");
       assert.equal(
         u.bytesRead,
-        Buffer.byteLength(line) + header,
+        Buffer.byteLength(line) + headerBytes,
         "the appended line plus the first line (rewrite check)",
       );
       assert.deepEqual(view(t.result()), view(parseSession(file, readFileSync(file))));
@@ -190,8 +186,8 @@ describe("SessionTracker: follows a file while an agent writes it", () => {
     assert.equal(r1.session.diagnostics.at(-1)!.line, 28);
     appendFileSync(file, line.slice(30));
     const u2 = await t.update();
-    const header = readFileSync(file, "utf8").split("\n")[0]!.length + 1;
-    assert.equal(u1.bytesRead + u2.bytesRead, Buffer.byteLength(line) + 2 * header);
+    const headerBytes = readFileSync(file, "utf8").split("\n")[0]!.length + 1;
+    assert.equal(u1.bytesRead + u2.bytesRead, Buffer.byteLength(line) + 2 * headerBytes);
     assert.deepEqual(view(t.result()), view(parseSession(file, readFileSync(file))));
     assert.equal((t.result() as { session: { leafId: string } }).session.leafId, "p1");
   });
@@ -330,14 +326,14 @@ describe("SessionLibrary: listing plus live changes", () => {
     assert.ok(noOmp.sessions.length < lib.sessions.length);
   });
 
-  it("applies appends (not structural), new files and removals (structural), and ignores paths outside the roots", async () => {
+  it("applies appends (not structural), new files and removals (structural); ignores paths outside roots", async () => {
     const lib = library();
     await lib.ensureLoaded();
     const s2 = lib.sessions.find((s) => s.file.includes("d4f8"))!;
     const opened = await lib.open(s2.file);
     assert.ok(opened.ok);
     const n = opened.session.entries.length;
-    const line = `${JSON.stringify({ type: "message", id: "zz01", parentId: opened.session.leafId, timestamp: new Date().toISOString(), message: { role: "user", content: "more", timestamp: 1 } })}\n`;
+    const line = jsonl(message("zz01", opened.session.leafId, "user", "more", { time: new Date().toISOString() }));
     appendFileSync(s2.file, line);
     let set = await lib.applyChanges([s2.file]);
     assert.deepEqual(set, { changes: [{ file: s2.file, kind: "changed" }], structural: false });
@@ -347,10 +343,7 @@ describe("SessionLibrary: listing plus live changes", () => {
     assert.equal(summary.ok && summary.leafId, "zz01");
 
     const fresh = join(dirname(s2.file), "2026-11-29T20-00-00-000Z_new.jsonl");
-    writeFileSync(
-      fresh,
-      `${JSON.stringify({ type: "session", version: 3, id: "new-session", timestamp: new Date().toISOString(), cwd: home.workspace })}\n`,
-    );
+    writeFileSync(fresh, jsonl(header({ id: "new-session", time: new Date().toISOString(), cwd: home.workspace })));
     set = await lib.applyChanges([fresh]);
     assert.deepEqual(set, { changes: [{ file: fresh, kind: "added" }], structural: true });
     assert.ok(lib.workspaceSessions([home.workspace], hostPaths()).some((s) => s.file === fresh));

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { FILTER_MODES } from "../src/core/outline.js";
 import { CommandId, ContainerId, ContextKey, PanelViewType, SessionsViewId } from "../src/extension/ids.js";
 import { PANEL_KINDS } from "../src/protocol/messages.js";
-import { ROOT } from "./helpers.js";
+import { ROOT } from "./fixtures.js";
 
 const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
 const c = pkg.contributes;

@@ -165,7 +165,8 @@ export async function startMockProvider(o: MockOptions): Promise<MockProvider> {
       } else {
         res.writeHead(200, { "content-type": "text/event-stream" });
         res.end(
-          `data: ${JSON.stringify({ type: "response.output_item.done", item: message })}\n\ndata: ${JSON.stringify({ type: "response.completed", response: { id: "resp_sum", output: [] } })}\n\n`,
+          `data: ${JSON.stringify({ type: "response.output_item.done", item: message })}\n\n` +
+            `data: ${JSON.stringify({ type: "response.completed", response: { id: "resp_sum", output: [] } })}\n\n`,
         );
       }
       return;

@@ -4,7 +4,8 @@
  */
 import { strict as assert } from "node:assert";
 import { buildContext } from "../src/core/context.js";
-import { loadFixture, OMP_FIXTURES, oracleFor, plain, rel } from "./helpers.js";
+import { plain } from "./helpers.js";
+import { loadFixture, OMP_FIXTURES, oracleFor, rel } from "./fixtures.js";
 
 type OracleNode = { id: string; children: string[]; label?: string };
 

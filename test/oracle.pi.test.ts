@@ -8,7 +8,8 @@ import { readFileSync } from "node:fs";
 import { SessionManager } from "@mariozechner/pi-coding-agent";
 import { buildContext } from "../src/core/context.js";
 import { parseSession } from "../src/core/session.js";
-import { PI_FIXTURES, plain, rel, tempCopy, withTempDir } from "./helpers.js";
+import { plain, tempCopy, withTempDir } from "./helpers.js";
+import { PI_FIXTURES, rel } from "./fixtures.js";
 
 type PiEntry = { id: string; parentId: string | null; type: string };
 type PiNode = { entry: PiEntry; children: PiNode[]; label?: string };

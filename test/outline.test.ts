@@ -2,7 +2,9 @@
 import * as assert from "node:assert/strict";
 import { type OutlineItem, SessionOutline } from "../src/core/outline.js";
 import { resumeCommand } from "../src/core/resume.js";
-import { jsonl, loadFixture, parseOk, PI_FIXTURES } from "./helpers.js";
+import { jsonl, parseOk } from "./helpers.js";
+import { loadFixture, PI_FIXTURES } from "./fixtures.js";
+import { header } from "./builders.js";
 
 const S2 = () => loadFixture(PI_FIXTURES.find((f) => f.includes("d4f8"))!);
 const S3 = () => loadFixture(PI_FIXTURES.find((f) => f.includes("d565"))!);
@@ -69,7 +71,7 @@ describe("SessionOutline", () => {
   it("several roots become branches; parent cycles do not loop", () => {
     const s = parseOk(
       jsonl(
-        { type: "session", version: 3, id: "s", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/p" },
+        header({ id: "s" }),
         {
           type: "message",
           id: "a",
@@ -112,9 +114,7 @@ describe("SessionOutline", () => {
 
   it("builds one level at a time: the first level of a 20,000-entry session touches only its own chain", () => {
     // 20,000 small entries: a main line of user/assistant pairs, with 50 branch points off it.
-    const records: unknown[] = [
-      { type: "session", version: 3, id: "big", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/p" },
-    ];
+    const records: unknown[] = [header({ id: "big" })];
     let parent: string | null = null;
     let t = Date.parse("2026-01-01T00:00:00.000Z");
     const main: string[] = [];

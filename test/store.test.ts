@@ -34,7 +34,9 @@ import {
   type StoreSession,
   unpackSummary,
 } from "../src/node/store/index.js";
-import { jsonl, OMP_FIXTURES, oracleFor, PI_FIXTURES, plain, REAL } from "./helpers.js";
+import { jsonl, plain } from "./helpers.js";
+import { OMP_FIXTURES, oracleFor, PI_FIXTURES, REAL } from "./fixtures.js";
+import { fork, header } from "./builders.js";
 
 const O2 = "2026-11-29T18-50-21-986Z_01a228a4-d9a2-7000-85ca-ecf671b91f93.jsonl";
 const O3 = "2026-11-29T18-50-22-033Z_01a228a4-d9d1-7000-a845-d846825115ab.jsonl";
@@ -90,20 +92,20 @@ describe("session store over real agent dirs", () => {
     for (const n of nested) assert.equal(basename(n.nestedIn!), O2);
   });
 
-  it("AC-1: a file with a record before its header is listed with its rejection, never dropped; title records are skipped", async () => {
+  it("a file with a record before its header is listed with its rejection, never dropped; titles skipped", async () => {
     const dir = join(home, ".pi", "agent", "sessions", "--home-u-src-proj--");
     writeFileSync(
       join(dir, "bad.jsonl"),
       jsonl(
         { type: "message", id: "a", parentId: null, timestamp: "2026-01-01T00:00:00Z" },
-        { type: "session", version: 3, id: "x", timestamp: "2026-01-01T00:00:00Z", cwd: "/w" },
+        header({ id: "x", cwd: "/w" }),
       ),
     );
     writeFileSync(
       join(dir, "titled.jsonl"),
       jsonl(
         { type: "title", v: 1, title: "T", updatedAt: "2026-01-01T00:00:00Z", pad: "" },
-        { type: "session", version: 3, id: "titled", timestamp: "2026-01-01T00:00:00Z", cwd: "/w" },
+        header({ id: "titled", cwd: "/w" }),
       ),
     );
     let out = "";
@@ -125,7 +127,7 @@ describe("session store over real agent dirs", () => {
     assert.equal(json.sessions.find((s: { file: string }) => s.file.endsWith("titled.jsonl")).id, "titled");
   });
 
-  it("lineage: OMP fork by id, OMP branch by path, pi fork across projects, pi orphan-producing fork, v1 branchedFrom", async () => {
+  it("lineage: OMP fork by id and by path, pi fork across projects, orphaning fork, v1 branchedFrom", async () => {
     const { sessions } = await store();
     const o2 = find(sessions, O2);
     assert.equal(find(sessions, O3).parent, o2, "OMP /fork names the parent by id");
@@ -142,24 +144,14 @@ describe("session store over real agent dirs", () => {
     assert.ok(o2.children.length >= 4);
   });
 
-  it("AC-4: a parentSession outside the roots is external and never opened (/etc/passwd, ../../, an escaping symlink)", async () => {
+  it("a parentSession outside the roots is external, never opened (/etc/passwd, ../../, symlink)", async () => {
     const dir = join(home, ".pi", "agent", "sessions", "--w--");
     mkdirSync(dir, { recursive: true });
     const outside = mkdtempSync(join(tmpdir(), "pse-outside-"));
     try {
-      writeFileSync(
-        join(outside, "secret.jsonl"),
-        jsonl({ type: "session", version: 3, id: "secret", timestamp: "2026-01-01T00:00:00Z", cwd: "/w" }),
-      );
+      writeFileSync(join(outside, "secret.jsonl"), jsonl(header({ id: "secret", cwd: "/w" })));
       symlinkSync(join(outside, "secret.jsonl"), join(dir, "link.jsonl"));
-      const h = (id: string, parentSession: string) => ({
-        type: "session",
-        version: 3,
-        id,
-        timestamp: "2026-01-01T00:00:00Z",
-        cwd: "/w",
-        parentSession,
-      });
+      const h = (id: string, parentSession: string) => fork(parentSession, { id, cwd: "/w" });
       writeFileSync(join(dir, "a.jsonl"), jsonl(h("a", "/etc/passwd")));
       writeFileSync(join(dir, "b.jsonl"), jsonl(h("b", "../../../../etc/shadow.jsonl")));
       writeFileSync(join(dir, "c.jsonl"), jsonl(h("c", join(outside, "secret.jsonl"))));
@@ -199,7 +191,7 @@ describe("session store over real agent dirs", () => {
     assert.ok(sessions.filter((s) => s.nestedIn).every((s) => s.slug === "-src-proj"));
   });
 
-  it("the three OMP slug kinds of the real fixtures (home-relative, tmp, legacy absolute) are derived from header.cwd", async () => {
+  it("the three OMP slug kinds (home-relative, tmp, legacy absolute) derive from header.cwd", async () => {
     const { sessions } = await store();
     const h = { home: "/home/u", tmpdir: "/var/tmp/pi-fixture", windows: false };
     const kinds = new Map<string, string>();
@@ -321,30 +313,18 @@ describe("session store over real agent dirs", () => {
     };
     writeFileSync(
       join(dir, "fork.jsonl"),
-      jsonl(
-        {
-          type: "session",
-          version: 3,
-          id: "fork-1",
-          timestamp: created,
-          cwd: "/home/u/src/proj",
-          parentSession: parentFile,
-        },
-        ...copied,
-        own1,
-        own2,
-      ),
+      jsonl(fork(parentFile, { id: "fork-1", time: created, cwd: "/home/u/src/proj" }), ...copied, own1, own2),
     );
     const { sessions } = await store();
     computeOwnership(sessions);
-    const fork = find(sessions, "fork.jsonl");
-    assert.equal(fork.parent, find(sessions, S3));
-    const row = listedSession(fork);
+    const forked = find(sessions, "fork.jsonl");
+    assert.equal(forked.parent, find(sessions, S3));
+    const row = listedSession(forked);
     assert.equal(row.entryCount, copied.length + 2);
     assert.equal(row.ownEntryCount, 2);
     assert.equal(row.firstSeen, "2026-12-01T10:05:00.000Z");
     assert.equal(row.lastSeen, "2026-12-01T11:00:00.000Z");
-    assert.equal(fork.forkPointId, last, "the fork point is the last inherited entry");
+    assert.equal(forked.forkPointId, last, "the fork point is the last inherited entry");
     const o3 = listedSession(find(sessions, O3));
     assert.equal(o3.firstSeen, null, "a fork that owns nothing has no time range");
     const parentRow = listedSession(find(sessions, S3));
@@ -363,17 +343,7 @@ describe("session store over real agent dirs", () => {
     const created = new Date(Date.parse(copied.at(-1).timestamp) - 1).toISOString();
     writeFileSync(
       join(dir, "early.jsonl"),
-      jsonl(
-        {
-          type: "session",
-          version: 3,
-          id: "early",
-          timestamp: created,
-          cwd: "/home/u/src/proj",
-          parentSession: parentFile,
-        },
-        ...copied,
-      ),
+      jsonl(fork(parentFile, { id: "early", time: created, cwd: "/home/u/src/proj" }), ...copied),
     );
     const { sessions } = await store();
     computeOwnership(sessions);
@@ -381,7 +351,7 @@ describe("session store over real agent dirs", () => {
     assert.ok(row.ownEntryCount >= 1 && row.ownEntryCount < row.entryCount);
   });
 
-  it("per-session totals equal OMP's getUsageStatistics() for every OMP fixture; /tan inherited cost is zero", async () => {
+  it("per-session totals equal OMP's getUsageStatistics() for every OMP fixture; /tan inherits zero cost", async () => {
     const { sessions } = await store();
     for (const s of sessions.filter((x) => x.root.agent === "omp")) {
       const oracle = oracleFor(join(REAL, "omp", s.file.split(`${sep}.omp${sep}agent${sep}`)[1]!)) as {
@@ -426,7 +396,7 @@ describe("session store over real agent dirs", () => {
     );
   });
 
-  it("a second listing reads no unchanged file; OMP's in-place slot rewrite (same size, new mtime) is noticed", async () => {
+  it("a second listing reads no unchanged file; OMP's in-place slot rewrite (same size) is noticed", async () => {
     const cacheFile = join(home, "cache", "store.json");
     const first = recordingFs();
     const cold = await store(first, cacheFile);

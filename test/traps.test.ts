@@ -4,37 +4,20 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { buildContext } from "../src/core/context.js";
 import { parseSession } from "../src/core/session.js";
-import { jsonl, loadFixture, parseOk, parseText, plain, REAL } from "./helpers.js";
+import { header, iso, message } from "./builders.js";
+import { jsonl, parseOk, parseText, plain } from "./helpers.js";
+import { loadFixture, REAL } from "./fixtures.js";
 
-const H = { type: "session", version: 3, id: "sess-1", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/w" };
-const ts = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
-const msg = (id: string, parentId: string | null, role: string, text: string, s = 1, extra: object = {}) => ({
-  type: "message",
-  id,
-  parentId,
-  timestamp: ts(s),
-  message:
-    role === "assistant"
-      ? {
-          role,
-          content: [{ type: "text", text }],
-          api: "x",
-          provider: "anthropic",
-          model: "m1",
-          usage: {
-            input: 1,
-            output: 1,
-            cacheRead: 0,
-            cacheWrite: 0,
-            totalTokens: 2,
-            cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-          },
-          stopReason: "stop",
-          timestamp: 1,
-          ...extra,
-        }
-      : { role, content: text, timestamp: 1, ...extra },
-});
+const H = header({ id: "sess-1", cwd: "/w" });
+const ts = iso;
+/** A message; assistant ones as in the fixtures' anthropic turns. */
+const msg = (id: string, parentId: string | null, role: string, text: string, s = 1, extra = {}) =>
+  message(id, parentId, role, text, {
+    time: s,
+    provider: "anthropic",
+    model: "m1",
+    extra: role === "assistant" ? { api: "x", ...extra } : extra,
+  });
 const slot = (title: string, source?: "auto" | "user") => {
   const base: Record<string, unknown> = {
     type: "title",
@@ -113,7 +96,7 @@ describe("reading traps (session-format.md §15)", () => {
     );
   });
 
-  it("T6: v1 ids are synthesized from the physical line, and firstKeptEntryIndex counts parsed records with header = 0", () => {
+  it("T6: v1 ids come from the physical line; firstKeptEntryIndex counts parsed records, header = 0", () => {
     const v1 = { type: "session", id: "v1", timestamp: ts(0), cwd: "/w" };
     const text = jsonl(
       v1,
@@ -241,7 +224,7 @@ describe("reading traps (session-format.md §15)", () => {
     assert.equal(parseOk(jsonl({ ...H, parentSession: "C:\\Users\\u\\s.jsonl" })).forkOf?.kind, "path");
   });
 
-  it("T12: an OMP header-only file (slot + header) is a valid session with no entries; an empty file is rejected", () => {
+  it("T12: an OMP header-only file (slot + header) is a session with no entries; an empty file is rejected", () => {
     const s = loadFixture(omp("-src-proj", "2026-11-29T18-50-22-043Z_01a228a4-d9db-7000-8165-714d0e177185.jsonl"));
     assert.equal(s.entries.length, 0);
     assert.equal(s.leafId, null);
@@ -403,7 +386,7 @@ describe("reading traps (session-format.md §15)", () => {
     assert.equal(parseOk(jsonl(H, info("i1", "First"), info("i2"))).name, null);
   });
 
-  it("T21: OMP title: a user title is sticky against later auto titles; a truncated slot yields the full title_change text", () => {
+  it("T21: OMP title: a user title beats later auto titles; a truncated slot yields the title_change text", () => {
     const tc = (id: string, title: string, source: string) => ({
       type: "title_change",
       id,

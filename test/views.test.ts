@@ -18,7 +18,9 @@ import { lineageModel } from "../src/node/views/lineage.js";
 import { sessionUsageModel } from "../src/node/views/sessionUsage.js";
 // @ts-expect-error: a plain ESM script shared with the VS Code runners (no type declarations)
 import { buildFixtureHome } from "../scripts/vscode/fixture-home.mjs";
-import { jsonl, loadFixture, parseOk, PI_FIXTURES } from "./helpers.js";
+import { jsonl, parseOk } from "./helpers.js";
+import { loadFixture, PI_FIXTURES } from "./fixtures.js";
+import { fork, header } from "./builders.js";
 
 async function cliJson(...args: string[]): Promise<any> {
   let out = "";
@@ -242,7 +244,7 @@ describe("panel view models", () => {
       };
       const s = parseOk(
         jsonl(
-          { type: "session", version: 3, id: "bm", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/p" },
+          header({ id: "bm" }),
           {
             type: "message",
             id: "u1",
@@ -353,7 +355,7 @@ describe("panel view models", () => {
       keyOf: (s: StoreSession) => s.file,
     });
 
-    it("nodes for the root and every descendant, edges parent → child with the fork point, laid out without overlap", () => {
+    it("nodes for the root and each descendant, edges parent → child with the fork point, no overlap", () => {
       const s2 = session("d4f8");
       const m = lineageModel(session("d64a"), options());
       const files = m.nodes.map((n) => n.file);
@@ -382,26 +384,12 @@ describe("panel view models", () => {
       const orphanFile = `${base}2026-11-29T20-00-00-000Z_orphan.jsonl`;
       appendFileSync(
         orphanFile,
-        jsonl({
-          type: "session",
-          version: 3,
-          id: "orph",
-          timestamp: "2026-11-29T20:00:00.000Z",
-          cwd: home.workspace,
-          parentSession: `${base}gone.jsonl`,
-        }),
+        jsonl(fork(`${base}gone.jsonl`, { id: "orph", time: "2026-11-29T20:00:00.000Z", cwd: home.workspace })),
       );
       const externalFile = `${base}2026-11-29T20-00-01-000Z_external.jsonl`;
       appendFileSync(
         externalFile,
-        jsonl({
-          type: "session",
-          version: 3,
-          id: "ext",
-          timestamp: "2026-11-29T20:00:01.000Z",
-          cwd: home.workspace,
-          parentSession: "/etc/passwd",
-        }),
+        jsonl(fork("/etc/passwd", { id: "ext", time: "2026-11-29T20:00:01.000Z", cwd: home.workspace })),
       );
       await lib.applyChanges([orphanFile, externalFile]);
       const orphan = lineageModel(lib.get(orphanFile)!, options());

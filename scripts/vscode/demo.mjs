@@ -2,7 +2,8 @@
 // and example sessions built from fixtures/ (in .demo/). Prints the URL to open; Ctrl-C stops everything it started.
 //   npm run demo -- --real        use your real ~/.pi/agent and ~/.omp/agent instead (workspace: the current folder)
 //   npm run demo -- --live        keep appending turns to one example session, to watch live updates
-//   DEMO_PORT=8080 DEMO_HOST=0.0.0.0 npm run demo    choose the port / bind address (default 127.0.0.1, port 8080 or a free one)
+//   DEMO_PORT=8080 DEMO_HOST=0.0.0.0 npm run demo    choose the port / bind address
+//                                                    (default 127.0.0.1, port 8080 or a free one)
 import { spawnSync } from "child_process";
 import { appendFileSync, mkdirSync, readdirSync, readFileSync, rmSync } from "fs";
 import net from "net";
@@ -123,10 +124,14 @@ if (live && !real) {
 }
 
 const url = workbenchUrl(port, { folder: workspace, devPath: root });
+const sessionsText = real
+  ? `your real ~/.pi/agent and ~/.omp/agent (HOME=${home})`
+  : `example sessions from fixtures/ in ${path.relative(root, home)}`;
+const liveText = 'a turn is appended to "What does this project do? Look around first." every 4 s';
 console.log(`
 Pi Session Explorer demo (VS Code ${"1.100.3"} via code-server ${cs.startMs} ms)
-  sessions:  ${real ? `your real ~/.pi/agent and ~/.omp/agent (HOME=${home})` : `example sessions from fixtures/ in ${path.relative(root, home)}`}
-  workspace: ${workspace}${live && !real ? '\n  live:      a turn is appended to "What does this project do? Look around first." every 4 s' : ""}
+  sessions:  ${sessionsText}
+  workspace: ${workspace}${live && !real ? `\n  live:      ${liveText}` : ""}
 
 Open this URL in a browser, then click the Pi Sessions (π) icon in the activity bar:
 

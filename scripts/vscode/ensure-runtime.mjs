@@ -22,12 +22,14 @@ function chromiumFound() {
 export function ensureRuntime({ needBrowser = true } = {}) {
   if (existsSync(codeServerBin()) && (!needBrowser || chromiumFound())) return;
   console.log(
-    `[runtime] installing the VS Code runtime into ${runtimeDir} (code-server 4.100.3 from npm, chromium from apt; about 2 minutes)`,
+    `[runtime] installing the VS Code runtime into ${runtimeDir} ` +
+      "(code-server 4.100.3 from npm, chromium from apt; about 2 minutes)",
   );
   const r = spawnSync("bash", [path.join(here, "install-runtime.sh"), runtimeDir], { stdio: "inherit" });
   if (r.status !== 0 || !existsSync(codeServerBin()) || (needBrowser && !chromiumFound())) {
-    console.error(`[runtime] FAILED to install the VS Code runtime (exit ${r.status}). It needs apt-get (root) and the npm registry;
-see scripts/vscode/install-runtime.sh. The VS Code tests cannot run without it.`);
+    console.error(`[runtime] FAILED to install the VS Code runtime (exit ${r.status}).
+It needs apt-get (root) and the npm registry; see scripts/vscode/install-runtime.sh.
+The VS Code tests cannot run without it.`);
     process.exit(1);
   }
 }

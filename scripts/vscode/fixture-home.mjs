@@ -45,12 +45,14 @@ function copyStore(from, to, home, renameSlug) {
 export const HOSTILE = {
   name: '<img src=x onerror="window.__pwned=1;alert(1)">',
   prompt:
-    '<script>window.__pwned=2</script> [open](command:workbench.action.closeWindow) <svg onload="window.__pwned=3"></svg>',
+    "<script>window.__pwned=2</script> [open](command:workbench.action.closeWindow) " +
+    '<svg onload="window.__pwned=3"></svg>',
   reply: '**bold** <iframe src="javascript:alert(4)"></iframe> [x](javascript:alert(5))',
   tool: "</pre><script>alert(6)</script><style>body{display:none}</style>",
   label: '<b onmouseover="alert(7)">label</b>',
   summary:
-    "## Goal\n<script>window.__pwned=8</script>\n[run](command:workbench.action.quit) ![img](https://evil.example/x.png)\n<svg><script>alert(9)</script></svg>",
+    "## Goal\n<script>window.__pwned=8</script>\n[run](command:workbench.action.quit) " +
+    "![img](https://evil.example/x.png)\n<svg><script>alert(9)</script></svg>",
   customType: "<script>alert(10)</script>",
 };
 

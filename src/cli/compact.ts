@@ -97,20 +97,22 @@ export async function compactCommand(
         `  summarized        ${p.summarizedMessages} messages${p.isSplitTurn ? " (a turn is split)" : ""}`,
         `  kept from         ${p.firstKeptEntryId} (${p.keptEntries} entries)`,
         `  tokens before     ~${p.tokensBefore}`,
-        `  identity          ${p.identity.surface} · ${p.identity.model}${p.identity.deployment ? ` · deployment ${p.identity.deployment}` : ""} · ${p.identity.endpoint}`,
+        `  identity          ${identityText(p.identity)} · ${p.identity.endpoint}`,
         `  transport         ${p.transport}`,
-        `  readable summary  ${p.summaryKind === "llm" && p.summaryCost ? `LLM with pi's prompt: ~${p.summaryCost.inputTokens} input tokens, up to ${p.summaryCost.maxOutputTokens} output tokens, ${p.summaryCost.maxCost === null ? "price unknown for this model" : `at most ${formatCost(p.summaryCost.maxCost)}`}` : "extractive (no extra call)"}`,
+        `  readable summary  ${summaryText(p.summaryKind, p.summaryCost)}`,
         `  request body (no credentials; they go in headers):`,
         JSON.stringify(p.requestBody, null, 2),
       ].join("\n"),
     );
   } else if (result.state === "written")
     io.out(
-      `compacted: entry ${result.entryId} · ${result.message} · kept from ${result.firstKeptEntryId} · ~${result.tokensBefore} tokens before`,
+      `compacted: entry ${result.entryId} · ${result.message} · kept from ${result.firstKeptEntryId}` +
+        ` · ~${result.tokensBefore} tokens before`,
     );
   else if (result.state === "failed")
     io.err(
-      `not compacted (${result.failureClass}): ${result.message}. The file is unchanged.${a.writeFallback ? "" : " --write-fallback writes a readable-only compaction instead."}`,
+      `not compacted (${result.failureClass}): ${result.message}. The file is unchanged.` +
+        (a.writeFallback ? "" : " --write-fallback writes a readable-only compaction instead."),
     );
   else io.err(`not compacted: ${result.reason}. The file is unchanged.`);
   return result.state === "written" || (result.state === "planned" && a.dryRun) ? 0 : EXIT_NOT_WRITTEN;
@@ -164,4 +166,19 @@ export async function compactCli(args: string[], io: Io, version: string): Promi
     io,
     version,
   );
+}
+
+/** `openai · gpt-5.1 · deployment d`: the surface and model a checkpoint records. */
+function identityText(identity: { surface: string; model: string; deployment?: string | null }): string {
+  return `${identity.surface} · ${identity.model}${identity.deployment ? ` · deployment ${identity.deployment}` : ""}`;
+}
+
+function summaryText(
+  kind: string,
+  cost: { inputTokens: number; maxOutputTokens: number; maxCost: number | null } | null | undefined,
+): string {
+  if (kind !== "llm" || !cost) return "extractive (no extra call)";
+  const price = cost.maxCost === null ? "price unknown for this model" : `at most ${formatCost(cost.maxCost)}`;
+  const tokens = `~${cost.inputTokens} input tokens, up to ${cost.maxOutputTokens} output tokens`;
+  return `LLM with pi's prompt: ${tokens}, ${price}`;
 }

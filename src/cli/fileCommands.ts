@@ -37,7 +37,8 @@ export async function contextCommand(args: string[], io: Io): Promise<number> {
 function renderContext(context: ReturnType<typeof buildContext>): string {
   const model = context.model ? `${context.model.provider}/${context.model.modelId}` : "unknown model";
   const lines = [
-    `context at ${context.leafId ?? "(empty)"} · ${context.messages.length} messages · ${model} · thinking ${context.thinkingLevel ?? "off"}`,
+    `context at ${context.leafId ?? "(empty)"} · ${context.messages.length} messages · ${model}` +
+      ` · thinking ${context.thinkingLevel ?? "off"}`,
     "",
   ];
   context.messages.forEach((m, i) => {
@@ -64,7 +65,8 @@ export async function lintCommand(args: string[], io: Io): Promise<number> {
       if (!values.json) {
         for (const d of result.diagnostics) io.out(`${file}:${d.line}: ${d.severity} ${d.code}: ${d.message}`);
         io.out(
-          `${file}:${result.rejection.line}: error ${result.rejection.code}: ${result.rejection.message} (file rejected)`,
+          `${file}:${result.rejection.line}: error ${result.rejection.code}: ` +
+            `${result.rejection.message} (file rejected)`,
         );
       }
       continue;

@@ -23,7 +23,8 @@ commands:
   lint FILE... [--json]              diagnostics as FILE:LINE: severity code: message
   list [--agent-dir DIR]... [--workspace PATH] [--json]
                                      every session under the agent dirs, with fork lineage
-  usage [--agent-dir DIR]... [--workspace PATH] [--file F] [--by session|model|day|project] [--since YYYY-MM-DD] [--until YYYY-MM-DD] [--json]
+  usage [--agent-dir DIR]... [--workspace PATH] [--file F] [--by session|model|day|project]
+          [--since YYYY-MM-DD] [--until YYYY-MM-DD] [--json]
                                      tokens and cost, forks never double-counted
   compact FILE [--leaf ID] --provider openai|azure|codex --model M [--azure-resource R] [--azure-deployment D]
           [--base-url URL] [--keep-recent-tokens N] [--summary extractive|llm] [--dry-run] [--yes] [--json]
@@ -39,7 +40,8 @@ store options: --agent-dir DIR (repeatable; default ~/.pi/agent, ~/.omp/agent an
   repair FILE [--yes] [--json]      remove an incomplete last line (a crash mid-write), after a backup copy
                                      next to the file; without --yes it only shows the line
 
-exit codes: 0 ok, 2 a file was rejected or is not a session, 3 compact wrote nothing (refused or failed), 64 usage error`;
+exit codes: 0 ok, 2 a file was rejected or is not a session, 3 compact or repair wrote nothing (refused or failed),
+  64 usage error`;
 
 export async function run(argv: string[], io: Io): Promise<number> {
   try {

@@ -23,7 +23,9 @@ export async function repairCli(args: string[], io: Io): Promise<number> {
       );
     else
       io.out(
-        `${file}: the last line is incomplete (${seen.bytes} bytes at offset ${seen.offset}):\n  ${truncate(seen.text, 300)}\nre-run with --yes to remove it (a backup copy is written first)`,
+        `${file}: the last line is incomplete (${seen.bytes} bytes at offset ${seen.offset}):\n` +
+          `  ${truncate(seen.text, 300)}\n` +
+          "re-run with --yes to remove it (a backup copy is written first)",
       );
     return EXIT_NOT_WRITTEN;
   }

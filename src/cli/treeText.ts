@@ -1,14 +1,20 @@
 /** Draws a session tree with box characters, the way pi's /tree does: linear runs stay flat, branches indent. */
-import { describeEntry } from "../protocol/format.js";
+import { countOf, describeEntry } from "../protocol/format.js";
 import { pathTo, type Session } from "../core/session.js";
 
 export function renderTree(session: Session): string {
   const out: string[] = [];
   const active = new Set(pathTo(session, session.leafId).map((e) => e.id));
   const branchPoints = [...session.children.values()].filter((c) => c.length > 1).length;
+  const name = session.name ? JSON.stringify(session.name) : "(unnamed)";
   out.push(
-    `${session.name ? JSON.stringify(session.name) : "(unnamed)"}  ${session.flavor} v${session.version}  ${String(session.header.cwd ?? "")}`,
-    `${session.entries.length} entries · ${branchPoints} branch point${branchPoints === 1 ? "" : "s"} · ${session.compactions.length} compaction${session.compactions.length === 1 ? "" : "s"} · leaf ${session.leafId ?? "none"}${session.forkOf ? ` · forked from ${session.forkOf.raw}` : ""}`,
+    `${name}  ${session.flavor} v${session.version}  ${String(session.header.cwd ?? "")}`,
+    [
+      countOf(session.entries.length, "entry", "entries"),
+      countOf(branchPoints, "branch point"),
+      countOf(session.compactions.length, "compaction"),
+      `leaf ${session.leafId ?? "none"}${session.forkOf ? ` · forked from ${session.forkOf.raw}` : ""}`,
+    ].join(" · "),
     "",
   );
   type Frame = { id: string; lead: string; prefix: string };

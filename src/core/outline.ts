@@ -55,7 +55,8 @@ export interface OutlineItem {
 /** Precomputed per session and filter: which entries are visible and which are on the active path. */
 export class SessionOutline {
   readonly activePath: Set<string>;
-  /** The row that carries the active-leaf marker: the leaf, or its nearest visible ancestor when the filter hides it. */
+  /** The row that carries the active-leaf marker: the leaf, or its nearest visible ancestor when the filter
+   * hides it. */
   readonly visibleLeafId: string | null;
   private readonly subtreeSizes = new Map<string, number>();
 

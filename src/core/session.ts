@@ -278,7 +278,9 @@ export class SessionReader {
           line,
           severity: "warning",
           code: "truncated-last-line",
-          message: `last line is incomplete (${lineText.length} characters, no newline): the agent is writing or crashed; skipped`,
+          message:
+            `last line is incomplete (${lineText.length} characters, no newline): ` +
+            "the agent is writing or crashed; skipped",
         });
       } else {
         diagnostics.push({
@@ -596,7 +598,8 @@ interface Index {
   titleChanges: { title: string; source: string | undefined }[];
   /** The diagnostics the indexing found (duplicate ids, orphans, self-parents, cycles). */
   diagnostics: Diagnostic[];
-  /** What a compaction records, and its keptFromId: fixed once the compaction is indexed (its path never changes after). */
+  /** What a compaction records, and its keptFromId: fixed once the compaction is indexed (its path never
+   * changes after). */
   keptFrom: Map<string, CompactionFacts>;
   /** Compaction entries in file order. */
   compactionEntries: Entry[];
@@ -980,7 +983,8 @@ function collectCompactions(
   return result;
 }
 
-/** The effective model and thinking level at `leafId` (pi `{provider, modelId}`; OMP `model: "provider/id"` per role). */
+/** The effective model and thinking level at `leafId` (pi `{provider, modelId}`; OMP `model: "provider/id"`
+ * per role). */
 export interface PathSettings {
   thinkingLevel: string | undefined;
   model: { provider: string; modelId: string } | null;

@@ -180,7 +180,8 @@ export function registerCompactCommands(
         if (!summary) {
           const cost = p.summaryCost;
           const llmDetail = cost
-            ? `~${cost.inputTokens} input tokens, up to ${cost.maxOutputTokens} output tokens${cost.maxCost === null ? " (no price known for this model)" : `: at most ${formatCost(cost.maxCost)}`}`
+            ? `~${cost.inputTokens} input tokens, up to ${cost.maxOutputTokens} output tokens` +
+              (cost.maxCost === null ? " (no price known for this model)" : `: at most ${formatCost(cost.maxCost)}`)
             : "";
           summary = (
             await vscode.window.showQuickPick(
@@ -189,13 +190,16 @@ export function registerCompactCommands(
                   label: "Extractive summary",
                   description: "no extra call",
                   detail:
-                    "Goal, recent requests, last assistant state, previous summary and file lists, taken from the branch.",
+                    "Goal, recent requests, last assistant state, previous summary and file lists, " +
+                    "taken from the branch.",
                   id: "extractive" as const,
                 },
                 {
                   label: "LLM summary (pi's prompt)",
                   description: llmDetail,
-                  detail: `Written by ${p.identity.model} through the same provider, in the format pi's own compactions use.`,
+                  detail:
+                    `Written by ${p.identity.model} through the same provider, ` +
+                    "in the format pi's own compactions use.",
                   id: "llm" as const,
                 },
               ],
@@ -206,12 +210,19 @@ export function registerCompactCommands(
         }
         if (args.confirm !== false) {
           const detail = [
-            `Summarizes ${p.summarizedMessages} messages (~${p.tokensBefore} tokens of context) and keeps the branch from entry ${p.firstKeptEntryId} (${p.keptEntries} entries).`,
-            `Provider: ${p.identity.surface} · ${p.identity.model}${p.identity.deployment ? ` · deployment ${p.identity.deployment}` : ""}${p.transport !== p.identity.endpoint ? ` (via ${p.transport})` : ""}.`,
+            `Summarizes ${p.summarizedMessages} messages (~${p.tokensBefore} tokens of context) ` +
+              `and keeps the branch from entry ${p.firstKeptEntryId} (${p.keptEntries} entries).`,
+            `Provider: ${p.identity.surface} · ${p.identity.model}` +
+              (p.identity.deployment ? ` · deployment ${p.identity.deployment}` : "") +
+              (p.transport !== p.identity.endpoint ? ` (via ${p.transport})` : "") +
+              ".",
             summary === "llm" && p.summaryCost
-              ? `Readable summary by the model: ~${p.summaryCost.inputTokens} input tokens${p.summaryCost.maxCost === null ? "" : `, at most ${formatCost(p.summaryCost.maxCost)}`}.`
+              ? `Readable summary by the model: ~${p.summaryCost.inputTokens} input tokens` +
+                (p.summaryCost.maxCost === null ? "" : `, at most ${formatCost(p.summaryCost.maxCost)}`) +
+                "."
               : "Readable summary: extractive.",
-            "One compaction entry is appended to the session file; nothing else changes. Close pi on this session first.",
+            "One compaction entry is appended to the session file; nothing else changes. " +
+              "Close pi on this session first.",
           ].join("\n\n");
           const ok = await vscode.window.showInformationMessage(
             `Compact "${sessionTitle(service.lib.get(file)!)}"?`,
@@ -233,7 +244,8 @@ export function registerCompactCommands(
           },
         );
         logger.info(
-          `compact ${basename(file)} via ${p.identity.surface}/${p.identity.model}: ${result.state}${result.state === "failed" ? ` (${result.failureClass})` : ""}`,
+          `compact ${basename(file)} via ${p.identity.surface}/${p.identity.model}: ${result.state}` +
+            (result.state === "failed" ? ` (${result.failureClass})` : ""),
         );
         if (result.state === "failed" && args.confirm !== false) {
           const choice = await vscode.window.showErrorMessage(

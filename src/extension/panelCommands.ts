@@ -89,7 +89,10 @@ export function registerPanelCommands(
           const pick = await vscode.window.showQuickPick(
             r.session.compactions.map((c) => ({
               label: `Compaction ${c.id}`,
-              description: `line ${c.line} · ${c.tokensBefore === null ? "" : `${formatTokens(c.tokensBefore)} tokens summarized`}${c.onActivePath ? " · active path" : ""}`,
+              description:
+                `line ${c.line} · ` +
+                (c.tokensBefore === null ? "" : `${formatTokens(c.tokensBefore)} tokens summarized`) +
+                (c.onActivePath ? " · active path" : ""),
               id: c.id,
             })),
             { title: "Inspect which compaction?" },

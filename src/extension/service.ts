@@ -93,7 +93,8 @@ export class SessionService implements vscode.Disposable {
     );
     if (generation !== this.generation) return;
     this.logger.info(
-      `listed ${library.sessions.length} sessions in ${Date.now() - t0} ms (${library.filesRead} files parsed, the rest from the cache)`,
+      `listed ${library.sessions.length} sessions in ${Date.now() - t0} ms ` +
+        `(${library.filesRead} files parsed, the rest from the cache)`,
     );
     for (const e of library.errors) this.logger.warn(`${e.path}: ${e.message}`);
     this.updateState();

@@ -226,7 +226,10 @@ export function registerSessionCommands(ctx: CommandContext): vscode.Disposable 
           return undefined;
         }
         if (confirm !== false) {
-          const detail = `The last line is incomplete (${seen.bytes} bytes; the agent crashed mid-write, or is still writing):\n\n${seen.text.slice(0, 300)}${seen.text.length > 300 ? "…" : ""}\n\nA backup copy is written next to the file first; nothing else in the file changes.`;
+          const detail =
+            `The last line is incomplete (${seen.bytes} bytes; the agent crashed mid-write, or is still writing):\n\n` +
+            `${seen.text.slice(0, 300)}${seen.text.length > 300 ? "…" : ""}\n\n` +
+            "A backup copy is written next to the file first; nothing else in the file changes.";
           const choice = await vscode.window.showWarningMessage(
             `Remove the incomplete last line of "${basename(s.file)}"?`,
             { modal: true, detail },

@@ -219,7 +219,9 @@ export class SessionTracker {
         line: this.newlines + 1,
         severity: "warning",
         code: "truncated-last-line",
-        message: `last line is incomplete (${pending} bytes, no newline): the agent is writing or crashed; held back until it is complete`,
+        message:
+          `last line is incomplete (${pending} bytes, no newline): ` +
+          "the agent is writing or crashed; held back until it is complete",
       };
       if (r.ok) {
         r.session.diagnostics.push(d);

@@ -126,7 +126,9 @@ export function describeEntry(entry: EntryLike): string {
     case "thinking_level_change":
       return `thinking → ${String(d.thinkingLevel ?? d.configured ?? "off")}`;
     case "compaction":
-      return `compaction · ${typeof d.tokensBefore === "number" ? `${formatTokens(d.tokensBefore)} tokens summarized` : "summary"}`;
+      return typeof d.tokensBefore === "number"
+        ? `compaction · ${formatTokens(d.tokensBefore)} tokens summarized`
+        : "compaction · summary";
     case "branch_summary":
       return `branch summary: ${JSON.stringify(truncate(String(d.summary ?? ""), 50))}`;
     case "label":

@@ -50,7 +50,9 @@ boot<CheckpointModel>((m) => {
       h(
         "p",
         { class: "muted", id: "status" },
-        `${status} Line ${m.line}${m.timestamp ? ` · ${new Date(m.timestamp).toLocaleString()}` : ""}${m.fromExtension ? " · written by an extension" : ""}`,
+        `${status} Line ${m.line}` +
+          (m.timestamp ? ` · ${new Date(m.timestamp).toLocaleString()}` : "") +
+          (m.fromExtension ? " · written by an extension" : ""),
       ),
     ),
     section(
@@ -143,7 +145,8 @@ boot<CheckpointModel>((m) => {
               ? ([
                   [
                     "Artifact",
-                    `${b.checkpoint.items} items · ${b.checkpoint.bytes} bytes · retention ${b.checkpoint.retention ?? "(none)"}`,
+                    `${b.checkpoint.items} items · ${b.checkpoint.bytes} bytes · ` +
+                      `retention ${b.checkpoint.retention ?? "(none)"}`,
                   ],
                   [
                     "sha256",
@@ -186,14 +189,18 @@ boot<CheckpointModel>((m) => {
             [
               "Replay",
               b.replay
-                ? `${b.replay.namespace ?? "(no namespace)"}${b.replay.scope ? ` · scope ${b.replay.scope}` : ""} · ${b.replay.hashes} item hashes${b.replay.hashesWellFormed ? "" : " (malformed)"}`
+                ? (b.replay.namespace ?? "(no namespace)") +
+                  (b.replay.scope ? ` · scope ${b.replay.scope}` : "") +
+                  ` · ${b.replay.hashes} item hashes${b.replay.hashesWellFormed ? "" : " (malformed)"}`
                 : "(none)",
             ],
             ...(b.fallback
               ? ([
                   [
                     "Local fallback",
-                    `${b.fallback.method ?? ""} ${b.fallback.failureClass ? `(failure class ${b.fallback.failureClass})` : ""}`.trim(),
+                    [b.fallback.method, b.fallback.failureClass && `(failure class ${b.fallback.failureClass})`]
+                      .filter(Boolean)
+                      .join(" "),
                   ],
                 ] as [string, string][])
               : []),

@@ -15,7 +15,10 @@ boot<ContextModel>((m) => {
       h(
         "p",
         { class: "muted" },
-        `At entry ${m.entryId ?? "(start)"} · ${m.rows.length} messages · about ${tokens(m.totalTokens)} tokens (estimated as pi does: 4 characters per token)${m.model ? ` · model ${m.model}` : ""}${m.thinkingLevel ? ` · thinking ${m.thinkingLevel}` : ""}`,
+        `At entry ${m.entryId ?? "(start)"} · ${m.rows.length} messages · about ${tokens(m.totalTokens)} tokens ` +
+          "(estimated as pi does: 4 characters per token)" +
+          (m.model ? ` · model ${m.model}` : "") +
+          (m.thinkingLevel ? ` · thinking ${m.thinkingLevel}` : ""),
       ),
     ),
     m.compactions.length

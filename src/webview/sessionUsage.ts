@@ -71,7 +71,9 @@ boot<SessionUsageModel>((m) => {
       h(
         "p",
         { class: "muted" },
-        `Own cost ${cost(t.cost)} · active path ${cost(t.activeCost)}${t.inheritedCost ? ` · ${cost(t.inheritedCost)} inherited from the parent (counted there)` : ""} · ${t.messages} priced messages`,
+        `Own cost ${cost(t.cost)} · active path ${cost(t.activeCost)}` +
+          (t.inheritedCost ? ` · ${cost(t.inheritedCost)} inherited from the parent (counted there)` : "") +
+          ` · ${t.messages} priced messages`,
       ),
     ),
     section(

@@ -130,7 +130,9 @@ boot<DashboardModel>((m) => {
       h(
         "p",
         { class: "muted" },
-        `${m.sessions} sessions · ${scopeText}${m.since || m.until ? ` · ${m.since ?? "…"} to ${m.until ?? "…"}` : ""}. Forks' inherited turns count once, for their parent.`,
+        `${m.sessions} sessions · ${scopeText}` +
+          (m.since || m.until ? ` · ${m.since ?? "…"} to ${m.until ?? "…"}` : "") +
+          ". Forks' inherited turns count once, for their parent.",
       ),
     ),
     controls(m),

@@ -6,7 +6,7 @@ import * as vscode from "vscode";
 import type { PiSessionsApi } from "../../src/extension/extension.js";
 import type { RowNode } from "../../src/extension/tree/index.js";
 import { fakeCodexToken, type MockProvider, startMockProvider } from "../mockProvider.js";
-import { waitFor } from "./util.js";
+import { waitFor } from "../helpers.js";
 
 const HOME = process.env.PI_SESSIONS_FIXTURE_HOME ?? "";
 const PI = path.join(HOME, ".pi", "agent", "sessions");
@@ -87,7 +87,7 @@ suite("Compact Branch in a real VS Code", () => {
     return entry;
   };
 
-  test("OpenAI: the key from secret storage, the transport from the setting, the checkpoint in the file and the tree", async () => {
+  test("OpenAI: key from secret storage, transport from the setting, checkpoint in file and tree", async () => {
     const entry = await compact(file("d404"), "openai", `${mock.url}/v1`);
     assert.equal(entry.details.identity.endpoint, "https://api.openai.com/v1");
     assert.equal(mock.requests.at(-1)!.headers.authorization, `Bearer ${KEY}`);

@@ -4,7 +4,8 @@ import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
-import { waitFor } from "./util.js";
+import { fork, message } from "../builders.js";
+import { jsonl, waitFor } from "../helpers.js";
 import type { PiSessionsApi } from "../../src/extension/extension.js";
 import type { Element, RowNode, SessionNode } from "../../src/extension/tree/index.js";
 
@@ -90,7 +91,7 @@ suite("Pi Sessions explorer in a real VS Code", () => {
     assert.match(desc(s2), /^\d+ (min|h|d) ago · claude-sonnet-4-5 · (<)?\$\d/);
     assert.doesNotMatch(desc(s2), /live/);
     assert.equal(item(s2).tooltip, undefined, "the tooltip is resolved lazily");
-    const tip = (await api.tree.resolveTreeItem(item(s2), s2)).tooltip as vscode.MarkdownString;
+    const tip = api.tree.resolveTreeItem(item(s2), s2).tooltip as vscode.MarkdownString;
     assert.equal(tip.isTrusted, false);
     for (const k of ["Id", "File", "Cwd", "Created", "Size", "Entries", "Branch points", "Forks", "Compactions"])
       assert.ok(tip.value.includes(`**${k}:**`), `tooltip has ${k}`);
@@ -104,7 +105,7 @@ suite("Pi Sessions explorer in a real VS Code", () => {
     assert.match(label(reason[0]!), /^Not readable: file is empty/);
   });
 
-  test("entry tree: turns fold replies and tool calls; a branch point lists its branches, active first; the leaf and labels are marked", async () => {
+  test("entry tree: turns fold replies and tools; branches active first; leaf and labels marked", async () => {
     const s2 = await sessionEl(S2());
     const top = await rows(s2);
     assert.deepEqual(
@@ -135,7 +136,7 @@ suite("Pi Sessions explorer in a real VS Code", () => {
     assert.match(desc(abandoned[0]!), /abandoned branch/);
   });
 
-  test("compaction nodes read tokens summarized and kept-from, and expand to the summary and the kept range", async () => {
+  test("compaction nodes show tokens summarized and kept-from; they expand to the summary and kept range", async () => {
     const s3 = await sessionEl(S3());
     const compactions = (await rows(s3)).filter((r) => label(r).startsWith("Compaction"));
     assert.equal(compactions.length, 2);
@@ -153,7 +154,7 @@ suite("Pi Sessions explorer in a real VS Code", () => {
     );
   });
 
-  test("fork nodes: the child under its fork point, and 'forked from' on the fork, which reveals the parent", async () => {
+  test("fork nodes: the child under its fork point; 'forked from' on the fork reveals the parent", async () => {
     const s2 = await sessionEl(S2());
     const turn = (await rows(s2))[0]!;
     const forks = (await kids(turn)).filter((k) => k.kind === "fork");
@@ -223,7 +224,7 @@ suite("Pi Sessions explorer in a real VS Code", () => {
     assert.ok(!vscode.window.visibleTextEditors.some((e) => e.document.uri.fsPath === "/etc/passwd"));
   });
 
-  test("live: an appended entry appears in its session only; a partial last line is held back until complete", async () => {
+  test("live: an appended entry appears in its session only; a partial last line waits until complete", async () => {
     const file = S1();
     const s1 = await sessionEl(file);
     const before = await rows(s1);
@@ -311,8 +312,10 @@ suite("Pi Sessions explorer in a real VS Code", () => {
 
   test("live: new forks appear; orphan and external parents are shown as such and never opened", async () => {
     const header = (id: string, parentSession: string) =>
-      `${JSON.stringify({ type: "session", version: 3, id, timestamp: "2026-11-29T18:55:00.000Z", cwd: path.join(HOME, "src", "proj"), parentSession })}\n` +
-      `${JSON.stringify({ type: "message", id: "x1", parentId: null, timestamp: "2026-11-29T18:55:01.000Z", message: { role: "user", content: `prompt of ${id}`, timestamp: 1 } })}\n`;
+      jsonl(
+        fork(parentSession, { id, time: "2026-11-29T18:55:00.000Z", cwd: path.join(HOME, "src", "proj") }),
+        message("x1", null, "user", `prompt of ${id}`, { time: "2026-11-29T18:55:01.000Z" }),
+      );
     const orphan = path.join(PROJ, "2026-11-29T18-55-00-000Z_orphan.jsonl");
     const external = path.join(PROJ, "2026-11-29T18-55-00-000Z_external.jsonl");
     fs.writeFileSync(orphan, header("orphan-fork", path.join(PROJ, "gone.jsonl")));
@@ -347,7 +350,8 @@ suite("Pi Sessions explorer in a real VS Code", () => {
       await waitFor("OMP sessions to go", async () => (await stateAfter()) === "ready" && !api.service.lib.get(O1()));
       assert.ok(
         api.service.lib.get(S2()),
-        `pi sessions stay (${api.service.state}, ${api.service.lib.sessions.length} sessions: ${api.service.lib.sessions.map((x) => path.basename(x.file)).join(", ")})`,
+        `pi sessions stay (${api.service.state}, ` +
+          `sessions: ${api.service.lib.sessions.map((x) => path.basename(x.file)).join(", ")})`,
       );
       const empty = fs.mkdtempSync(path.join(HOME, "empty-agent-"));
       await config.update("agentDirs", [empty], vscode.ConfigurationTarget.Global);

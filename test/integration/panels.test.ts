@@ -4,7 +4,8 @@ import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
-import { waitFor } from "./util.js";
+import { message } from "../builders.js";
+import { jsonl, waitFor } from "../helpers.js";
 import type { PiSessionsApi } from "../../src/extension/extension.js";
 import type { Element, RowNode } from "../../src/extension/tree/index.js";
 import type { OpenPanel } from "../../src/extension/webviews/panels.js";
@@ -50,7 +51,7 @@ suite("Pi Sessions panels in a real VS Code", () => {
     await vscode.commands.executeCommand("workbench.action.closeAllEditors");
   });
 
-  test("Usage & Cost opens from the palette command, renders the fork-aware totals, and re-renders for a new range", async () => {
+  test("Usage & Cost opens from the palette, renders fork-aware totals, and re-renders for a new range", async () => {
     await vscode.commands.executeCommand("piSessions.showUsage");
     const p = await rendered("usage");
     const m = p.model as DashboardModel;
@@ -164,10 +165,7 @@ suite("Pi Sessions panels in a real VS Code", () => {
     const before = (p.model as ContextModel).rows.length;
     const lines = fs.readFileSync(s1, "utf8").trimEnd().split("\n");
     const leaf = JSON.parse(lines[lines.length - 1]!);
-    fs.appendFileSync(
-      s1,
-      `${JSON.stringify({ type: "message", id: "ctx00001", parentId: leaf.id, timestamp: new Date().toISOString(), message: { role: "user", content: "one more", timestamp: Date.now() } })}\n`,
-    );
+    fs.appendFileSync(s1, jsonl(message("ctx00001", leaf.id, "user", "one more", { time: new Date().toISOString() })));
     await waitFor(
       "the re-rendered context",
       () => (p.model as ContextModel).rows.length === before + 1 && p.facts!.messages === before + 1,

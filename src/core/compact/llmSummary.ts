@@ -59,7 +59,8 @@ export function serializeConversation(messages: Json[]): string {
       if (content) {
         const cut =
           content.length > TOOL_RESULT_MAX_CHARS
-            ? `${content.slice(0, TOOL_RESULT_MAX_CHARS)}\n\n[... ${content.length - TOOL_RESULT_MAX_CHARS} more characters truncated]`
+            ? `${content.slice(0, TOOL_RESULT_MAX_CHARS)}\n\n` +
+              `[... ${content.length - TOOL_RESULT_MAX_CHARS} more characters truncated]`
             : content;
         parts.push(`[Tool result]: ${cut}`);
       }

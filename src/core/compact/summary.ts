@@ -20,7 +20,8 @@ export function extractiveSummary(p: Preparation, label: string): string {
   const users = all.map(userText).filter(Boolean);
   const lastAssistant = [...all].reverse().find((m) => m.role === "assistant" && contentText(m.content).trim());
   const parts = [
-    `Server-side compaction applied by Pi Session Explorer (${label}). If this model and provider are not active, this summary stands in for the earlier history.`,
+    `Server-side compaction applied by Pi Session Explorer (${label}). ` +
+      "If this model and provider are not active, this summary stands in for the earlier history.",
   ];
   parts.push(`## Goal\n${users[0] ? clip(users[0], 1200) : "(no user request in the summarized history)"}`);
   const recent = users.slice(-5);

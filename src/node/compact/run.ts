@@ -160,7 +160,10 @@ async function unchanged(file: string, before: Snapshot): Promise<boolean> {
 /** Why a session cannot be compacted as read (fail closed), or null. */
 function refusal(session: Session, bytes: Buffer): string | null {
   if (session.version < 3)
-    return `the session is version ${session.version}; pi migrates (rewrites) files below version 3 when it opens them, so compact only after pi has opened it`;
+    return (
+      `the session is version ${session.version}; pi migrates (rewrites) files below version 3 when it opens them, ` +
+      "so compact only after pi has opened it"
+    );
   if (!session.endsWithNewline || session.truncatedTail)
     return "the last line is incomplete (the agent is writing, or crashed)";
   const lines = bytes.toString("utf8").trimEnd().split("\n").length;
@@ -176,7 +179,8 @@ function newEntryId(session: Session): string {
   }
 }
 
-/** The ChatGPT access token, read-only: pi's auth.json (`openai-codex`), then Codex CLI's auth.json. Never refreshed. */
+/** The ChatGPT access token, read-only: pi's auth.json (`openai-codex`), then Codex CLI's auth.json. Never
+ * refreshed. */
 export function readCodexToken(env: NodeJS.ProcessEnv = process.env, home = homedir()): string | undefined {
   const piAgent = env.PI_CODING_AGENT_DIR || join(home, ".pi", "agent");
   const candidates: [string, (j: Record<string, unknown>) => unknown][] = [

@@ -21,13 +21,15 @@ export interface DiscoveredFile {
 /** Session files end in `.jsonl`; lock, tmp and bak siblings (`.x.jsonl.lock`, `x.jsonl.tmp`) do not, or are hidden. */
 export const isSessionFileName = (name: string) => name.endsWith(".jsonl") && !isHidden(name);
 const isHidden = (name: string) => name.startsWith(".");
-/** A folder next to `<name>.jsonl` is that session's artifacts dir (OMP subagent and /tan sessions, docs/session-format.md#t23). */
+/** A folder next to `<name>.jsonl` is that session's artifacts dir (OMP subagent and /tan sessions,
+ * docs/session-format.md#t23). */
 const isArtifactsDir = (name: string, siblings: { has(name: string): boolean }) => siblings.has(`${name}.jsonl`);
 const inside = (real: string, rootReal: string) => real === rootReal || real.startsWith(rootReal + sep);
 
 /**
  * Walk the roots: `<root>/*.jsonl` (flat dirs), `<root>/<slug>/*.jsonl`, and nested sessions one level deeper
- * inside a session's artifacts dir (`<slug>/<session>/*.jsonl`, docs/session-format.md#t23). Locks, tmp and bak siblings don't end in
+ * inside a session's artifacts dir (`<slug>/<session>/*.jsonl`, docs/session-format.md#t23). Locks, tmp and bak
+ * siblings don't end in
  * `.jsonl` or start with a dot and are skipped; a symlink is followed only if it stays inside its root.
  */
 export async function discover(

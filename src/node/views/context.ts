@@ -1,4 +1,7 @@
-/** The effective context at an entry: the messages the model saw, with estimated sizes, and what compactions dropped. */
+/**
+ * The effective context at an entry: the messages the model saw, with estimated sizes, and what compactions
+ * dropped.
+ */
 import { buildContext, type ContextMessage } from "../../core/context.js";
 import { contentText } from "../../protocol/format.js";
 import { estimateTokens } from "../../core/compact/prepare.js";

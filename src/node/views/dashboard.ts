@@ -1,4 +1,7 @@
-/** The Usage & Cost dashboard: the same fork-aware aggregation as `pi-sessions usage`, over a scope and a date range. */
+/**
+ * The Usage & Cost dashboard: the same fork-aware aggregation as `pi-sessions usage`, over a scope and a date
+ * range.
+ */
 import type { HostPaths } from "../../core/slug.js";
 import type { UsageTotals } from "../../core/usage.js";
 import type { Buckets, DashboardModel, UsageTableRow } from "../../protocol/views.js";

@@ -1,0 +1,3 @@
+// Breaks: src/core must not import vscode.
+import * as vscode from "vscode";
+export const x = vscode.version;

@@ -1,0 +1,3 @@
+// Breaks: src/node sits below src/extension.
+import { CommandId } from "../extension/ids.js";
+export const x = CommandId;

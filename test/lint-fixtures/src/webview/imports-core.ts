@@ -1,0 +1,3 @@
+// Breaks: a webview bundle imports only ../protocol and its browser libraries.
+import { parseSession } from "../core/session.js";
+export const x = parseSession;
