@@ -6,7 +6,7 @@
 import { createWriteStream } from "node:fs";
 import { once } from "node:events";
 
-export function rng(seed: number): () => number {
+function rng(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

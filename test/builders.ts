@@ -164,3 +164,27 @@ export function label(id: string, parentId: string, targetId: string, text?: str
     ...(text !== undefined ? { label: text } : {}),
   };
 }
+
+/** OMP's 256-byte title slot (the first line of an OMP ≥ 17 file, docs/session-format.md#t1). */
+export function titleSlot(title: string, source?: "auto" | "user") {
+  const base: Record<string, unknown> = {
+    type: "title",
+    v: 1,
+    title,
+    ...(source ? { source } : {}),
+    updatedAt: iso(0),
+    pad: "",
+  };
+  base.pad = " ".repeat(256 - Buffer.byteLength(JSON.stringify(base)) - 1);
+  return base;
+}
+
+/** A message as the trap tests write them: assistant turns as the fixtures' anthropic ones. */
+export function anthropicMessage(id: string, parentId: string | null, role: string, text: string, s = 1, extra = {}) {
+  return message(id, parentId, role, text, {
+    time: s,
+    provider: "anthropic",
+    model: "m1",
+    extra: role === "assistant" ? { api: "x", ...extra } : extra,
+  });
+}

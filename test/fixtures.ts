@@ -6,15 +6,15 @@ import { parseSession, type Session } from "../src/core/session.js";
 import { listFiles } from "./helpers.js";
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
-export const FIXTURES = join(ROOT, "fixtures");
+const FIXTURES = join(ROOT, "fixtures");
 export const REAL = join(FIXTURES, "real");
 
-export function listJsonl(dir: string): string[] {
+function listJsonl(dir: string): string[] {
   return listFiles(dir, ".jsonl");
 }
 
 /** pi-written fixtures (all versions) and the quirk files derived from them. */
-export const UPSTREAM_FIXTURES = listJsonl(join(FIXTURES, "upstream"));
+const UPSTREAM_FIXTURES = listJsonl(join(FIXTURES, "upstream"));
 export const PI_FIXTURES = [...listJsonl(join(REAL, "pi")), ...listJsonl(join(REAL, "quirks")), ...UPSTREAM_FIXTURES];
 export const OMP_FIXTURES = listJsonl(join(REAL, "omp"));
 

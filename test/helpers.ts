@@ -48,7 +48,7 @@ export function plain<T>(value: T): T {
 }
 
 /** Each physical line of `bytes` with its newline (the last one may lack it). */
-export function physicalLines(bytes: Uint8Array): Uint8Array[] {
+function physicalLines(bytes: Uint8Array): Uint8Array[] {
   const out: Uint8Array[] = [];
   let start = 0;
   while (start < bytes.length) {

@@ -4,7 +4,7 @@ import { type OutlineItem, SessionOutline } from "../src/core/outline.js";
 import { resumeCommand } from "../src/core/resume.js";
 import { jsonl, parseOk } from "./helpers.js";
 import { loadFixture, PI_FIXTURES } from "./fixtures.js";
-import { header } from "./builders.js";
+import { branchSummary, compaction, header, message, toolCall, toolResult } from "./builders.js";
 
 const S2 = () => loadFixture(PI_FIXTURES.find((f) => f.includes("d4f8"))!);
 const S3 = () => loadFixture(PI_FIXTURES.find((f) => f.includes("d565"))!);
@@ -69,37 +69,16 @@ describe("SessionOutline", () => {
   });
 
   it("several roots become branches; parent cycles do not loop", () => {
+    //  a  user "one"        (root)
+    //  b  user "two"        (root)
+    //  c ⇄ d                (each the other's parent: reachable from no root; d is the last line, the leaf)
     const s = parseOk(
       jsonl(
-        header({ id: "s" }),
-        {
-          type: "message",
-          id: "a",
-          parentId: null,
-          timestamp: "2026-01-01T00:00:01.000Z",
-          message: { role: "user", content: "one" },
-        },
-        {
-          type: "message",
-          id: "b",
-          parentId: null,
-          timestamp: "2026-01-01T00:00:02.000Z",
-          message: { role: "user", content: "two" },
-        },
-        {
-          type: "message",
-          id: "c",
-          parentId: "d",
-          timestamp: "2026-01-01T00:00:03.000Z",
-          message: { role: "user", content: "cycle" },
-        },
-        {
-          type: "message",
-          id: "d",
-          parentId: "c",
-          timestamp: "2026-01-01T00:00:04.000Z",
-          message: { role: "user", content: "cycle" },
-        },
+        header(),
+        message("a", null, "user", "one", { time: 1 }),
+        message("b", null, "user", "two", { time: 2 }),
+        message("c", "d", "user", "cycle", { time: 3 }),
+        message("d", "c", "user", "cycle", { time: 4 }),
       ),
     );
     const o = new SessionOutline(s, "default");
@@ -110,6 +89,41 @@ describe("SessionOutline", () => {
     ]);
     assert.deepEqual(s.detached.sort(), ["c", "d"]);
     assert.equal(o.nearestVisible("c"), "c");
+  });
+
+  it("a turn folds the replies and tools after its prompt; compactions and branch summaries stand alone", () => {
+    //  u1 user "fix it"
+    //  └─ a1 assistant → read
+    //     └─ r1 tool result
+    //        └─ a2 assistant "done"
+    //           ├─ bs1 branch summary (an abandoned branch, summarized)
+    //           └─ c1 compaction, kept from u1
+    //              └─ u2 user "next"   ◀ leaf (the last line)
+    const s = parseOk(
+      jsonl(
+        header(),
+        message("u1", null, "user", "fix it"),
+        toolCall("a1", "u1", "read", { path: "a.ts" }),
+        toolResult("r1", "a1", "a1", "read", "export const a = 1;"),
+        message("a2", "r1", "assistant", "done"),
+        branchSummary("bs1", "a2", "tried b.ts first"),
+        compaction("c1", "a2", "u1", { tokensBefore: 4000 }),
+        message("u2", "c1", "user", "next"),
+      ),
+    );
+    const o = new SessionOutline(s, "default");
+    // The prompt folds everything up to the branch point; the branch with the leaf comes first.
+    assert.deepEqual(shape(o.items(null)), [
+      ["turn", "u1", ["a1", "r1", "a2"]],
+      ["branch", "c1", 1, 2, true],
+      ["branch", "bs1", 2, 2, false],
+    ]);
+    assert.deepEqual(shape(o.items("c1")), [
+      ["entry", "c1"],
+      ["turn", "u2", []],
+    ]);
+    assert.deepEqual(shape(o.items("bs1")), [["entry", "bs1"]]);
+    assert.equal(o.visibleLeafId, "u2");
   });
 
   it("builds one level at a time: the first level of a 20,000-entry session touches only its own chain", () => {

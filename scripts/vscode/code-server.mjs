@@ -1,5 +1,5 @@
-// Start/stop a throwaway code-server (real VS Code server + remote extension host). Adapted from the workplace's
-// vscode-runtime reference (shared/docs/vscode-runtime.md).
+// Start/stop a throwaway code-server (real VS Code server + remote extension host). How the tests use it:
+// docs/architecture.md#tests.
 // Env: CODE_SERVER_BIN (path to the code-server executable), or VSCODE_RUNTIME_DIR (the folder given to
 //      install-runtime.sh; default: <project>/.vscode-runtime),
 //      RUNTIME_TMP (parent dir for throwaway server roots; default: os.tmpdir()), CS_VERBOSE=1 (echo server output),

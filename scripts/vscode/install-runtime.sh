@@ -2,7 +2,7 @@
 # Installs a real VS Code (server build, via the code-server npm package) + Debian Chromium,
 # using only the npm registry and Debian's apt repositories.
 # usage: install-runtime.sh [DEST_DIR]   (default: .vscode-runtime, relative to the current directory)
-# Adapted from the workplace's vscode-runtime reference (shared/docs/vscode-runtime.md). Idempotent.
+# How the tests use it: docs/architecture.md#tests. Idempotent.
 # Needs root (or sudo) for apt-get; run it once per machine / CI image.
 set -euo pipefail
 DEST=$(mkdir -p "${1:-.vscode-runtime}" && cd "${1:-.vscode-runtime}" && pwd)

@@ -1,11 +1,12 @@
 /** `pi-sessions compact`: compact a branch through a provider's server compaction and append the checkpoint. */
 import type { Provider } from "../core/compact/identity.js";
-import { type CompactOptions, type CompactResult, compactBranch, readCodexToken } from "../node/compact/run.js";
+import { readCodexToken } from "../node/compact/credentials.js";
+import { type CompactOptions, type CompactResult, compactBranch } from "../node/compact/run.js";
 import { piKeepRecentTokens } from "../node/compact/settings.js";
 import { formatCost } from "../protocol/format.js";
 import { EXIT_NOT_WRITTEN, type Io, oneFile, parse, UsageError } from "./args.js";
 
-export type CompactArgs = Pick<
+type CompactArgs = Pick<
   CompactOptions,
   | "file"
   | "provider"
@@ -25,7 +26,7 @@ export type CompactArgs = Pick<
 };
 
 /** The CLI reads credentials only from the environment (and Codex's login files, read-only). */
-export function credentialsFromEnv(provider: Provider, env: NodeJS.ProcessEnv = process.env) {
+function credentialsFromEnv(provider: Provider, env: NodeJS.ProcessEnv = process.env) {
   if (provider === "openai") return { apiKey: env.OPENAI_API_KEY };
   if (provider === "azure") return { apiKey: env.AZURE_OPENAI_API_KEY };
   return { codexToken: readCodexToken(env) };
@@ -72,7 +73,7 @@ function jsonOf(r: CompactResult): Record<string, unknown> {
   }
 }
 
-export async function compactCommand(
+async function compactCommand(
   a: CompactArgs,
   io: { out: (t: string) => void; err: (t: string) => void },
   version: string,

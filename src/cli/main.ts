@@ -9,8 +9,6 @@ import { listCommand } from "./list.js";
 import { repairCli } from "./repair.js";
 import { usageCommand } from "./usage.js";
 
-export { EXIT_OK, EXIT_REJECTED, EXIT_USAGE, type Io } from "./args.js";
-
 /** The package version, recorded in checkpoints as the producer version (set at build time). */
 const VERSION = typeof __PI_SESSIONS_VERSION__ === "string" ? __PI_SESSIONS_VERSION__ : "0.0.0-dev";
 declare const __PI_SESSIONS_VERSION__: string | undefined;

@@ -1,7 +1,7 @@
 /**
  * The effective context: the messages the model saw at a given leaf.
  *
- * pi files: equal to pi's `buildSessionContext()` (session-format.md §7): same message objects, same
+ * pi files: equal to pi's `buildSessionContext()` (docs/session-format.md#tree): same message objects, same
  * order, same thinkingLevel and model. OMP files: OMP's rules (model roles, `reset_boundary`, dropped
  * empty error turns and retry-recovery turns).
  */
@@ -84,7 +84,7 @@ function buildPiContext(session: Session, leafId: string | null): SessionContext
 
 /**
  * The shared skeleton: with a compaction C on the path, emit its summary, then the entries before C
- * starting at `firstKeptEntryId` (none if it is not on the path, T19), then everything after C.
+ * starting at `firstKeptEntryId` (none if it is not on the path, docs/session-format.md#t19), then everything after C.
  * `startAfter` (OMP reset boundary) starts emission after that path index instead, when it is later than C.
  */
 function emit(

@@ -35,14 +35,3 @@ export interface Rejection {
 
 export type RejectionCode =
   "empty-file" | "no-header" | "invalid-header" | "record-before-header" | "duplicate-header" | "unreadable";
-
-/** Thrown by `parseSessionOrThrow`; carries the rejection so callers can report file, line and reason. */
-export class SessionRejectedError extends Error {
-  constructor(
-    readonly file: string,
-    readonly rejection: Rejection,
-  ) {
-    super(`${file}:${rejection.line}: ${rejection.code}: ${rejection.message}`);
-    this.name = "SessionRejectedError";
-  }
-}

@@ -48,7 +48,7 @@ function facts(
 }
 
 /**
- * The usage a record carries (session-format.md §5.2–5.3, T16, T18): assistant `usage` (pi and OMP), OMP
+ * The usage a record carries (docs/session-format.md#usage, #t16, #t18): assistant `usage` (pi and OMP), OMP
  * `model_usage` entries, and OMP `toolResult` of the `task` tool (`details.usage`, subagent spend).
  */
 export function usageFacts(type: string, d: Record<string, unknown>): UsageFacts | undefined {

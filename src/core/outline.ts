@@ -197,7 +197,7 @@ export class SessionOutline {
 }
 
 /** An assistant message with tool calls and no text, which is not an error or abort (pi hides these). */
-export function isToolCallOnly(entry: Entry): boolean {
+function isToolCallOnly(entry: Entry): boolean {
   const m = entry.data.message;
   if (!isPlainObject(m)) return false;
   if (m.stopReason === "error" || m.stopReason === "aborted") return false;

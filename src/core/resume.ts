@@ -1,7 +1,7 @@
 /** The shell command that resumes a session in its agent. */
 
 /** Quote a path for a POSIX shell when it needs it. */
-export function shellQuote(p: string): string {
+function shellQuote(p: string): string {
   return /^[\w@%+=:,./-]+$/.test(p) ? p : `'${p.replace(/'/g, `'\\''`)}'`;
 }
 

@@ -6,14 +6,14 @@
  * pin down is the shape of the fields we rely on. They are used by `validateEntry()` (lint, tree
  * diagnostics); the hot parse path only checks the envelope (type, id, parentId, timestamp).
  *
- * References: shared/docs/session-format.md §3 (headers), §4 (entries), §5 (messages).
+ * References: docs/session-format.md#header, #entries, #usage.
  */
 import { z } from "zod";
 
 // ---------------------------------------------------------------------------------------------
 // Headers
 
-/** OMP's fixed-width first line (256 bytes incl. "\n"), OMP >= 17. session-format.md §3.3. */
+/** OMP's fixed-width first line (256 bytes incl. "\n"), OMP >= 17 (docs/session-format.md#t1). */
 export const titleSlotSchema = z.looseObject({
   type: z.literal("title"),
   v: z.literal(1),
@@ -25,7 +25,7 @@ export const titleSlotSchema = z.looseObject({
 export type TitleSlot = z.infer<typeof titleSlotSchema>;
 
 /** pi header (all versions). v1 headers may carry provider/modelId/thinkingLevel/branchedFrom. */
-export const piHeaderSchema = z.looseObject({
+const piHeaderSchema = z.looseObject({
   type: z.literal("session"),
   version: z.number().int().optional(),
   id: z.string(),
@@ -61,7 +61,7 @@ const thinkingContent = z.looseObject({
   thinkingSignature: z.string().optional(),
   redacted: z.boolean().optional(),
 });
-/** `data` may be base64 or, in OMP files, a `blob:sha256:<hex>` reference (T25). */
+/** `data` may be base64 or, in OMP files, a `blob:sha256:<hex>` reference (docs/session-format.md#t25). */
 const imageContent = z.looseObject({ type: z.literal("image"), data: z.string(), mimeType: z.string() });
 const toolCallContent = z.looseObject({
   type: z.literal("toolCall"),
@@ -75,7 +75,7 @@ const serverToolContent = z.looseObject({ type: z.literal("anthropicServerTool")
 /** Unknown block kinds are kept: a new agent release must not make a file unreadable. */
 const unknownBlock = z.looseObject({ type: z.string() });
 
-export const contentBlockSchema = z.union([
+const contentBlockSchema = z.union([
   textContent,
   thinkingContent,
   imageContent,
@@ -86,12 +86,12 @@ export const contentBlockSchema = z.union([
   unknownBlock,
 ]);
 
-export const usageSchema = z.looseObject({
+const usageSchema = z.looseObject({
   input: z.number(),
   output: z.number(),
   cacheRead: z.number(),
   cacheWrite: z.number(),
-  totalTokens: z.number().optional(), // missing in old files (T18)
+  totalTokens: z.number().optional(), // missing in old files (docs/session-format.md#t18)
   cost: z
     .looseObject({
       input: z.number().optional(),
@@ -106,12 +106,12 @@ export type Usage = z.infer<typeof usageSchema>;
 
 const userContent = z.union([z.string(), z.array(contentBlockSchema)]);
 
-export const userMessageSchema = z.looseObject({
+const userMessageSchema = z.looseObject({
   role: z.literal("user"),
   content: userContent,
   timestamp: z.number().optional(),
 });
-export const assistantMessageSchema = z.looseObject({
+const assistantMessageSchema = z.looseObject({
   role: z.literal("assistant"),
   content: z.array(contentBlockSchema),
   api: z.string().optional(),
@@ -124,7 +124,7 @@ export const assistantMessageSchema = z.looseObject({
   responseId: z.string().optional(),
   responseModel: z.string().optional(),
 });
-export const toolResultMessageSchema = z.looseObject({
+const toolResultMessageSchema = z.looseObject({
   role: z.literal("toolResult"),
   toolCallId: z.string(),
   toolName: z.string(),
@@ -133,7 +133,7 @@ export const toolResultMessageSchema = z.looseObject({
   isError: z.boolean().optional(),
   timestamp: z.number().optional(),
 });
-export const bashExecutionMessageSchema = z.looseObject({
+const bashExecutionMessageSchema = z.looseObject({
   role: z.literal("bashExecution"),
   command: z.string(),
   output: z.string(),
@@ -145,7 +145,7 @@ export const bashExecutionMessageSchema = z.looseObject({
   timestamp: z.number().optional(),
 });
 /** `custom` (v3) and its v2 name `hookMessage`. */
-export const customMessageSchema = z.looseObject({
+const customMessageSchema = z.looseObject({
   role: z.enum(["custom", "hookMessage"]),
   customType: z.string(),
   content: userContent,
@@ -154,21 +154,9 @@ export const customMessageSchema = z.looseObject({
   timestamp: z.number().optional(),
 });
 /** OMP-only roles. */
-export const developerMessageSchema = z.looseObject({ role: z.literal("developer"), content: userContent });
-export const pythonExecutionMessageSchema = z.looseObject({ role: z.literal("pythonExecution") });
-export const fileMentionMessageSchema = z.looseObject({ role: z.literal("fileMention") });
-
-export const KNOWN_ROLES = [
-  "user",
-  "assistant",
-  "toolResult",
-  "bashExecution",
-  "custom",
-  "hookMessage",
-  "developer",
-  "pythonExecution",
-  "fileMention",
-] as const;
+const developerMessageSchema = z.looseObject({ role: z.literal("developer"), content: userContent });
+const pythonExecutionMessageSchema = z.looseObject({ role: z.literal("pythonExecution") });
+const fileMentionMessageSchema = z.looseObject({ role: z.literal("fileMention") });
 
 const messageSchemas: Record<string, z.ZodType> = {
   user: userMessageSchema,
@@ -186,7 +174,7 @@ const messageSchemas: Record<string, z.ZodType> = {
 // Entries
 
 /** Every non-header record of a v2+ file. v1 records lack id/parentId (the reader synthesizes them). */
-export const entryBaseSchema = z.looseObject({
+const entryBaseSchema = z.looseObject({
   type: z.string(),
   id: z.string(),
   parentId: z.string().nullable(),
@@ -211,7 +199,7 @@ const compactionFields = {
   preserveData: z.unknown().optional(),
 };
 
-export const entrySchemas: Record<string, z.ZodType> = {
+const entrySchemas: Record<string, z.ZodType> = {
   // pi
   message: entry("message", { message: z.looseObject({ role: z.string() }) }),
   thinking_level_change: entry("thinking_level_change", {
@@ -274,18 +262,6 @@ export const entrySchemas: Record<string, z.ZodType> = {
   }),
   mcp_tool_selection: entry("mcp_tool_selection", { selectedToolNames: z.array(z.string()) }),
 };
-
-export const PI_ENTRY_TYPES = [
-  "message",
-  "model_change",
-  "thinking_level_change",
-  "compaction",
-  "branch_summary",
-  "custom",
-  "custom_message",
-  "label",
-  "session_info",
-] as const;
 
 export const OMP_ENTRY_TYPES = [
   "title_change",

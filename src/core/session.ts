@@ -1,7 +1,7 @@
 /**
  * The session reader and model: one parsed Pi or OMP session file as a tree of entries.
  *
- * Reading rules follow what the agents do (shared/docs/session-format.md §2–§6, traps T1–T27), with
+ * Reading rules follow what the agents do (docs/session-format.md, with its traps T1–T27), with
  * the fail-closed header rules of our spec. Files are never rewritten: v1/v2 migrations happen in
  * memory only.
  */
@@ -59,7 +59,8 @@ export class Entry {
     /** 1-based physical line. */
     readonly line: number,
     readonly timestamp: string | undefined,
-    /** False for entry types neither agent version we know writes (kept as opaque tree nodes, T24). */
+    /** False for entry types neither agent version we know writes (kept as opaque tree nodes,
+     * docs/session-format.md#t24). */
     readonly known: boolean,
     body: Record<string, unknown> | Uint8Array,
     start = 0,
@@ -104,7 +105,7 @@ export interface CompactionInfo {
   id: string;
   line: number;
   firstKeptEntryId: string | null;
-  /** `firstKeptEntryId` when it is on the compaction's own path (before it), else null (nothing kept, T19). */
+  /** `firstKeptEntryId` when it is on the compaction's own path (before it), else null (nothing kept, #t19). */
   keptFromId: string | null;
   /** The entry the compaction summarizes through (its parent). */
   replacesThroughId: string | null;
@@ -138,11 +139,12 @@ export interface Session {
   byId: Map<string, Entry>;
   /** Children ids per parent id, sorted the way pi's getTree sorts them (timestamp, then file order). */
   children: Map<string, string[]>;
-  /** Root ids in file order: parentId null, self-parent, or a parent missing from the file (T4). */
+  /** Root ids in file order: parentId null, self-parent, or a parent missing from the file
+   * (docs/session-format.md#t4). */
   roots: string[];
   /** Ids that no root reaches (entries inside a parentId cycle). */
   detached: string[];
-  /** The last entry in file order (T3), or null for a header-only file. */
+  /** The last entry in file order (docs/session-format.md#t3), or null for a header-only file. */
   leafId: string | null;
   labels: Map<string, LabelInfo>;
   /** pi: latest session_info name; OMP: the title (slot, newest title_change, header). */
@@ -204,8 +206,8 @@ export class SessionReader {
   private readonly entries: Entry[] = [];
   /** Tree indexes of the entries so far, extended on appends. */
   private index: Index | null = null;
-  // v1 (T6): ids are synthesized and parents chain in file order; pi indexes firstKeptEntryIndex into the parsed
-  // records with the header at index 0.
+  // v1 (docs/session-format.md#t6): ids are synthesized and parents chain in file order; pi indexes
+  // firstKeptEntryIndex into the parsed records with the header at index 0.
   private v1Prev: string | null = null;
   private readonly v1RecordIds: (string | null)[] = [null];
 
@@ -306,7 +308,7 @@ export class SessionReader {
     }
     if (!this.header) {
       if (value.type === "title") {
-        // T1: OMP's title slot precedes the header. Only the first one counts.
+        // docs/session-format.md#t1: OMP's title slot precedes the header. Only the first one counts.
         if (!this.sawTitleRecord) {
           const slot = titleSlotSchema.safeParse(value);
           if (slot.success) this.titleSlot = slot.data;
@@ -681,7 +683,7 @@ function orphanDiagnostic(entry: Entry, parentId: string): Diagnostic {
     line: entry.line,
     severity: "warning",
     code: "orphan",
-    message: `parent ${JSON.stringify(parentId)} is not in the file (T4); shown as a root`,
+    message: `parent ${JSON.stringify(parentId)} is not in the file; shown as a root`,
   };
 }
 
@@ -788,7 +790,7 @@ function sessionOf(
     children: index.children,
     roots: index.roots,
     detached: index.detached,
-    // T3: the last entry in file order is the active leaf.
+    // The last entry in file order is the active leaf (docs/session-format.md#t3).
     leafId: entries.length ? entries[entries.length - 1]!.id : null,
     labels: index.labels,
     name,
@@ -870,7 +872,7 @@ function resolveName(
   sessionInfoName: string | null | undefined,
 ): { name: string | null; titleSource: "auto" | "user" | null } {
   if (flavor === "pi") return { name: sessionInfoName ?? null, titleSource: null };
-  // OMP: newest accepted title_change (a "user" title is sticky against later "auto" ones, T21).
+  // OMP: newest accepted title_change (a "user" title is sticky against later "auto" ones, docs/session-format.md#t21).
   let changed: { title: string; source: string | undefined } | undefined;
   for (const change of titleChanges) {
     if (changed?.source === "user" && change.source === "auto") continue;
@@ -908,8 +910,9 @@ function forkOfHeader(header: SessionHeader): ForkOf | null {
   return { raw, kind: classifyParentSession(raw), field };
 }
 
-/** T10: a parentSession is a file path (pi, OMP branch/subagent) or a session id (OMP /fork, --fork, /tan). */
-export function classifyParentSession(raw: string): "path" | "id" {
+/** A parentSession is a file path (pi, OMP branch/subagent) or a session id (OMP /fork, --fork, /tan):
+ * docs/session-format.md#t10. */
+function classifyParentSession(raw: string): "path" | "id" {
   return /[\\/]/.test(raw) || raw.endsWith(".jsonl") ? "path" : "id";
 }
 

@@ -1,5 +1,5 @@
 /**
- * Session-directory slugs and workspace matching (session-format.md §1, T22). Pure string logic: the host's
+ * Session-directory slugs and workspace matching (docs/session-format.md#where, #t22). Pure string logic: the host's
  * home directory, tmpdir and separator are passed in, so a Windows-shaped workspace is handled the same way on
  * every host and is never resolved against the host's cwd.
  */
@@ -19,7 +19,7 @@ export function piSlug(cwd: string): string {
 }
 
 /** A path written the Windows way (`C:\…`, `C:/…`, `\\server\share`), whatever the host. */
-export function isWindowsShaped(p: string): boolean {
+function isWindowsShaped(p: string): boolean {
   return /^[A-Za-z]:[\\/]/.test(p) || /^\\\\[^\\]/.test(p);
 }
 
@@ -28,7 +28,7 @@ function trimSeparators(p: string): string {
 }
 
 /** Is `p` the directory `dir` or inside it, across a separator boundary? */
-export function isInside(p: string, dir: string, caseInsensitive = false): boolean {
+function isInside(p: string, dir: string, caseInsensitive = false): boolean {
   let a = trimSeparators(p);
   let b = trimSeparators(dir);
   if (caseInsensitive) {

@@ -1,7 +1,7 @@
 /**
  * Usage and cost records of one session, and their aggregation.
  *
- * Sources (session-format.md §5.2–5.3, T16, T18): assistant `usage` (pi and OMP), OMP `model_usage` entries, and
+ * Sources (docs/session-format.md#usage, #t16, #t18): assistant `usage` (pi and OMP), OMP `model_usage` entries, and
  * OMP `toolResult` of the `task` tool (`details.usage`, subagent spend). Input and cache buckets are disjoint;
  * `totalTokens` falls back to the sum of the four buckets; cost is `cost.total` (USD, the harness's estimate).
  * Every branch counts (abandoned branches were paid for); `active` marks the active-path share.

@@ -5,7 +5,7 @@ import { type ParseOptions, type ParseResult, SessionReader } from "../core/sess
 export type ReadResult = ParseResult;
 
 /** Large contents are parsed this many bytes at a time, with the event loop let run in between. */
-export const SLICE_BYTES = 4 * 1024 * 1024;
+const SLICE_BYTES = 4 * 1024 * 1024;
 
 export const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 

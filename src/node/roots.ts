@@ -1,5 +1,5 @@
 /**
- * Where Pi and OMP keep sessions (session-format.md §1): the configured session roots.
+ * Where Pi and OMP keep sessions (docs/session-format.md#where): the configured session roots.
  * Nothing outside these roots is ever opened because of what a session file says.
  */
 import { existsSync, readdirSync } from "node:fs";

@@ -3,9 +3,10 @@
  * bytes appended since the last read are read and parsed (`SessionReader` keeps what it already has). A partial
  * last line is held back until its newline arrives.
  *
- * The agents also rewrite files (session-format.md §10): OMP replaces the file by temp + rename (a new inode, T15)
- * and rewrites its 256-byte title slot in place at offset 0 (same size, new mtime, T2); pi rewrites a file when it
- * migrates it. Any of these (a new inode, a shorter file, or a changed first line) makes the next read a full one.
+ * The agents also rewrite files (docs/session-format.md#writing): OMP replaces the file by temp + rename (a new
+ * inode, #t15) and rewrites its 256-byte title slot in place at offset 0 (same size, new mtime, #t2); pi rewrites a
+ * file when it migrates it. Any of these (a new inode, a shorter file, or a changed first line) makes the next read
+ * a full one.
  */
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { type FileHandle, open, stat } from "node:fs/promises";

@@ -83,7 +83,7 @@ export interface EntryLike {
 }
 
 /** Shown for a user message without text (an image only, or nothing). */
-export const EMPTY_PROMPT = "(empty prompt)";
+const EMPTY_PROMPT = "(empty prompt)";
 
 /** An entry's one-line label: the prompt itself for a user message, else what the entry is (`describeEntry`). */
 export function entryLabel(entry: EntryLike, max = 100): string {

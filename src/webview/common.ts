@@ -62,7 +62,7 @@ export function h<K extends keyof HTMLElementTagNameMap>(
   return el;
 }
 
-export const SVG_NS = "http://www.w3.org/2000/svg";
+const SVG_NS = "http://www.w3.org/2000/svg";
 export function svg<K extends keyof SVGElementTagNameMap>(
   tag: K,
   attrs: Record<string, string | number> = {},
@@ -125,7 +125,7 @@ export function themeColor(name: string, fallback: string): string {
   return getComputedStyle(document.body).getPropertyValue(name).trim() || fallback;
 }
 
-export const CHART_COLORS = [
+const CHART_COLORS = [
   "--vscode-charts-blue",
   "--vscode-charts-orange",
   "--vscode-charts-green",

@@ -7,10 +7,10 @@ import type { PiSessionsApi } from "../../src/extension/extension.js";
 import type { RowNode } from "../../src/extension/tree/index.js";
 import { fakeCodexToken, type MockProvider, startMockProvider } from "../mockProvider.js";
 import { waitFor } from "../helpers.js";
+import { piSlug } from "../../src/core/slug.js";
 
 const HOME = process.env.PI_SESSIONS_FIXTURE_HOME ?? "";
 const PI = path.join(HOME, ".pi", "agent", "sessions");
-const piSlug = (cwd: string) => `--${cwd.replace(/^[/\\]/, "").replace(/[/\\:]/g, "-")}--`;
 const PROJ = path.join(PI, piSlug(path.join(HOME, "src", "proj")));
 const file = (part: string) =>
   path.join(

@@ -8,11 +8,11 @@ import { fork, message } from "../builders.js";
 import { jsonl, waitFor } from "../helpers.js";
 import type { PiSessionsApi } from "../../src/extension/extension.js";
 import type { Element, RowNode, SessionNode } from "../../src/extension/tree/index.js";
+import { piSlug } from "../../src/core/slug.js";
 
 const HOME = process.env.PI_SESSIONS_FIXTURE_HOME ?? "";
 const PI = path.join(HOME, ".pi", "agent", "sessions");
 const OMP = path.join(HOME, ".omp", "agent", "sessions");
-const piSlug = (cwd: string) => `--${cwd.replace(/^[/\\]/, "").replace(/[/\\:]/g, "-")}--`;
 const PROJ = path.join(PI, piSlug(path.join(HOME, "src", "proj")));
 const byId = (dir: string, idPart: string) => {
   const name = fs.readdirSync(dir).find((f) => f.includes(idPart));

@@ -1,5 +1,5 @@
 /**
- * The three server-compaction surfaces (server-compaction.md §1.4, decisions 1–2): the identity recorded in the
+ * The three server-compaction surfaces (docs/checkpoints.md#surfaces): the identity recorded in the
  * checkpoint always names the official endpoint; only the transport may be redirected, and only to loopback http.
  */
 import type { ResponsesApi, TargetModel } from "./responses.js";

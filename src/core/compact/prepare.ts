@@ -54,7 +54,7 @@ function assistantUsage(m: ContextMessage): Record<string, number> | undefined {
 }
 
 /** pi's `estimateContextTokens`: the last assistant usage, plus estimates of the messages after it. */
-export function estimateContextTokens(messages: ContextMessage[]): number {
+function estimateContextTokens(messages: ContextMessage[]): number {
   for (let i = messages.length - 1; i >= 0; i--) {
     const usage = assistantUsage(messages[i]!);
     if (!usage) continue;

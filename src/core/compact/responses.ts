@@ -1,5 +1,5 @@
 /**
- * Our port of how pi turns a branch into OpenAI Responses input items (server-compaction.md §3.1, decision 6):
+ * Our port of how pi turns a branch into OpenAI Responses input items (docs/checkpoints.md#requests):
  * pi-coding-agent's `convertToLlm` and pi-ai 0.73's `transformMessages` + `convertResponsesMessages`, and the request
  * bodies of the three Responses surfaces. Golden tests compare every item, by hash, with the real pi-ai.
  * Key order and `undefined`-valued keys matter: replay compares `sha256(JSON.stringify(item))`.
@@ -21,15 +21,15 @@ export interface TargetModel {
 type Json = Record<string, unknown>;
 export type InputItem = Json;
 
-export const COMPACTION_SUMMARY_PREFIX =
+const COMPACTION_SUMMARY_PREFIX =
   "The conversation history before this point was compacted into the following summary:\n\n<summary>\n";
-export const COMPACTION_SUMMARY_SUFFIX = "\n</summary>";
+const COMPACTION_SUMMARY_SUFFIX = "\n</summary>";
 const BRANCH_SUMMARY_PREFIX =
   "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n";
 const BRANCH_SUMMARY_SUFFIX = "</summary>";
 
 /** pi-ai's shortHash (a 53-bit cyrb hash in base 36). */
-export function shortHash(str: string): string {
+function shortHash(str: string): string {
   let h1 = 0xdeadbeef;
   let h2 = 0x41c6ce57;
   for (let i = 0; i < str.length; i++) {
@@ -43,7 +43,7 @@ export function shortHash(str: string): string {
 }
 
 /** Lone UTF-16 surrogates removed, as pi-ai does before sending text. */
-export function sanitizeSurrogates(text: string): string {
+function sanitizeSurrogates(text: string): string {
   return text.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "");
 }
 
@@ -235,7 +235,7 @@ const TOOL_CALL_PROVIDERS: Record<ResponsesApi, Set<string>> = {
 };
 
 /** pi-ai's `convertResponsesMessages`. */
-export function responsesInput(
+function responsesInput(
   model: TargetModel,
   messages: Json[],
   options: { systemPrompt?: string; includeSystemPrompt?: boolean } = {},

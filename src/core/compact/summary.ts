@@ -1,5 +1,5 @@
 /**
- * The default readable summary (server-compaction.md §4.5): deterministic and extractive, never empty. Pi uses it
+ * The default readable summary (docs/checkpoints.md#summary): deterministic and extractive, never empty. Pi uses it
  * whenever the checkpoint does not replay, and as the previous summary of its next native compaction.
  */
 import type { ContextMessage } from "../context.js";

@@ -30,7 +30,7 @@ export const ContextValue = {
 } as const;
 
 /** Appended to a row that holds the active leaf. */
-export const LEAF_FLAG = "leaf";
+const LEAF_FLAG = "leaf";
 
 /** Session flags, in the order they are joined. The first is the agent, or `rejected` for an unreadable file. */
 export const SESSION_FLAG_ORDER = ["pi", "omp", "rejected", "fork", "orphan", "external", "live", "truncated"] as const;
@@ -40,7 +40,7 @@ export const DETAILS = ["summary", "kept", "replaced", "from"] as const;
 export type DetailKind = (typeof DETAILS)[number];
 
 /** Outline row kinds that are plain entry rows (a turn, or an entry standing on its own). */
-export const ENTRY_ROW_KINDS = ["turn", "entry"] as const;
+const ENTRY_ROW_KINDS = ["turn", "entry"] as const;
 
 export function sessionContextValue(flags: SessionFlag[]): string {
   const ordered = SESSION_FLAG_ORDER.filter((f) => flags.includes(f));

@@ -7,7 +7,7 @@ import * as vscode from "vscode";
 import type { PanelState } from "../../protocol/messages.js";
 
 /** Escape text for a double-quoted attribute value. */
-export function escapeAttribute(value: string): string {
+function escapeAttribute(value: string): string {
   return value.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }
 

@@ -10,7 +10,6 @@ import * as vscode from "vscode";
 import { describeEntry, truncate } from "../../protocol/format.js";
 import {
   type Facts,
-  type FromWebview,
   fromWebviewSchema,
   type PanelKind,
   type PanelState,
@@ -35,10 +34,9 @@ export interface OpenPanel {
   kind: PanelKind;
   state: PanelState;
   panel: vscode.WebviewPanel;
-  /** The last model posted, and what the page reported rendering for it. */
+  /** The last model posted, and what the page reported rendering for it (null until it has). */
   model: PanelModel | null;
   facts: Facts | null;
-  received: FromWebview[];
   seq: number;
   ready: boolean;
   dirty: boolean;
@@ -119,7 +117,6 @@ export class PanelManager implements vscode.Disposable {
       panel,
       model: null,
       facts: null,
-      received: [],
       seq: 0,
       ready: false,
       dirty: false,
@@ -180,6 +177,7 @@ export class PanelManager implements vscode.Disposable {
       const model = await this.model(p.state);
       p.model = model;
       message = { type: "model", seq: ++p.seq, model };
+      p.facts = null;
     } catch (err) {
       this.logger.error(`${p.kind} panel`, err);
       message = { type: "error", message: err instanceof Error ? err.message : String(err) };
@@ -194,7 +192,6 @@ export class PanelManager implements vscode.Disposable {
       return;
     }
     const msg = parsed.data;
-    p.received.push(msg);
     switch (msg.type) {
       case "ready":
         p.ready = true;

@@ -1,5 +1,5 @@
 /**
- * The provider calls (server-compaction.md §1.5, §4.3): OpenAI and Azure through the official `openai` SDK v6
+ * The provider calls (docs/checkpoints.md#requests): OpenAI and Azure through the official `openai` SDK v6
  * (`responses.compact`), ChatGPT Codex through `fetch` with the `compaction_trigger` v2 body and SSE. Each result is
  * validated (exactly one compaction item with non-empty encrypted content, and it is last) before anything else.
  * Error messages name the status and the surface, never a credential or a response body.
@@ -54,7 +54,7 @@ function classifyStatus(status: number, surface: string): CompactionFailure {
 }
 
 /** The output must hold exactly one compaction item, with encrypted content, and it must be last. */
-export function validateOutput(output: unknown, surface: string, exactlyOne: boolean): InputItem {
+function validateOutput(output: unknown, surface: string, exactlyOne: boolean): InputItem {
   if (!Array.isArray(output) || output.length === 0)
     throw new CompactionFailure("remote_error", `${surface} returned no output items`);
   const compactions = output.filter((i) => i && typeof i === "object" && (i as InputItem).type === "compaction");
@@ -136,7 +136,7 @@ function classifySdkError(err: unknown, surface: string): CompactionFailure {
 }
 
 /** The ChatGPT account id from the access token's claim (pi-ai's `extractAccountId`). */
-export function codexAccountId(token: string): string {
+function codexAccountId(token: string): string {
   const parts = token.split(".");
   if (parts.length !== 3) throw new CompactionFailure("auth_unavailable", "the ChatGPT token is not a JWT");
   try {
@@ -152,7 +152,7 @@ export function codexAccountId(token: string): string {
 const CODEX_RETAIN_TOKENS = 64_000;
 
 /** Blackmagic's `retainCodexInput`: the newest real user messages within 64k estimated tokens, in original order. */
-export function retainCodexInput(input: InputItem[]): InputItem[] {
+function retainCodexInput(input: InputItem[]): InputItem[] {
   const kept: InputItem[] = [];
   let budget = CODEX_RETAIN_TOKENS;
   for (let i = input.length - 1; i >= 0; i--) {
@@ -167,7 +167,7 @@ export function retainCodexInput(input: InputItem[]): InputItem[] {
 }
 
 /** Parse a Codex response: JSON, or SSE `data:` lines with `response.output_item.done` and `response.completed`. */
-export function parseCodexResponse(text: string): { output: unknown[]; usage?: unknown } {
+function parseCodexResponse(text: string): { output: unknown[]; usage?: unknown } {
   const trimmed = text.trimStart();
   if (trimmed.startsWith("{")) {
     const json = JSON.parse(trimmed);

@@ -4,9 +4,8 @@
  * happens only if the file is byte-for-byte what was read (size, mtime, inode, last line).
  */
 import { createHash, randomBytes } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
-import { appendFile, open, readFile, stat, unlink } from "node:fs/promises";
-import { homedir } from "node:os";
+import { existsSync } from "node:fs";
+import { appendFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { buildContext } from "../../core/context.js";
 import {
@@ -36,15 +35,12 @@ import {
   type ProviderResult,
   summarizeWith,
 } from "./providers.js";
+import { type Credentials, secretsOf, tokenExpired } from "./credentials.js";
+import { type Snapshot, snapshot, unchanged, withOmpLock } from "./fileGuard.js";
 
-export const PRODUCER = "pi-session-explorer";
+const PRODUCER = "pi-session-explorer";
 
-export interface Credentials {
-  /** OpenAI or Azure API key. */
-  apiKey?: string;
-  /** ChatGPT access token (Codex). */
-  codexToken?: string;
-}
+const sha256 = (s: string) => createHash("sha256").update(s, "utf8").digest("hex");
 
 export interface CompactOptions {
   file: string;
@@ -111,52 +107,6 @@ export type CompactResult =
       tokensBefore: number;
     };
 
-/** How much of the end of the file the last-line check compares. */
-const TAIL = 1 << 20;
-
-const sha256 = (s: string) => createHash("sha256").update(s, "utf8").digest("hex");
-
-interface Snapshot {
-  size: number;
-  mtimeNs: bigint;
-  ino: bigint;
-  lastLineHash: string;
-}
-
-function lastLineHash(bytes: Uint8Array): string {
-  const end = bytes.length;
-  let start = end - 1;
-  while (start > 0 && bytes[start - 1] !== 0x0a) start--;
-  return sha256(Buffer.from(bytes.subarray(Math.max(0, start), end)).toString("utf8"));
-}
-
-async function snapshot(file: string): Promise<{ snap: Snapshot; bytes: Buffer }> {
-  const st = await stat(file, { bigint: true });
-  const bytes = await readFile(file);
-  return {
-    snap: {
-      size: Number(st.size),
-      mtimeNs: st.mtimeNs,
-      ino: st.ino,
-      lastLineHash: lastLineHash(bytes.subarray(Math.max(0, bytes.length - TAIL))),
-    },
-    bytes,
-  };
-}
-
-async function unchanged(file: string, before: Snapshot): Promise<boolean> {
-  const st = await stat(file, { bigint: true });
-  if (Number(st.size) !== before.size || st.mtimeNs !== before.mtimeNs || st.ino !== before.ino) return false;
-  const h = await open(file, "r");
-  try {
-    const tail = Buffer.alloc(Math.min(before.size, TAIL));
-    await h.read(tail, 0, tail.length, before.size - tail.length);
-    return lastLineHash(tail) === before.lastLineHash;
-  } finally {
-    await h.close();
-  }
-}
-
 /** Why a session cannot be compacted as read (fail closed), or null. */
 function refusal(session: Session, bytes: Buffer): string | null {
   if (session.version < 3)
@@ -176,72 +126,6 @@ function newEntryId(session: Session): string {
   for (;;) {
     const id = randomBytes(4).toString("hex");
     if (!session.byId.has(id)) return id;
-  }
-}
-
-/** The ChatGPT access token, read-only: pi's auth.json (`openai-codex`), then Codex CLI's auth.json. Never
- * refreshed. */
-export function readCodexToken(env: NodeJS.ProcessEnv = process.env, home = homedir()): string | undefined {
-  const piAgent = env.PI_CODING_AGENT_DIR || join(home, ".pi", "agent");
-  const candidates: [string, (j: Record<string, unknown>) => unknown][] = [
-    [join(piAgent, "auth.json"), (j) => (j["openai-codex"] as Record<string, unknown> | undefined)?.access],
-    [
-      join(env.CODEX_HOME || join(home, ".codex"), "auth.json"),
-      (j) => (j.tokens as Record<string, unknown> | undefined)?.access_token,
-    ],
-  ];
-  for (const [file, pick] of candidates) {
-    if (!existsSync(file)) continue;
-    try {
-      const token = pick(JSON.parse(readFileSync(file, "utf8")));
-      if (typeof token === "string" && token) return token;
-    } catch {
-      // unreadable: try the next one
-    }
-  }
-  return undefined;
-}
-
-function tokenExpired(token: string): boolean {
-  try {
-    const exp = JSON.parse(Buffer.from(token.split(".")[1] ?? "", "base64url").toString("utf8")).exp;
-    return typeof exp === "number" && exp * 1000 < Date.now();
-  } catch {
-    return false;
-  }
-}
-
-/** Every secret the run knows, for the check that none reaches the file. */
-function secretsOf(c: Credentials): string[] {
-  const out = [c.apiKey, c.codexToken].filter((s): s is string => typeof s === "string" && s.length >= 6);
-  if (c.codexToken) {
-    try {
-      out.push(
-        JSON.parse(Buffer.from(c.codexToken.split(".")[1] ?? "", "base64url").toString("utf8"))[
-          "https://api.openai.com/auth"
-        ].chatgpt_account_id,
-      );
-    } catch {
-      // no claim
-    }
-  }
-  return out.filter(Boolean);
-}
-
-async function withOmpLock<T>(file: string, fn: () => Promise<T>): Promise<T> {
-  const lock = join(dirname(file), `.${basename(file)}.lock`);
-  let handle;
-  try {
-    handle = await open(lock, "wx");
-  } catch {
-    throw new CompactionFailure("session_busy", "Oh My Pi holds the session's lock: it is writing this session");
-  }
-  try {
-    await handle.writeFile(`${process.pid}:${Date.now()}\n`);
-    await handle.close();
-    return await fn();
-  } finally {
-    await unlink(lock).catch(() => undefined);
   }
 }
 

@@ -19,7 +19,7 @@ export interface DiscoveredFile {
 }
 
 /** Session files end in `.jsonl`; lock, tmp and bak siblings (`.x.jsonl.lock`, `x.jsonl.tmp`) do not, or are hidden. */
-export const isSessionFileName = (name: string) => name.endsWith(".jsonl") && !isHidden(name);
+const isSessionFileName = (name: string) => name.endsWith(".jsonl") && !isHidden(name);
 const isHidden = (name: string) => name.startsWith(".");
 /** A folder next to `<name>.jsonl` is that session's artifacts dir (OMP subagent and /tan sessions,
  * docs/session-format.md#t23). */

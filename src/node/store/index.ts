@@ -12,7 +12,7 @@ import { realFs, slicer, type StoreFs } from "./fs.js";
 import { linkLineage } from "./lineage.js";
 import { newStoreSession, type StoreSession } from "./storeSession.js";
 
-export { cacheFileFor, MetadataCache, packSummary, unpackSummary } from "./cache.js";
+export { cacheFileFor, packSummary, unpackSummary } from "./cache.js";
 export { type DiscoveredFile, discover, type Placement, placeFile } from "./discover.js";
 export { realFs, type StoreFs } from "./fs.js";
 export { belongsToWorkspace, computeOwnership, linkLineage } from "./lineage.js";

@@ -80,8 +80,9 @@ export function linkLineage(sessions: StoreSession[], roots: SessionRoot[]): voi
 }
 
 /**
- * Fork deduplication over a result set (AC-6/AC-7): an entry of a fork is inherited when its parent is in the
- * result, the parent has the same entry id, and the entry's timestamp is not after the fork's header timestamp.
+ * Fork deduplication over a result set (docs/session-format.md#forks): an entry of a fork is inherited when its
+ * parent is in the result, the parent has the same entry id, and the entry's timestamp is not after the fork's
+ * header timestamp.
  * Inherited entries are counted for the parent only; a fork whose parent is not in the result keeps them.
  */
 export function computeOwnership(result: StoreSession[]): void {

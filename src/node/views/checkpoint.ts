@@ -1,7 +1,7 @@
 /**
- * The checkpoint inspector's model of one compaction entry: pi's and OMP's fields, and the Blackmagic server-compaction
- * details (server-compaction.md §1.6–1.7) with the artifact's integrity recomputed. Encrypted content never leaves
- * this function in full: only its length, hash and a short prefix.
+ * The checkpoint inspector's model of one compaction entry: pi's and OMP's fields, and the Blackmagic
+ * server-compaction details (docs/checkpoints.md#entry and #active) with the artifact's integrity recomputed.
+ * Encrypted content never leaves this function in full: only its length, hash and a short prefix.
  */
 import { createHash } from "node:crypto";
 import { entryLabel } from "../../protocol/format.js";

@@ -37,7 +37,7 @@ function tableRow(r: UsageRow, label = r.key): UsageTableRow {
 }
 
 /** The sessions of a scope: this workspace's folders, or everything. */
-export function scopeSessions(
+function scopeSessions(
   sessions: StoreSession[],
   scope: "workspace" | "all",
   folders: string[],
