@@ -31,3 +31,8 @@ export function loadFixture(file: string): Session {
   if (!result.ok) throw new Error(`${file} rejected: ${result.rejection.code} ${result.rejection.message}`);
   return result.session;
 }
+
+/** A real pi session file: `piSession(slug, name)`. */
+export const piSession = (...names: string[]) => join(REAL, "pi", "sessions", ...names);
+/** A real OMP session file: `ompSession(slug, name)`. */
+export const ompSession = (...names: string[]) => join(REAL, "omp", "sessions", ...names);

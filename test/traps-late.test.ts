@@ -6,25 +6,20 @@ import { buildContext } from "../src/core/context.js";
 import { parseSession } from "../src/core/session.js";
 import { anthropicMessage, header, iso, titleSlot } from "./builders.js";
 import { jsonl, parseOk, parseText, plain } from "./helpers.js";
-import { loadFixture, REAL } from "./fixtures.js";
+import { loadFixture, ompSession, piSession, REAL } from "./fixtures.js";
 
 const H = header({ id: "sess-1", cwd: "/w" });
-const ts = iso;
-const msg = anthropicMessage;
-const slot = titleSlot;
-const pi = (...names: string[]) => join(REAL, "pi", "sessions", ...names);
-const omp = (...names: string[]) => join(REAL, "omp", "sessions", ...names);
 
 describe("reading traps T14–T27 (docs/session-format.md#traps)", () => {
   it("T14: a corrupted header rejects the file, naming the line and reason", () => {
-    const r1 = parseText(jsonl({ type: "message", id: "x", parentId: null, timestamp: ts(0) }, H));
+    const r1 = parseText(jsonl({ type: "message", id: "x", parentId: null, timestamp: iso(0) }, H));
     assert.ok(!r1.ok);
     assert.deepEqual([r1.rejection.line, r1.rejection.code], [1, "record-before-header"]);
     const r2 = parseText(jsonl({ type: "session", cwd: "/w" }));
     assert.ok(!r2.ok && r2.rejection.code === "invalid-header" && r2.rejection.line === 1);
-    const r3 = parseText(jsonl(slot("t"), "garbage", "[1,2]"));
+    const r3 = parseText(jsonl(titleSlot("t"), "garbage", "[1,2]"));
     assert.ok(!r3.ok && r3.rejection.code === "record-before-header" && r3.rejection.line === 3);
-    const r4 = parseText(jsonl(slot("t"), "garbage"));
+    const r4 = parseText(jsonl(titleSlot("t"), "garbage"));
     assert.ok(!r4.ok && r4.rejection.code === "no-header");
   });
 
@@ -39,18 +34,18 @@ describe("reading traps T14–T27 (docs/session-format.md#traps)", () => {
       const s = parseOk(
         jsonl(
           H,
-          msg("a", null, "user", "q"),
-          msg("b", "a", "assistant", "r"),
+          anthropicMessage("a", null, "user", "q"),
+          anthropicMessage("b", "a", "assistant", "r"),
           {
             type: "compaction",
             id: "c",
             parentId: "b",
-            timestamp: ts(3),
+            timestamp: iso(3),
             summary: "S",
             firstKeptEntryId: firstKept,
             tokensBefore: 100,
           },
-          msg("d", "c", "user", "next", 4),
+          anthropicMessage("d", "c", "user", "next", 4),
         ),
       );
       assert.equal(s.compactions[0]!.keptFromId, null);
@@ -66,23 +61,23 @@ describe("reading traps T14–T27 (docs/session-format.md#traps)", () => {
     const s = parseOk(
       jsonl(
         H,
-        msg("a", null, "user", "q1"),
-        msg("b", "a", "assistant", "r1"),
+        anthropicMessage("a", null, "user", "q1"),
+        anthropicMessage("b", "a", "assistant", "r1"),
         {
           type: "compaction",
           id: "c1",
           parentId: "b",
-          timestamp: ts(3),
+          timestamp: iso(3),
           summary: "S1",
           firstKeptEntryId: "b",
           tokensBefore: 10,
         },
-        msg("d", "c1", "user", "q2", 4),
+        anthropicMessage("d", "c1", "user", "q2", 4),
         {
           type: "compaction",
           id: "c2",
           parentId: "d",
-          timestamp: ts(5),
+          timestamp: iso(5),
           summary: "S2",
           firstKeptEntryId: "b",
           tokensBefore: 20,
@@ -109,14 +104,14 @@ describe("reading traps T14–T27 (docs/session-format.md#traps)", () => {
       type: "label",
       id,
       parentId: "a",
-      timestamp: ts(2),
+      timestamp: iso(2),
       targetId: target,
       ...(value === undefined ? {} : { label: value }),
     });
     const s = parseOk(
       jsonl(
         H,
-        msg("a", null, "user", "q"),
+        anthropicMessage("a", null, "user", "q"),
         label("l1", "a", "one"),
         label("l2", "a"),
         label("l3", "x", "gone"),
@@ -135,7 +130,7 @@ describe("reading traps T14–T27 (docs/session-format.md#traps)", () => {
       type: "session_info",
       id,
       parentId: null,
-      timestamp: ts(1),
+      timestamp: iso(1),
       ...(name === undefined ? {} : { name }),
     });
     assert.equal(parseOk(jsonl(H, info("i1", "First"), info("i2", "  Second  "))).name, "Second");
@@ -148,7 +143,7 @@ describe("reading traps T14–T27 (docs/session-format.md#traps)", () => {
       type: "title_change",
       id,
       parentId: null,
-      timestamp: ts(1),
+      timestamp: iso(1),
       title,
       source,
     });
@@ -158,7 +153,7 @@ describe("reading traps T14–T27 (docs/session-format.md#traps)", () => {
     assert.equal(noSlot.name, "Mine");
     const long = "A very long title ".repeat(20).trim();
     const truncated = [...long].slice(0, 150).join("");
-    const s = parseOk(jsonl(slot(truncated, "user"), H, tc("t1", long, "user")));
+    const s = parseOk(jsonl(titleSlot(truncated, "user"), H, tc("t1", long, "user")));
     assert.equal(s.name, long);
   });
 
@@ -166,16 +161,16 @@ describe("reading traps T14–T27 (docs/session-format.md#traps)", () => {
     const s = parseOk(
       jsonl(
         H,
-        { type: "future_thing", id: "f", parentId: null, timestamp: ts(0), x: 1 },
-        msg("u", "f", "user", "q"),
+        { type: "future_thing", id: "f", parentId: null, timestamp: iso(0), x: 1 },
+        anthropicMessage("u", "f", "user", "q"),
         {
           type: "message",
           id: "p",
           parentId: "u",
-          timestamp: ts(2),
+          timestamp: iso(2),
           message: { role: "pythonExecution", code: "1+1" },
         },
-        { type: "message", id: "z", parentId: "p", timestamp: ts(3), message: { role: "brandNewRole" } },
+        { type: "message", id: "z", parentId: "p", timestamp: iso(3), message: { role: "brandNewRole" } },
       ),
     );
     assert.deepEqual(
@@ -196,7 +191,7 @@ describe("reading traps T14–T27 (docs/session-format.md#traps)", () => {
 
   it("T24: legacy OMP 14.x mcp_tool_selection and header title are read", () => {
     const s = loadFixture(
-      omp("-src-legacy-omp", "2026-11-29T18-50-23-039Z_01a228a4-ddbf-7000-b787-4ee92607f669.jsonl"),
+      ompSession("-src-legacy-omp", "2026-11-29T18-50-23-039Z_01a228a4-ddbf-7000-b787-4ee92607f669.jsonl"),
     );
     assert.ok(s.entries.some((e) => e.type === "mcp_tool_selection" && e.known));
     assert.equal(s.name, "Legacy header title");
@@ -209,7 +204,7 @@ describe("reading traps T14–T27 (docs/session-format.md#traps)", () => {
         type: "message",
         id: "u",
         parentId: null,
-        timestamp: ts(0),
+        timestamp: iso(0),
         message: {
           role: "user",
           content: [{ type: "image", data: "blob:sha256:" + "a".repeat(64), mimeType: "image/png" }],
@@ -224,17 +219,24 @@ describe("reading traps T14–T27 (docs/session-format.md#traps)", () => {
     const s = parseOk(
       jsonl(
         H,
-        msg("r", null, "user", "q", 0),
-        msg("late", "r", "assistant", "x", 9, { timestamp: 1 }),
-        msg("early", "r", "assistant", "y", 3, { timestamp: 99999 }),
-        msg("tie", "r", "assistant", "z", 3),
+        anthropicMessage("r", null, "user", "q", 0),
+        anthropicMessage("late", "r", "assistant", "x", 9, { timestamp: 1 }),
+        anthropicMessage("early", "r", "assistant", "y", 3, { timestamp: 99999 }),
+        anthropicMessage("tie", "r", "assistant", "z", 3),
       ),
     );
     assert.deepEqual(s.children.get("r"), ["early", "tie", "late"]);
   });
 
   it("T27: a second session header anywhere rejects the whole file, naming both lines", () => {
-    const r = parseText(jsonl(H, msg("a", null, "user", "q"), { ...H, id: "other" }, msg("b", "a", "assistant", "r")));
+    const r = parseText(
+      jsonl(
+        H,
+        anthropicMessage("a", null, "user", "q"),
+        { ...H, id: "other" },
+        anthropicMessage("b", "a", "assistant", "r"),
+      ),
+    );
     assert.ok(!r.ok);
     assert.equal(r.rejection.code, "duplicate-header");
     assert.equal(r.rejection.line, 3);
@@ -242,7 +244,10 @@ describe("reading traps T14–T27 (docs/session-format.md#traps)", () => {
   });
 
   it("v2: the hookMessage role is read as custom (in memory only)", () => {
-    const file = pi("--home-u-src-legacy-v2--", "2026-11-29T18-50-19-338Z_2b7d2294-cd3f-4ff8-a5eb-44c1bb2e4cb3.jsonl");
+    const file = piSession(
+      "--home-u-src-legacy-v2--",
+      "2026-11-29T18-50-19-338Z_2b7d2294-cd3f-4ff8-a5eb-44c1bb2e4cb3.jsonl",
+    );
     const raw = readFileSync(file, "utf8");
     assert.match(raw, /"hookMessage"/);
     const s = loadFixture(file);
@@ -253,7 +258,12 @@ describe("reading traps T14–T27 (docs/session-format.md#traps)", () => {
 
   it("duplicate ids: the later entry wins like pi's index, and the earlier one is reported", () => {
     const s = parseOk(
-      jsonl(H, msg("a", null, "user", "q"), msg("b", "a", "assistant", "r1"), msg("b", "a", "assistant", "r2")),
+      jsonl(
+        H,
+        anthropicMessage("a", null, "user", "q"),
+        anthropicMessage("b", "a", "assistant", "r1"),
+        anthropicMessage("b", "a", "assistant", "r2"),
+      ),
     );
     assert.equal(s.byId.get("b")!.line, 4);
     assert.deepEqual(s.children.get("a"), ["b"]);
@@ -263,7 +273,12 @@ describe("reading traps T14–T27 (docs/session-format.md#traps)", () => {
 
   it("parent cycles are guarded: cycle members are detached, context stops at the repeat", () => {
     const s = parseOk(
-      jsonl(H, msg("a", null, "user", "q"), msg("x", "y", "user", "x"), msg("y", "x", "assistant", "y")),
+      jsonl(
+        H,
+        anthropicMessage("a", null, "user", "q"),
+        anthropicMessage("x", "y", "user", "x"),
+        anthropicMessage("y", "x", "assistant", "y"),
+      ),
     );
     assert.deepEqual(s.roots, ["a"]);
     assert.deepEqual(s.detached, ["x", "y"]);
@@ -275,7 +290,7 @@ describe("reading traps T14–T27 (docs/session-format.md#traps)", () => {
   });
 
   it("self-parent entries are roots", () => {
-    const s = parseOk(jsonl(H, msg("a", "a", "user", "q")));
+    const s = parseOk(jsonl(H, anthropicMessage("a", "a", "user", "q")));
     assert.deepEqual(s.roots, ["a"]);
     assert.ok(s.diagnostics.some((d) => d.code === "self-parent"));
   });
@@ -283,7 +298,12 @@ describe("reading traps T14–T27 (docs/session-format.md#traps)", () => {
 
 describe("JSONL reader", () => {
   it("handles CRLF line endings", () => {
-    const s = parseOk(jsonl(H, msg("a", null, "user", "q"), msg("b", "a", "assistant", "r")).replace(/\n/g, "\r\n"));
+    const s = parseOk(
+      jsonl(H, anthropicMessage("a", null, "user", "q"), anthropicMessage("b", "a", "assistant", "r")).replace(
+        /\n/g,
+        "\r\n",
+      ),
+    );
     assert.deepEqual(
       s.entries.map((e) => [e.id, e.line]),
       [
@@ -295,7 +315,7 @@ describe("JSONL reader", () => {
   });
 
   it("keeps physical line numbers across blank lines", () => {
-    const s = parseOk(`\n${JSON.stringify(H)}\n\n\n${JSON.stringify(msg("a", null, "user", "q"))}\n`);
+    const s = parseOk(`\n${JSON.stringify(H)}\n\n\n${JSON.stringify(anthropicMessage("a", null, "user", "q"))}\n`);
     assert.equal(s.headerLine, 2);
     assert.equal(s.entries[0]!.line, 5);
   });
@@ -303,11 +323,11 @@ describe("JSONL reader", () => {
   it("reads a 5 MB tool output line", () => {
     const big = "x".repeat(5 * 1024 * 1024);
     const s = parseOk(
-      jsonl(H, msg("a", null, "user", "q"), {
+      jsonl(H, anthropicMessage("a", null, "user", "q"), {
         type: "message",
         id: "t",
         parentId: "a",
-        timestamp: ts(2),
+        timestamp: iso(2),
         message: {
           role: "toolResult",
           toolCallId: "c",
@@ -339,7 +359,7 @@ describe("JSONL reader", () => {
   });
 
   it("non-object records after the header are reported and skipped", () => {
-    const s = parseOk(jsonl(H, "42", "null", msg("a", null, "user", "q")));
+    const s = parseOk(jsonl(H, "42", "null", anthropicMessage("a", null, "user", "q")));
     assert.deepEqual(
       s.diagnostics.map((d) => [d.line, d.code]),
       [
@@ -352,7 +372,7 @@ describe("JSONL reader", () => {
 
   it("v2+ records without an id are reported and skipped", () => {
     const s = parseOk(
-      jsonl(H, { type: "message", parentId: null, timestamp: ts(0), message: { role: "user", content: "q" } }),
+      jsonl(H, { type: "message", parentId: null, timestamp: iso(0), message: { role: "user", content: "q" } }),
     );
     assert.deepEqual(
       s.diagnostics.map((d) => [d.line, d.code]),

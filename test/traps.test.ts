@@ -7,18 +7,13 @@ import { buildContext } from "../src/core/context.js";
 
 import { anthropicMessage, header, iso, titleSlot } from "./builders.js";
 import { jsonl, parseOk, parseText, plain } from "./helpers.js";
-import { loadFixture, REAL } from "./fixtures.js";
+import { loadFixture, ompSession, piSession, REAL } from "./fixtures.js";
 
 const H = header({ id: "sess-1", cwd: "/w" });
-const ts = iso;
-const msg = anthropicMessage;
-const slot = titleSlot;
-const pi = (...names: string[]) => join(REAL, "pi", "sessions", ...names);
-const omp = (...names: string[]) => join(REAL, "omp", "sessions", ...names);
 
 describe("reading traps (docs/session-format.md#traps)", () => {
   it("T1: an OMP file's first line is the 256-byte title slot; the header is line 2", () => {
-    const text = jsonl(slot("My title", "user"), H, msg("a1", null, "user", "hi"));
+    const text = jsonl(titleSlot("My title", "user"), H, anthropicMessage("a1", null, "user", "hi"));
     assert.equal(Buffer.byteLength(text.split("\n")[0]!) + 1, 256);
     const s = parseOk(text);
     assert.equal(s.headerLine, 2);
@@ -28,13 +23,13 @@ describe("reading traps (docs/session-format.md#traps)", () => {
   });
 
   it("T1: several leading title records are skipped; only the first is the slot", () => {
-    const s = parseOk(jsonl(slot("first"), slot("second"), H));
+    const s = parseOk(jsonl(titleSlot("first"), titleSlot("second"), H));
     assert.equal(s.titleSlot?.title, "first");
     assert.equal(s.headerLine, 3);
   });
 
   it("T2: the slot is the title source even when the header says otherwise (in-place slot rewrite)", () => {
-    const s = parseOk(jsonl(slot("Renamed", "user"), { ...H, title: "Old", titleSource: "auto" }));
+    const s = parseOk(jsonl(titleSlot("Renamed", "user"), { ...H, title: "Old", titleSource: "auto" }));
     assert.equal(s.name, "Renamed");
     assert.equal(s.titleSource, "user");
   });
@@ -43,24 +38,28 @@ describe("reading traps (docs/session-format.md#traps)", () => {
     const s = parseOk(
       jsonl(
         H,
-        msg("a", null, "user", "q", 5),
-        msg("b", "a", "assistant", "r", 9),
-        msg("c", "b", "user", "deep", 9),
-        msg("d", "a", "assistant", "old", 1),
+        anthropicMessage("a", null, "user", "q", 5),
+        anthropicMessage("b", "a", "assistant", "r", 9),
+        anthropicMessage("c", "b", "user", "deep", 9),
+        anthropicMessage("d", "a", "assistant", "old", 1),
       ),
     );
     assert.equal(s.leafId, "d");
     // OMP off-branch model_usage as the last line is the leaf too
-    const o = loadFixture(omp("-src-proj", "2026-11-29T18-50-21-986Z_01a228a4-d9a2-7000-85ca-ecf671b91f93.jsonl"));
+    const o = loadFixture(
+      ompSession("-src-proj", "2026-11-29T18-50-21-986Z_01a228a4-d9a2-7000-85ca-ecf671b91f93.jsonl"),
+    );
     assert.equal(o.leafId, o.entries.at(-1)!.id);
   });
 
   it("T4: an orphan (parent missing from the file) is a root, reported, and pi's S5a context is empty", () => {
-    const s = parseOk(jsonl(H, msg("a", null, "user", "q"), msg("b", "gone0000", "assistant", "r")));
+    const s = parseOk(
+      jsonl(H, anthropicMessage("a", null, "user", "q"), anthropicMessage("b", "gone0000", "assistant", "r")),
+    );
     assert.deepEqual(s.roots, ["a", "b"]);
     assert.ok(s.diagnostics.some((d) => d.code === "orphan" && d.line === 3));
     const s5a = loadFixture(
-      pi("--home-u-src-proj--", "2026-11-29T18-50-21-130Z_01a228a4-d64a-7145-888a-572546d95234.jsonl"),
+      piSession("--home-u-src-proj--", "2026-11-29T18-50-21-130Z_01a228a4-d64a-7145-888a-572546d95234.jsonl"),
     );
     assert.equal(s5a.roots.length, 2);
     assert.equal(buildContext(s5a).messages.length, 0);
@@ -68,7 +67,7 @@ describe("reading traps (docs/session-format.md#traps)", () => {
 
   it("T5: the root is usually a model_change, and re-prompting the first user message makes a sibling (S4)", () => {
     const s = loadFixture(
-      pi("--home-u-src-proj--", "2026-11-29T18-50-21-044Z_01a228a4-d5f3-72b6-bece-7e855d2b0835.jsonl"),
+      piSession("--home-u-src-proj--", "2026-11-29T18-50-21-044Z_01a228a4-d5f3-72b6-bece-7e855d2b0835.jsonl"),
     );
     assert.equal(s.byId.get(s.roots[0]!)!.type, "model_change");
     const userParents = s.entries.filter((e) => e.role === "user").map((e) => s.byId.get(e.parentId!)?.type);
@@ -79,19 +78,19 @@ describe("reading traps (docs/session-format.md#traps)", () => {
   });
 
   it("T6: v1 ids come from the physical line; firstKeptEntryIndex counts parsed records, header = 0", () => {
-    const v1 = { type: "session", id: "v1", timestamp: ts(0), cwd: "/w" };
+    const v1 = { type: "session", id: "v1", timestamp: iso(0), cwd: "/w" };
     const text = jsonl(
       v1,
       "",
-      { type: "message", timestamp: ts(1), message: { role: "user", content: "one", timestamp: 1 } },
+      { type: "message", timestamp: iso(1), message: { role: "user", content: "one", timestamp: 1 } },
       "{broken",
       {
         type: "message",
-        timestamp: ts(2),
+        timestamp: iso(2),
         message: { role: "assistant", content: [], provider: "p", model: "m", timestamp: 2 },
       },
-      { type: "message", timestamp: ts(3), message: { role: "user", content: "two", timestamp: 3 } },
-      { type: "compaction", timestamp: ts(4), summary: "S", firstKeptEntryIndex: 3, tokensBefore: 10 },
+      { type: "message", timestamp: iso(3), message: { role: "user", content: "two", timestamp: 3 } },
+      { type: "compaction", timestamp: iso(4), summary: "S", firstKeptEntryIndex: 3, tokensBefore: 10 },
     );
     const s = parseOk(text);
     assert.equal(s.version, 1);
@@ -118,7 +117,10 @@ describe("reading traps (docs/session-format.md#traps)", () => {
   });
 
   it("T6: the v1 fixture's header id differs from the file name uuid (T11) and nothing rewrites the file", () => {
-    const file = pi("--home-u-src-legacy-v1--", "2026-11-29T18-50-19-307Z_99c6cd96-447c-4389-a78a-0ae32fa20c5b.jsonl");
+    const file = piSession(
+      "--home-u-src-legacy-v1--",
+      "2026-11-29T18-50-19-307Z_99c6cd96-447c-4389-a78a-0ae32fa20c5b.jsonl",
+    );
     const before = readFileSync(file);
     const s = loadFixture(file);
     assert.notEqual(s.header.id, "99c6cd96-447c-4389-a78a-0ae32fa20c5b");
@@ -128,11 +130,11 @@ describe("reading traps (docs/session-format.md#traps)", () => {
 
   it('T7: branch_summary.fromId is its parent, or the literal "root" with parentId null', () => {
     const s = parseOk(
-      jsonl(H, msg("a", null, "user", "q"), {
+      jsonl(H, anthropicMessage("a", null, "user", "q"), {
         type: "branch_summary",
         id: "bs",
         parentId: null,
-        timestamp: ts(2),
+        timestamp: iso(2),
         fromId: "root",
         summary: "explored",
       }),
@@ -140,7 +142,7 @@ describe("reading traps (docs/session-format.md#traps)", () => {
     assert.deepEqual(s.roots, ["a", "bs"]);
     const ctx = plain(buildContext(s));
     assert.deepEqual(ctx.messages, [
-      { role: "branchSummary", summary: "explored", fromId: "root", timestamp: Date.parse(ts(2)) },
+      { role: "branchSummary", summary: "explored", fromId: "root", timestamp: Date.parse(iso(2)) },
     ]);
   });
 
@@ -148,17 +150,17 @@ describe("reading traps (docs/session-format.md#traps)", () => {
     const p = parseOk(
       jsonl(
         H,
-        { type: "model_change", id: "m", parentId: null, timestamp: ts(0), provider: "openai", modelId: "gpt" },
-        msg("a", "m", "assistant", "r"),
+        { type: "model_change", id: "m", parentId: null, timestamp: iso(0), provider: "openai", modelId: "gpt" },
+        anthropicMessage("a", "m", "assistant", "r"),
       ),
     );
     assert.deepEqual(buildContext(p).model, { provider: "anthropic", modelId: "m1" });
     const o = parseOk(
       jsonl(
         H,
-        { type: "model_change", id: "m", parentId: null, timestamp: ts(0), model: "openai/gpt-5", role: "default" },
-        { type: "model_change", id: "n", parentId: "m", timestamp: ts(0), model: "anthropic/haiku", role: "smol" },
-        msg("a", "n", "assistant", "r"),
+        { type: "model_change", id: "m", parentId: null, timestamp: iso(0), model: "openai/gpt-5", role: "default" },
+        { type: "model_change", id: "n", parentId: "m", timestamp: iso(0), model: "anthropic/haiku", role: "smol" },
+        anthropicMessage("a", "n", "assistant", "r"),
       ),
     );
     assert.equal(o.flavor, "omp");
@@ -176,14 +178,14 @@ describe("reading traps (docs/session-format.md#traps)", () => {
       type: "compaction",
       id: "c",
       parentId: "a",
-      timestamp: ts(2),
+      timestamp: iso(2),
       summary: "s",
       firstKeptEntryId: "a",
       tokensBefore: 5,
       ...flag,
     });
-    const p = parseOk(jsonl(H, msg("a", null, "user", "q"), c({ fromHook: true })));
-    const o = parseOk(jsonl(H, msg("a", null, "user", "q"), c({ fromExtension: true })));
+    const p = parseOk(jsonl(H, anthropicMessage("a", null, "user", "q"), c({ fromHook: true })));
+    const o = parseOk(jsonl(H, anthropicMessage("a", null, "user", "q"), c({ fromExtension: true })));
     assert.equal(p.flavor, "pi");
     assert.equal(o.flavor, "omp");
     assert.deepEqual([...p.diagnostics, ...o.diagnostics], []);
@@ -191,15 +193,17 @@ describe("reading traps (docs/session-format.md#traps)", () => {
 
   it("T10: parentSession is a path or a session id; v1 forks use branchedFrom", () => {
     assert.deepEqual(
-      loadFixture(omp("-src-proj", "2026-11-29T18-50-22-033Z_01a228a4-d9d1-7000-a845-d846825115ab.jsonl")).forkOf,
+      loadFixture(ompSession("-src-proj", "2026-11-29T18-50-22-033Z_01a228a4-d9d1-7000-a845-d846825115ab.jsonl"))
+        .forkOf,
       { raw: "01a228a4-d9a2-7000-85ca-ecf671b91f93", kind: "id", field: "parentSession" },
     );
     assert.equal(
-      loadFixture(omp("-src-proj", "2026-11-29T18-50-22-038Z_01a228a4-d9d6-7000-a79c-1eb84ee58afa.jsonl")).forkOf?.kind,
+      loadFixture(ompSession("-src-proj", "2026-11-29T18-50-22-038Z_01a228a4-d9d6-7000-a79c-1eb84ee58afa.jsonl")).forkOf
+        ?.kind,
       "path",
     );
     const v1 = loadFixture(
-      pi("--home-u-src-legacy-v1--", "2026-11-29T18-50-19-332Z_40138620-2fc9-46fe-acf5-df59248b38af.jsonl"),
+      piSession("--home-u-src-legacy-v1--", "2026-11-29T18-50-19-332Z_40138620-2fc9-46fe-acf5-df59248b38af.jsonl"),
     );
     assert.equal(v1.forkOf?.field, "branchedFrom");
     assert.equal(v1.forkOf?.kind, "path");
@@ -207,7 +211,9 @@ describe("reading traps (docs/session-format.md#traps)", () => {
   });
 
   it("T12: an OMP header-only file (slot + header) is a session with no entries; an empty file is rejected", () => {
-    const s = loadFixture(omp("-src-proj", "2026-11-29T18-50-22-043Z_01a228a4-d9db-7000-8165-714d0e177185.jsonl"));
+    const s = loadFixture(
+      ompSession("-src-proj", "2026-11-29T18-50-22-043Z_01a228a4-d9db-7000-8165-714d0e177185.jsonl"),
+    );
     assert.equal(s.entries.length, 0);
     assert.equal(s.leafId, null);
     assert.deepEqual(buildContext(s).messages, []);
@@ -235,7 +241,7 @@ describe("reading traps (docs/session-format.md#traps)", () => {
   });
 
   it("T13: a complete last record without a newline is kept, but the file is marked unterminated", () => {
-    const s = parseOk(jsonl(H, msg("a", null, "user", "q")).trimEnd());
+    const s = parseOk(jsonl(H, anthropicMessage("a", null, "user", "q")).trimEnd());
     assert.equal(s.entries.length, 1);
     assert.equal(s.endsWithNewline, false);
     assert.equal(s.truncatedTail, false);
