@@ -4,7 +4,24 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 
 export type Mode =
-  "ok" | 401 | 403 | 404 | 422 | 500 | "malformed" | "empty" | "two" | "notLast" | "slow" | "truncated";
+  | "ok"
+  | 401
+  | 403
+  | 404
+  | 422
+  | 500
+  | "malformed"
+  | "empty"
+  | "two"
+  | "notLast"
+  | "slow"
+  | "truncated"
+  /** Answer `redirectStatus` (307) with `Location: redirectTo`. */
+  | "redirect"
+  /** 200 headers, then one byte every 200 ms, forever. */
+  | "trickle"
+  /** 200 headers, then `hugeBytes` of body as fast as the client reads (counted in `bytesSent`). */
+  | "huge";
 
 export interface Recorded {
   path: string;
@@ -29,13 +46,35 @@ export interface MockProvider {
   summaries: number;
   /** Wire-shape problems found in requests (each also answered with HTTP 400). */
   violations: string[];
+  redirectTo: string;
+  redirectStatus: number;
+  hugeBytes: number;
+  /** Body bytes written in "huge" mode before the client stopped reading. */
+  bytesSent: number;
+  /** Wait this long before answering (every mode). */
+  delayMs: number;
+  /** Text put into the answer's first user message (to test that credentials in an answer are caught). */
+  echo: string;
   close(): Promise<void>;
 }
 
 const ENCRYPTED = "gAAAAABmock-" + "Zm9vYmFy".repeat(40);
 
 export async function startMockProvider(o: MockOptions): Promise<MockProvider> {
-  const mock: MockProvider = { url: "", mode: "ok", requests: [], summaries: 0, violations: [], close: async () => {} };
+  const mock: MockProvider = {
+    url: "",
+    mode: "ok",
+    requests: [],
+    summaries: 0,
+    violations: [],
+    redirectTo: "",
+    redirectStatus: 307,
+    hugeBytes: 100 * 1024 * 1024,
+    bytesSent: 0,
+    delayMs: 0,
+    echo: "",
+    close: async () => {},
+  };
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
@@ -137,6 +176,33 @@ export async function startMockProvider(o: MockOptions): Promise<MockProvider> {
       return;
     }
     const mode = mock.mode;
+    if (mock.delayMs) await new Promise((r) => setTimeout(r, mock.delayMs));
+    const contentType = surface === "codex" ? "text/event-stream" : "application/json";
+    if (mode === "redirect") {
+      res.writeHead(mock.redirectStatus, { location: mock.redirectTo }).end();
+      return;
+    }
+    if (mode === "trickle") {
+      res.writeHead(200, { "content-type": contentType });
+      const timer = setInterval(() => res.write(" "), 200);
+      res.on("close", () => clearInterval(timer));
+      return;
+    }
+    if (mode === "huge") {
+      res.writeHead(200, { "content-type": contentType });
+      const chunk = Buffer.alloc(1024 * 1024, 0x20);
+      mock.bytesSent = 0;
+      const pump = () => {
+        while (mock.bytesSent < mock.hugeBytes && !res.destroyed) {
+          mock.bytesSent += chunk.length;
+          if (!res.write(chunk)) return void res.once("drain", pump);
+        }
+        res.end();
+      };
+      res.on("close", () => res.removeAllListeners("drain"));
+      pump();
+      return;
+    }
     if (typeof mode === "number") {
       res
         .writeHead(mode, { "content-type": "application/json" })
@@ -151,7 +217,13 @@ export async function startMockProvider(o: MockOptions): Promise<MockProvider> {
         role: "assistant",
         status: "completed",
         id: "msg_sum",
-        content: [{ type: "output_text", text: `## Goal\nMOCK LLM SUMMARY ${mock.summaries}`, annotations: [] }],
+        content: [
+          {
+            type: "output_text",
+            text: `## Goal\nMOCK LLM SUMMARY ${mock.summaries}${mock.echo ? ` ${mock.echo}` : ""}`,
+            annotations: [],
+          },
+        ],
       };
       if (surface !== "codex") {
         res.writeHead(200, { "content-type": "application/json" }).end(
@@ -171,7 +243,11 @@ export async function startMockProvider(o: MockOptions): Promise<MockProvider> {
       }
       return;
     }
-    const compaction = { id: "cmp_mock_1", type: "compaction", encrypted_content: ENCRYPTED };
+    const compaction = {
+      id: "cmp_mock_1",
+      type: "compaction",
+      encrypted_content: ENCRYPTED,
+    };
     const users = (body.input as any[])
       .filter((i) => i.role === "user")
       .slice(-2)
@@ -182,6 +258,7 @@ export async function startMockProvider(o: MockOptions): Promise<MockProvider> {
         status: "completed",
         id: `msg_u${Math.random().toString(36).slice(2, 8)}`,
       }));
+    if (mock.echo && users[0]) users[0].content = [{ type: "input_text", text: mock.echo }];
     let output: any[];
     switch (mode) {
       case "empty":

@@ -7,7 +7,7 @@
 import { basename } from "node:path";
 import * as vscode from "vscode";
 import type { Provider } from "../core/compact/identity.js";
-import type { FailureClass } from "../node/compact/providers.js";
+import type { FailureClass } from "../node/compact/failure.js";
 import { type Credentials, readCodexToken } from "../node/compact/credentials.js";
 import { type CompactResult, compactBranch } from "../node/compact/run.js";
 import { piKeepRecentTokens } from "../node/compact/settings.js";

@@ -8,26 +8,8 @@ import { arch, platform, release } from "node:os";
 import OpenAI, { AzureOpenAI } from "openai";
 import type { Identity } from "../../core/compact/identity.js";
 import type { InputItem } from "../../core/compact/responses.js";
-
-export type FailureClass =
-  | "auth"
-  | "auth_unavailable"
-  | "model_or_protocol"
-  | "remote_error"
-  | "timeout"
-  | "serialization_unavailable"
-  | "session_changed"
-  | "session_busy";
-
-export class CompactionFailure extends Error {
-  constructor(
-    readonly failureClass: FailureClass,
-    message: string,
-  ) {
-    super(message);
-    this.name = "CompactionFailure";
-  }
-}
+import { CompactionFailure } from "./failure.js";
+import { deadline, failureIn, guardedFetch, redirectFailure } from "./http.js";
 
 export interface ProviderResult {
   artifact: InputItem[];
@@ -42,7 +24,11 @@ export interface CallOptions {
   fetchImpl?: typeof fetch;
 }
 
+/** The default deadline of one provider call, headers and body. */
+const DEFAULT_TIMEOUT_MS = 120_000;
+
 function classifyStatus(status: number, surface: string): CompactionFailure {
+  if (status >= 300 && status < 400) return redirectFailure(status, surface);
   if (status === 401 || status === 403)
     return new CompactionFailure("auth", `${surface} refused the credentials (HTTP ${status})`);
   if (status === 404 || status === 422)
@@ -94,23 +80,16 @@ export async function compactResponses(
   input: InputItem[],
   o: CallOptions = {},
 ): Promise<ProviderResult> {
-  const surface = identity.surface === "azure_openai" ? "Azure OpenAI" : "OpenAI";
-  const common = {
-    apiKey,
-    baseURL,
-    maxRetries: 0,
-    timeout: o.timeoutMs ?? 120_000,
-    ...(o.fetchImpl ? { fetch: o.fetchImpl } : {}),
-  };
-  const client =
-    identity.surface === "azure_openai" ? new AzureOpenAI({ ...common, apiVersion: "v1" }) : new OpenAI(common);
-  const model = identity.surface === "azure_openai" ? (identity.deployment ?? identity.model) : identity.model;
+  const { client, surface, model } = sdkClient(identity, baseURL, apiKey, o);
   const started = Date.now();
+  const d = deadline(o.timeoutMs ?? DEFAULT_TIMEOUT_MS, o.signal);
   let res: { output?: unknown; usage?: unknown };
   try {
-    res = (await client.responses.compact({ model, input: input as never }, { signal: o.signal })) as never;
+    res = (await client.responses.compact({ model, input: input as never }, { signal: d.signal })) as never;
   } catch (err) {
-    throw classifySdkError(err, surface);
+    throw classifySdkError(err, surface, d.timedOut());
+  } finally {
+    d.done();
   }
   const item = validateOutput(res.output, surface, false);
   const users = (res.output as InputItem[]).filter((i) => i.type === "message" && i.role === "user");
@@ -122,9 +101,26 @@ export async function compactResponses(
   };
 }
 
-function classifySdkError(err: unknown, surface: string): CompactionFailure {
-  if (err instanceof CompactionFailure) return err;
-  if (err instanceof OpenAI.APIConnectionTimeoutError)
+/** The SDK client for OpenAI or Azure, on the guarded fetch (no redirects, a cap on the answer). */
+function sdkClient(identity: Identity, baseURL: string, apiKey: string, o: CallOptions) {
+  const surface = identity.surface === "azure_openai" ? "Azure OpenAI" : "OpenAI";
+  const common = {
+    apiKey,
+    baseURL,
+    maxRetries: 0,
+    timeout: o.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    fetch: guardedFetch(surface, o.fetchImpl),
+  };
+  const client =
+    identity.surface === "azure_openai" ? new AzureOpenAI({ ...common, apiVersion: "v1" }) : new OpenAI(common);
+  const model = identity.surface === "azure_openai" ? (identity.deployment ?? identity.model) : identity.model;
+  return { client, surface, model };
+}
+
+function classifySdkError(err: unknown, surface: string, timedOut: boolean): CompactionFailure {
+  const failure = failureIn(err);
+  if (failure) return failure;
+  if (timedOut || err instanceof OpenAI.APIConnectionTimeoutError)
     return new CompactionFailure("timeout", `${surface} did not answer in time`);
   if (err instanceof OpenAI.APIUserAbortError || (err instanceof Error && err.name === "AbortError"))
     return new CompactionFailure("timeout", `the call to ${surface} was cancelled`);
@@ -215,39 +211,34 @@ async function codexRequest(
     "content-type": "application/json",
   };
   if (sessionId) headers.session_id = sessionId;
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), o.timeoutMs ?? 120_000);
-  const onAbort = () => controller.abort();
-  o.signal?.addEventListener("abort", onAbort);
+  const d = deadline(o.timeoutMs ?? DEFAULT_TIMEOUT_MS, o.signal);
+  const timeout = () =>
+    new CompactionFailure(
+      "timeout",
+      d.timedOut() ? "ChatGPT Codex did not answer in time" : "the call to ChatGPT Codex was cancelled",
+    );
   try {
     let res: Response;
     try {
-      res = await (o.fetchImpl ?? fetch)(`${baseURL}/codex/responses`, {
+      res = await guardedFetch("ChatGPT Codex", o.fetchImpl)(`${baseURL}/codex/responses`, {
         method: "POST",
         headers,
         body: JSON.stringify(body),
-        signal: controller.signal,
+        signal: d.signal,
       });
     } catch (err) {
-      if (controller.signal.aborted)
-        throw new CompactionFailure(
-          "timeout",
-          o.signal?.aborted ? "the call to ChatGPT Codex was cancelled" : "ChatGPT Codex did not answer in time",
-        );
-      throw new CompactionFailure("remote_error", `ChatGPT Codex could not be reached (${(err as Error).name})`);
+      if (d.signal.aborted) throw timeout();
+      throw failureIn(err) ?? new CompactionFailure("remote_error", "ChatGPT Codex could not be reached");
     }
     if (!res.ok) throw classifyStatus(res.status, "ChatGPT Codex");
     try {
       return await res.text();
-    } catch {
-      throw new CompactionFailure(
-        controller.signal.aborted ? "timeout" : "remote_error",
-        "the ChatGPT Codex stream broke off",
-      );
+    } catch (err) {
+      if (d.signal.aborted) throw timeout();
+      throw failureIn(err) ?? new CompactionFailure("remote_error", "the ChatGPT Codex stream broke off");
     }
   } finally {
-    clearTimeout(timer);
-    o.signal?.removeEventListener("abort", onAbort);
+    d.done();
   }
 }
 
@@ -319,17 +310,8 @@ export async function summarizeWith(
     };
     text = outputText(parseCodex(await codexRequest(baseURL, credential, body, sessionId, o)).output);
   } else {
-    const surface = identity.surface === "azure_openai" ? "Azure OpenAI" : "OpenAI";
-    const common = {
-      apiKey: credential,
-      baseURL,
-      maxRetries: 0,
-      timeout: o.timeoutMs ?? 120_000,
-      ...(o.fetchImpl ? { fetch: o.fetchImpl } : {}),
-    };
-    const client =
-      identity.surface === "azure_openai" ? new AzureOpenAI({ ...common, apiVersion: "v1" }) : new OpenAI(common);
-    const model = identity.surface === "azure_openai" ? (identity.deployment ?? identity.model) : identity.model;
+    const { client, surface, model } = sdkClient(identity, baseURL, credential, o);
+    const d = deadline(o.timeoutMs ?? DEFAULT_TIMEOUT_MS, o.signal);
     try {
       const res = await client.responses.create(
         {
@@ -339,11 +321,13 @@ export async function summarizeWith(
           max_output_tokens: request.maxOutputTokens,
           store: false,
         },
-        { signal: o.signal },
+        { signal: d.signal },
       );
       text = outputText(res.output);
     } catch (err) {
-      throw classifySdkError(err, surface);
+      throw classifySdkError(err, surface, d.timedOut());
+    } finally {
+      d.done();
     }
   }
   if (!text.trim()) throw new CompactionFailure("remote_error", "the summary came back empty");

@@ -4,9 +4,6 @@
  * happens only if the file is byte-for-byte what was read (size, mtime, inode, last line).
  */
 import { createHash, randomBytes } from "node:crypto";
-import { existsSync } from "node:fs";
-import { appendFile } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
 import { buildContext } from "../../core/context.js";
 import {
   type Identity,
@@ -27,16 +24,18 @@ import { codexBody, contextInput, type InputItem, isInstructionItem } from "../.
 import { extractiveSummary } from "../../core/compact/summary.js";
 import { parseSession, type Session } from "../../core/session.js";
 import { BLACKMAGIC_NAMESPACE } from "../../core/compact/blackmagic.js";
-import {
-  CompactionFailure,
-  compactCodex,
-  compactResponses,
-  type FailureClass,
-  type ProviderResult,
-  summarizeWith,
-} from "./providers.js";
+import { credentialsIn, introducedCredentials, redacted, scannableJson } from "../../core/compact/secrets.js";
+import { compactCodex, compactResponses, type ProviderResult, summarizeWith } from "./providers.js";
 import { type Credentials, secretsOf, tokenExpired } from "./credentials.js";
-import { type Snapshot, snapshot, unchanged, withOmpLock } from "./fileGuard.js";
+import { CompactionFailure, type FailureClass } from "./failure.js";
+import {
+  appendIfUnchanged,
+  publishLockHeld,
+  SessionWriteError,
+  type Snapshot,
+  snapshot,
+  withWriterLock,
+} from "../sessionWrite.js";
 
 const PRODUCER = "pi-session-explorer";
 
@@ -129,7 +128,22 @@ function newEntryId(session: Session): string {
   }
 }
 
+/**
+ * Compact a branch. A dry run only reads; a real run holds the writer lock throughout, so that a second writer of
+ * ours (another window, the CLI) is refused before it pays for a provider call.
+ */
 export async function compactBranch(o: CompactOptions): Promise<CompactResult> {
+  if (o.dryRun) return compactLocked(o);
+  try {
+    return await withWriterLock(o.file, () => compactLocked(o));
+  } catch (err) {
+    if (err instanceof SessionWriteError)
+      return { state: "refused", reason: err.message, failureClass: "session_busy" };
+    throw err;
+  }
+}
+
+async function compactLocked(o: CompactOptions): Promise<CompactResult> {
   let identity: Identity;
   let transport: string;
   try {
@@ -170,10 +184,10 @@ export async function compactBranch(o: CompactOptions): Promise<CompactResult> {
       failureClass: "session_busy",
     };
   }
-  if (session.flavor === "omp" && existsSync(join(dirname(o.file), `.${basename(o.file)}.lock`))) {
+  if (!o.dryRun && (await publishLockHeld(o.file))) {
     return {
       state: "refused",
-      reason: "Oh My Pi holds the session's lock: it is writing this session",
+      reason: "the session's lock is held: Oh My Pi (or another writer) is writing this session",
       identity,
       failureClass: "session_busy",
     };
@@ -240,6 +254,18 @@ export async function compactBranch(o: CompactOptions): Promise<CompactResult> {
     };
   }
 
+  // Nothing that holds a credential in use is sent: it would reach the provider and come back into the file.
+  const secrets = secretsOf(o.credentials);
+  const outgoing = JSON.stringify(requestBody) + summaryRequestsList.map((r) => `${r.system}\n${r.prompt}`).join("\n");
+  if (!o.localOnly && credentialsIn(outgoing, secrets).length)
+    return {
+      state: "refused",
+      reason:
+        "the branch contains the credential in use: it would be sent to the provider and written to the session. " +
+        "Remove it from the conversation (or compact a branch without it).",
+      identity,
+    };
+
   // 4. The credential, 5. the readable summary (opt-in: an LLM call), 6. the provider call.
   const callOptions = { signal: o.signal, timeoutMs: o.timeoutMs, fetchImpl: o.fetchImpl };
   let summary = extractive;
@@ -285,6 +311,16 @@ export async function compactBranch(o: CompactOptions): Promise<CompactResult> {
     if (!(err instanceof CompactionFailure)) throw err;
     failure = err;
   }
+  // An answer is written into the file: a credential-shaped value it introduced is refused, whatever the fallback.
+  const answer = (result ? scannableJson(result.artifact) : "") + (summary === extractive ? "" : summary);
+  const introduced = introducedCredentials(answer, outgoing);
+  if (introduced.length)
+    return {
+      state: "failed",
+      failureClass: "remote_error",
+      message: `refusing to write: the provider's answer holds a credential-shaped value (${redacted(introduced[0]!)}) that the request did not`,
+      ...base,
+    };
   // The post-compaction conversation as pi will send it (the summary, then the kept messages): the replay hashes.
   let postHashes: string[] = [];
   if (result) {
@@ -353,39 +389,25 @@ export async function compactBranch(o: CompactOptions): Promise<CompactResult> {
   };
   // One line, one appendFile (the method label is in details.producer; no separate timeline entry).
   const lines = `${JSON.stringify(entry)}\n`;
-  for (const secret of secretsOf(o.credentials)) {
-    if (lines.includes(secret))
-      return {
-        state: "failed",
-        failureClass: "remote_error",
-        message: "refusing to write: a credential appeared in the entry",
-        ...base,
-      };
-  }
-  if (/Bearer\s/.test(lines))
+  if (credentialsIn(lines, secrets).length)
     return {
       state: "failed",
       failureClass: "remote_error",
-      message: "refusing to write: an Authorization value appeared in the entry",
+      message: "refusing to write: a credential in use appeared in the entry",
       ...base,
     };
 
   // 7. Re-check, and 8. append (OMP: under its publish lock).
   await o.beforeRecheck?.();
-  const append = async () => {
-    if (!(await unchanged(o.file, snap)))
-      throw new CompactionFailure(
-        "session_changed",
-        "the session changed while the provider was working; nothing was written",
-      );
-    await appendFile(o.file, lines, { flag: "a" });
-  };
   try {
-    if (session.flavor === "omp") await withOmpLock(o.file, append);
-    else await append();
+    await appendIfUnchanged(o.file, snap, lines);
   } catch (err) {
-    if (err instanceof CompactionFailure)
-      return { state: "failed", failureClass: err.failureClass, message: err.message, ...base };
+    if (err instanceof SessionWriteError) {
+      const failureClass = err.reason === "busy" ? "session_busy" : "session_changed";
+      const message =
+        err.reason === "busy" ? err.message : "the session changed while the provider was working; nothing was written";
+      return { state: "failed", failureClass, message, ...base };
+    }
     throw err;
   }
   return {

@@ -1,0 +1,178 @@
+/**
+ * How our writers (Compact Branch, Repair) touch a session file, and how they exclude each other and the agents:
+ *
+ * - The writer lock `.<name>.writer.lock`, held for a whole run, makes our writers exclude each other on every session
+ *   file, pi's and OMP's, across processes (the CLI, the extension in any number of windows). A second writer is
+ *   refused at once (`busy`), before it pays for a provider call.
+ * - The publish lock `.<name>.lock` is OMP's own (`O_EXCL`, content `<pid>:<ms>`, a dead pid's lock is stale),
+ *   held only around the write itself, so that OMP's appends and ours never interleave. pi takes no lock; the
+ *   same-handle check below is what protects a pi file.
+ * - The write itself: the file is opened without following it anywhere new (no create), checked on that handle to be
+ *   exactly what was read (size, mtime, inode, the last line), and only then written (`changed` otherwise).
+ *
+ * A lock left by a crashed writer of this machine (its pid is gone) is taken over; one older than an hour is too.
+ */
+import { createHash } from "node:crypto";
+import { constants } from "node:fs";
+import { open, readFile, stat, unlink } from "node:fs/promises";
+import { hostname } from "node:os";
+import { basename, dirname, join } from "node:path";
+import { type FileIdentity, openRegular, readAt } from "./fileAccess.js";
+
+export class SessionWriteError extends Error {
+  constructor(
+    readonly reason: "busy" | "changed",
+    message: string,
+  ) {
+    super(message);
+    this.name = "SessionWriteError";
+  }
+}
+
+/** What a file was when it was read: compared again on the write handle just before writing. */
+export interface Snapshot extends FileIdentity {
+  lastLineHash: string;
+}
+
+/** How much of the end of the file the last-line check compares. */
+const TAIL = 1 << 20;
+/** A lock older than this is taken over whatever its pid says (a writer never runs this long). */
+const STALE_MS = 60 * 60 * 1000;
+/** How long the write waits for OMP's publish lock (OMP itself waits up to 500 ms). */
+const PUBLISH_WAIT_MS = 500;
+
+const sha256 = (s: Uint8Array) => createHash("sha256").update(s).digest("hex");
+
+function lastLineHash(bytes: Uint8Array): string {
+  const end = bytes.length;
+  let start = end - 1;
+  while (start > 0 && bytes[start - 1] !== 0x0a) start--;
+  return sha256(bytes.subarray(Math.max(0, start), end));
+}
+
+/** Read a session file and remember what it was. */
+export async function snapshot(file: string): Promise<{ snap: Snapshot; bytes: Buffer }> {
+  const { handle, id } = await openRegular(file);
+  try {
+    const bytes = await readAt(handle, 0, id.size);
+    return { snap: { ...id, lastLineHash: lastLineHash(bytes.subarray(Math.max(0, bytes.length - TAIL))) }, bytes };
+  } finally {
+    await handle.close();
+  }
+}
+
+const lockPath = (file: string, kind: "writer" | "publish") =>
+  join(dirname(file), `.${basename(file)}${kind === "writer" ? ".writer" : ""}.lock`);
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** A lock whose writer is gone: its pid is dead on this host, or it is older than an hour. */
+async function stale(lock: string): Promise<boolean> {
+  try {
+    const [text, st] = await Promise.all([readFile(lock, "utf8"), stat(lock)]);
+    if (Date.now() - st.mtimeMs > STALE_MS) return true;
+    const [pid, , host] = text.trim().split(":");
+    const n = Number(pid);
+    if (!Number.isInteger(n) || n <= 0) return false;
+    return (host === undefined || host === hostname()) && !alive(n);
+  } catch {
+    return false; // gone meanwhile, or unreadable: not ours to remove
+  }
+}
+
+async function acquire(lock: string, waitMs: number, withHost: boolean): Promise<boolean> {
+  const until = Date.now() + waitMs;
+  for (;;) {
+    try {
+      const handle = await open(lock, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW);
+      await handle.writeFile(`${process.pid}:${Date.now()}${withHost ? `:${hostname()}` : ""}\n`);
+      await handle.close();
+      return true;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+    }
+    if (await stale(lock)) {
+      await unlink(lock).catch(() => undefined);
+      continue;
+    }
+    if (Date.now() >= until) return false;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+async function withLock<T>(lock: string, waitMs: number, busy: string, withHost: boolean, fn: () => Promise<T>) {
+  if (!(await acquire(lock, waitMs, withHost))) throw new SessionWriteError("busy", busy);
+  try {
+    return await fn();
+  } finally {
+    await unlink(lock).catch(() => undefined);
+  }
+}
+
+/** Run `fn` as the only writer of this session among ours (CLI and extension windows); `busy` when another is. */
+export function withWriterLock<T>(file: string, fn: () => Promise<T>): Promise<T> {
+  const busy = "another Pi Session Explorer writer (the CLI or another window) is working on this session";
+  return withLock(lockPath(file, "writer"), 0, busy, true, fn);
+}
+
+/** Run `fn` holding OMP's publish lock for the session (waits briefly, as OMP does). */
+export function withPublishLock<T>(file: string, fn: () => Promise<T>): Promise<T> {
+  const busy = "the session's writer lock is held: Oh My Pi (or another writer) is writing this session";
+  return withLock(lockPath(file, "publish"), PUBLISH_WAIT_MS, busy, false, fn);
+}
+
+/** Whether someone (OMP, or one of our writers) holds the session's publish lock now. */
+export async function publishLockHeld(file: string): Promise<boolean> {
+  const lock = lockPath(file, "publish");
+  try {
+    await stat(lock);
+  } catch {
+    return false;
+  }
+  return !(await stale(lock));
+}
+
+/**
+ * Open `file` for writing and check, on that handle, that it is still exactly `before`; then call `write` with the
+ * handle. Under the publish lock. `changed` when the file is gone, replaced, or different in any way.
+ */
+export async function writeIfUnchanged(
+  file: string,
+  before: Snapshot,
+  write: (handle: import("node:fs/promises").FileHandle) => Promise<void>,
+): Promise<void> {
+  const changed = () => new SessionWriteError("changed", "the session changed since it was read; nothing was written");
+  await withPublishLock(file, async () => {
+    let handle;
+    try {
+      // No O_CREAT: a file that is gone stays gone. O_APPEND: a write goes to the end whatever else happens.
+      handle = await open(file, constants.O_RDWR | constants.O_APPEND | (constants.O_NONBLOCK ?? 0));
+    } catch {
+      throw changed();
+    }
+    try {
+      const st = await handle.stat({ bigint: true });
+      if (!st.isFile() || st.ino !== before.ino || st.dev !== before.dev) throw changed();
+      if (Number(st.size) !== before.size || st.mtimeNs !== before.mtimeNs) throw changed();
+      const tail = await readAt(handle, Math.max(0, before.size - TAIL), Math.min(before.size, TAIL));
+      if (lastLineHash(tail) !== before.lastLineHash) throw changed();
+      await write(handle);
+    } finally {
+      await handle.close();
+    }
+  });
+}
+
+/** Append `text` to `file` if it is still exactly `before` (see `writeIfUnchanged`). */
+export function appendIfUnchanged(file: string, before: Snapshot, text: string): Promise<void> {
+  return writeIfUnchanged(file, before, async (handle) => {
+    await handle.write(text);
+  });
+}
