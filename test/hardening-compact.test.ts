@@ -3,7 +3,7 @@
 // credentials in use, not for words. Every failure leaves the file byte-identical.
 import * as assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -37,7 +37,7 @@ describe("hardening: Compact Branch", function () {
 
   for (const status of [307, 302]) {
     for (const p of SURFACES) {
-      it(`${p}: a ${status} redirect to another host is an error naming the status; nothing reaches the target`, async () => {
+      it(`${p}: a ${status} redirect to another host fails naming the status; nothing reaches the target`, async () => {
         const target = await trap();
         try {
           h.mock.mode = "redirect";
@@ -95,7 +95,7 @@ describe("hardening: Compact Branch", function () {
   }
 
   for (const fixture of ["pi", "omp"] as const) {
-    it(`three compactions of one ${fixture} file at once: exactly one checkpoint, the others busy or changed`, async () => {
+    it(`three compactions of one ${fixture} file at once: one checkpoint, the others busy or changed`, async () => {
       h.mock.delayMs = 300;
       try {
         for (let trial = 0; trial < 3; trial++) {
@@ -134,7 +134,7 @@ describe("hardening: Compact Branch", function () {
     });
   }
 
-  it("three CLI processes compacting one pi file at once: exactly one checkpoint, the others busy or changed", async function () {
+  it("three CLI processes compact one pi file at once: one checkpoint, the others busy or changed", async function () {
     this.timeout(120_000);
     h.mock.delayMs = 1500;
     try {

@@ -3,6 +3,7 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { type ParseArgsConfig, parseArgs } from "node:util";
 import { rejectedJson } from "../core/treeJson.js";
+import { terminalSafe } from "../protocol/format.js";
 import type { ReadResult } from "../node/readSession.js";
 import { hostPaths, resolveRoots } from "../node/roots.js";
 import { belongsToWorkspace, cacheFileFor, loadStore, type StoreSession } from "../node/store/index.js";
@@ -16,6 +17,14 @@ export const EXIT_USAGE = 64;
 export interface Io {
   out: (text: string) => void;
   err: (text: string) => void;
+}
+
+/**
+ * Text output for a terminal: session text made inert (escapes shown, not acted on). JSON output goes through `io.out`
+ * untouched, so it stays exact.
+ */
+export function text(io: Io): Io {
+  return { out: (t) => io.out(terminalSafe(t)), err: (t) => io.err(terminalSafe(t)) };
 }
 
 /** A mistake in the command line: reported with the usage text and exit code 64. */
@@ -41,7 +50,9 @@ export function oneFile(positionals: string[]): string {
 export function reportUnreadable(result: Exclude<ReadResult, { ok: true }>, json: boolean, io: Io): number {
   if (json) io.out(JSON.stringify(rejectedJson(result.file, result.rejection)));
   else
-    io.err(`${result.file}:${result.rejection.line}: rejected ${result.rejection.code}: ${result.rejection.message}`);
+    text(io).err(
+      `${result.file}:${result.rejection.line}: rejected ${result.rejection.code}: ${result.rejection.message}`,
+    );
   return EXIT_REJECTED;
 }
 

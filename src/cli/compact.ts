@@ -4,7 +4,7 @@ import { readCodexToken } from "../node/compact/credentials.js";
 import { type CompactOptions, type CompactResult, compactBranch } from "../node/compact/run.js";
 import { piKeepRecentTokens } from "../node/compact/settings.js";
 import { formatCost } from "../protocol/format.js";
-import { EXIT_NOT_WRITTEN, type Io, oneFile, parse, UsageError } from "./args.js";
+import { EXIT_NOT_WRITTEN, type Io, oneFile, parse, text, UsageError } from "./args.js";
 
 type CompactArgs = Pick<
   CompactOptions,
@@ -88,10 +88,11 @@ async function compactCommand(
     credentials: dryRun ? {} : credentialsFromEnv(a.provider),
     version,
   });
+  const say = text(io);
   if (a.json) io.out(JSON.stringify(jsonOf(result)));
   else if (result.state === "planned") {
     const p = result.plan;
-    io.out(
+    say.out(
       [
         `plan for ${a.file}${a.yes ? "" : " (nothing written: add --yes to compact)"}`,
         `  branch leaf       ${p.leafId}`,
@@ -106,16 +107,16 @@ async function compactCommand(
       ].join("\n"),
     );
   } else if (result.state === "written")
-    io.out(
+    say.out(
       `compacted: entry ${result.entryId} · ${result.message} · kept from ${result.firstKeptEntryId}` +
         ` · ~${result.tokensBefore} tokens before`,
     );
   else if (result.state === "failed")
-    io.err(
+    say.err(
       `not compacted (${result.failureClass}): ${result.message}. The file is unchanged.` +
         (a.writeFallback ? "" : " --write-fallback writes a readable-only compaction instead."),
     );
-  else io.err(`not compacted: ${result.reason}. The file is unchanged.`);
+  else say.err(`not compacted: ${result.reason}. The file is unchanged.`);
   return result.state === "written" || (result.state === "planned" && a.dryRun) ? 0 : EXIT_NOT_WRITTEN;
 }
 

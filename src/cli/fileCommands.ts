@@ -2,15 +2,16 @@
 import { buildContext, UnknownEntryError } from "../core/context.js";
 import { treeJson } from "../core/treeJson.js";
 import { readSessionFile } from "../node/readSession.js";
-import { contentText, truncate } from "../protocol/format.js";
-import { EXIT_OK, EXIT_REJECTED, type Io, oneFile, parse, reportUnreadable, UsageError } from "./args.js";
+import { contentText, oneLine, truncate } from "../protocol/format.js";
+import { EXIT_OK, EXIT_REJECTED, type Io, oneFile, parse, reportUnreadable, text, UsageError } from "./args.js";
 import { renderTree } from "./treeText.js";
 
 export async function treeCommand(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parse(args, { json: { type: "boolean" } });
   const result = await readSessionFile(oneFile(positionals));
   if (!result.ok) return reportUnreadable(result, !!values.json, io);
-  io.out(values.json ? JSON.stringify(treeJson(result.session)) : renderTree(result.session));
+  if (values.json) io.out(JSON.stringify(treeJson(result.session)));
+  else text(io).out(renderTree(result.session));
   return EXIT_OK;
 }
 
@@ -29,16 +30,19 @@ export async function contextCommand(args: string[], io: Io): Promise<number> {
     const { compactionId: _compactionId, ...json } = context;
     io.out(JSON.stringify(json));
   } else {
-    io.out(renderContext(context));
+    text(io).out(renderContext(context));
   }
   return EXIT_OK;
 }
 
 function renderContext(context: ReturnType<typeof buildContext>): string {
   const model = context.model ? `${context.model.provider}/${context.model.modelId}` : "unknown model";
+  // Every field is session text: one line each, so nothing can forge a row.
   const lines = [
-    `context at ${context.leafId ?? "(empty)"} · ${context.messages.length} messages · ${model}` +
-      ` · thinking ${context.thinkingLevel ?? "off"}`,
+    oneLine(
+      `context at ${context.leafId ?? "(empty)"} · ${context.messages.length} messages · ${model}` +
+        ` · thinking ${context.thinkingLevel ?? "off"}`,
+    ),
     "",
   ];
   context.messages.forEach((m, i) => {
@@ -47,7 +51,7 @@ function renderContext(context: ReturnType<typeof buildContext>): string {
     else if (m.role === "bashExecution") text = `$ ${String(m.command ?? "")}`;
     else if (m.role === "toolResult") text = `${String(m.toolName ?? "")}: ${contentText(m.content)}`;
     else text = contentText(m.content);
-    lines.push(`${String(i + 1).padStart(4)}  ${m.role.padEnd(17)} ${truncate(text, 100)}`);
+    lines.push(`${String(i + 1).padStart(4)}  ${oneLine(m.role).padEnd(17)} ${truncate(text, 100)}`);
   });
   return lines.join("\n");
 }
@@ -63,18 +67,22 @@ export async function lintCommand(args: string[], io: Io): Promise<number> {
       code = EXIT_REJECTED;
       report.push({ file, rejected: result.rejection, diagnostics: result.diagnostics });
       if (!values.json) {
-        for (const d of result.diagnostics) io.out(`${file}:${d.line}: ${d.severity} ${d.code}: ${d.message}`);
-        io.out(
-          `${file}:${result.rejection.line}: error ${result.rejection.code}: ` +
-            `${result.rejection.message} (file rejected)`,
+        for (const d of result.diagnostics) text(io).out(diagnosticLine(file, d));
+        text(io).out(
+          oneLine(`${file}:${result.rejection.line}: error ${result.rejection.code}: ${result.rejection.message}`) +
+            " (file rejected)",
         );
       }
       continue;
     }
     report.push({ file, rejected: null, diagnostics: result.session.diagnostics });
-    if (!values.json)
-      for (const d of result.session.diagnostics) io.out(`${file}:${d.line}: ${d.severity} ${d.code}: ${d.message}`);
+    if (!values.json) for (const d of result.session.diagnostics) text(io).out(diagnosticLine(file, d));
   }
   if (values.json) io.out(JSON.stringify({ files: report }));
   return code;
+}
+
+/** `FILE:LINE: severity code: message`, on one line whatever the message holds. */
+export function diagnosticLine(file: string, d: { line: number; severity: string; code: string; message: string }) {
+  return oneLine(`${file}:${d.line}: ${d.severity} ${d.code}: ${d.message}`);
 }

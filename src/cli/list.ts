@@ -1,7 +1,8 @@
 /** `pi-sessions list`: every session under the roots, with fork lineage; and the row shape of `list --json`. */
-import { truncate } from "../protocol/format.js";
+import { oneLine, truncate } from "../protocol/format.js";
 import { computeOwnership, type ParentState, type StoreSession } from "../node/store/index.js";
-import { EXIT_OK, type Io, openStore, parse, STORE_OPTIONS, UsageError } from "./args.js";
+import { EXIT_OK, type Io, openStore, parse, STORE_OPTIONS, text, UsageError } from "./args.js";
+import { diagnosticLine } from "./fileCommands.js";
 import { formatTable, shortId } from "./table.js";
 
 export interface ListedSession {
@@ -116,10 +117,10 @@ export async function listCommand(args: string[], io: Io): Promise<number> {
       String(row.ownEntryCount),
       fork + (row.nested ? " nested" : ""),
       truncate(row.name ?? "", 40),
-      row.cwd ?? row.file,
+      oneLine(row.cwd ?? row.file),
     ]);
   }
-  io.out(formatTable(table, [2, 3]));
-  for (const d of diagnostics) io.out(`${d.file}:${d.line}: ${d.severity} ${d.code}: ${d.message}`);
+  text(io).out(formatTable(table, [2, 3]));
+  for (const d of diagnostics) text(io).out(diagnosticLine(d.file, d));
   return EXIT_OK;
 }

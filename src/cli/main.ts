@@ -2,7 +2,7 @@
  * `pi-sessions`: the command-line face of the parser core. Each command lives in its own module; this one
  * dispatches and turns errors into exit codes. Never an uncaught exception.
  */
-import { EXIT_OK, EXIT_REJECTED, EXIT_USAGE, type Io, UsageError } from "./args.js";
+import { EXIT_OK, EXIT_REJECTED, EXIT_USAGE, type Io, text, UsageError } from "./args.js";
 import { compactCli } from "./compact.js";
 import { contextCommand, lintCommand, treeCommand } from "./fileCommands.js";
 import { listCommand } from "./list.js";
@@ -71,10 +71,10 @@ export async function run(argv: string[], io: Io): Promise<number> {
     }
   } catch (err) {
     if (err instanceof UsageError || (err as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
-      io.err(`pi-sessions: ${(err as Error).message}\n\n${USAGE}`);
+      text(io).err(`pi-sessions: ${(err as Error).message}\n\n${USAGE}`);
       return EXIT_USAGE;
     }
-    io.err(`pi-sessions: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    text(io).err(`pi-sessions: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
     return EXIT_REJECTED;
   }
 }

@@ -1,15 +1,23 @@
 /** `pi-sessions repair`: remove an incomplete last line left by a crash, after a backup copy. */
-import { inspectTail, repairTail } from "../node/repair.js";
+import { inspectTail, RepairRefused, repairTail } from "../node/repair.js";
 import { truncate } from "../protocol/format.js";
-import { EXIT_NOT_WRITTEN, EXIT_OK, type Io, oneFile, parse } from "./args.js";
+import { EXIT_NOT_WRITTEN, EXIT_OK, EXIT_REJECTED, type Io, oneFile, parse, text } from "./args.js";
 
 export async function repairCli(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parse(args, { yes: { type: "boolean" }, json: { type: "boolean" } });
   const file = oneFile(positionals);
-  const seen = await inspectTail(file);
+  let seen;
+  try {
+    seen = await inspectTail(file);
+  } catch (err) {
+    if (!(err instanceof RepairRefused)) throw err;
+    if (values.json) io.out(JSON.stringify({ file, repaired: false, reason: err.message }));
+    else text(io).err(`pi-sessions repair: ${err.message}`);
+    return EXIT_REJECTED;
+  }
   if (!seen) {
     if (values.json) io.out(JSON.stringify({ file, repaired: false, reason: "the last line is complete" }));
-    else io.out(`${file}: the last line is complete; nothing to repair`);
+    else text(io).out(`${file}: the last line is complete; nothing to repair`);
     return EXIT_OK;
   }
   if (!values.yes) {
@@ -22,7 +30,7 @@ export async function repairCli(args: string[], io: Io): Promise<number> {
         }),
       );
     else
-      io.out(
+      text(io).out(
         `${file}: the last line is incomplete (${seen.bytes} bytes at offset ${seen.offset}):\n` +
           `  ${truncate(seen.text, 300)}\n` +
           "re-run with --yes to remove it (a backup copy is written first)",
@@ -32,10 +40,10 @@ export async function repairCli(args: string[], io: Io): Promise<number> {
   try {
     const r = await repairTail(file, seen);
     if (values.json) io.out(JSON.stringify({ file, repaired: true, removedBytes: r.removedBytes, backup: r.backup }));
-    else io.out(`${file}: removed the incomplete last line (${r.removedBytes} bytes); backup: ${r.backup}`);
+    else text(io).out(`${file}: removed the incomplete last line (${r.removedBytes} bytes); backup: ${r.backup}`);
     return EXIT_OK;
   } catch (err) {
-    io.err(`${file}: ${(err as Error).message}`);
+    text(io).err(`${file}: ${(err as Error).message}`);
     return EXIT_NOT_WRITTEN;
   }
 }

@@ -1,5 +1,5 @@
 /** Draws a session tree with box characters, the way pi's /tree does: linear runs stay flat, branches indent. */
-import { countOf, describeEntry } from "../protocol/format.js";
+import { countOf, describeEntry, oneLine } from "../protocol/format.js";
 import { pathTo, type Session } from "../core/session.js";
 
 export function renderTree(session: Session): string {
@@ -8,13 +8,15 @@ export function renderTree(session: Session): string {
   const branchPoints = [...session.children.values()].filter((c) => c.length > 1).length;
   const name = session.name ? JSON.stringify(session.name) : "(unnamed)";
   out.push(
-    `${name}  ${session.flavor} v${session.version}  ${String(session.header.cwd ?? "")}`,
+    oneLine(`${name}  ${session.flavor} v${session.version}  ${String(session.header.cwd ?? "")}`),
     [
       countOf(session.entries.length, "entry", "entries"),
       countOf(branchPoints, "branch point"),
       countOf(session.compactions.length, "compaction"),
       `leaf ${session.leafId ?? "none"}${session.forkOf ? ` · forked from ${session.forkOf.raw}` : ""}`,
-    ].join(" · "),
+    ]
+      .map(oneLine)
+      .join(" · "),
     "",
   );
   type Frame = { id: string; lead: string; prefix: string };
@@ -36,9 +38,10 @@ export function renderTree(session: Session): string {
     const marker = active.has(id) ? "●" : "○";
     const label = session.labels.get(id);
     const tags = [label ? `[${label.label}]` : "", id === session.leafId ? "◀ leaf" : ""].filter(Boolean).join(" ");
-    out.push(`${lead}${marker} ${id} ${describeEntry(entry)}${tags ? `  ${tags}` : ""}`);
+    // Ids, labels and descriptions are session text: one line each, so nothing can forge a row.
+    out.push(`${lead}${marker} ${oneLine(`${id} ${describeEntry(entry)}${tags ? `  ${tags}` : ""}`)}`);
     pushChildren(session.children.get(id) ?? [], prefix, true);
   }
-  if (session.detached.length) out.push("", `detached (parentId cycle): ${session.detached.join(", ")}`);
+  if (session.detached.length) out.push("", oneLine(`detached (parentId cycle): ${session.detached.join(", ")}`));
   return out.join("\n");
 }

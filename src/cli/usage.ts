@@ -5,8 +5,8 @@ import { summarize } from "../core/summary.js";
 import { readSessionFile } from "../node/readSession.js";
 import { type GroupBy, usageReport } from "../node/report.js";
 import { newStoreSession, type StoreSession } from "../node/store/index.js";
-import { formatCost, formatCount, truncate } from "../protocol/format.js";
-import { EXIT_OK, type Io, openStore, parse, reportUnreadable, STORE_OPTIONS, UsageError } from "./args.js";
+import { formatCost, formatCount, oneLine, truncate } from "../protocol/format.js";
+import { EXIT_OK, type Io, openStore, parse, reportUnreadable, STORE_OPTIONS, text, UsageError } from "./args.js";
 import { formatTable, shortId } from "./table.js";
 
 export async function usageCommand(args: string[], io: Io): Promise<number> {
@@ -61,8 +61,8 @@ export async function usageCommand(args: string[], io: Io): Promise<number> {
   for (const r of report.rows) {
     const key =
       by === "session"
-        ? `${shortId(r.key)} ${truncate(r.name ?? "", 30)}${r.includedInParent ? " (in parent)" : ""}`
-        : r.key;
+        ? `${oneLine(shortId(r.key))} ${truncate(r.name ?? "", 30)}${r.includedInParent ? " (in parent)" : ""}`
+        : oneLine(r.key);
     table.push([
       key,
       formatCount(r.input),
@@ -89,6 +89,6 @@ export async function usageCommand(args: string[], io: Io): Promise<number> {
     formatCost(t.inheritedCost),
     formatCount(t.messages),
   ]);
-  io.out(formatTable(table, [1, 2, 3, 4, 5, 6, 7, 8, 9], true));
+  text(io).out(formatTable(table, [1, 2, 3, 4, 5, 6, 7, 8, 9], true));
   return EXIT_OK;
 }

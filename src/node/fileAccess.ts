@@ -8,7 +8,7 @@ import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { type FileHandle, open } from "node:fs/promises";
 
 /** Opening non-blocking makes a FIFO open return at once instead of waiting for a writer. */
-const READ_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
+export const READ_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
 
 export class NotRegularFileError extends Error {
   readonly code = "ENOTREG";

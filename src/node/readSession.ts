@@ -1,6 +1,6 @@
 /** Node-side file access for the parser core. */
-import { readFile } from "node:fs/promises";
 import { type ParseOptions, type ParseResult, SessionReader } from "../core/session.js";
+import { readRegularFile } from "./fileAccess.js";
 
 export type ReadResult = ParseResult;
 
@@ -49,11 +49,14 @@ export async function parseSessionSliced(
   return reader.result(ends);
 }
 
-/** Read and parse one session file. An I/O failure is a rejection (`unreadable`, line 0), never thrown. */
+/**
+ * Read and parse one session file. An I/O failure, or a path that is not a regular file (a FIFO, a device), is a
+ * rejection (`unreadable`, line 0), never thrown and never a blocked read.
+ */
 export async function readSessionFile(file: string, options?: ParseOptions): Promise<ReadResult> {
   let bytes: Buffer;
   try {
-    bytes = await readFile(file);
+    ({ bytes } = await readRegularFile(file));
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     return {

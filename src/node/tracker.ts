@@ -9,9 +9,10 @@
  * a full one.
  */
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
-import { type FileHandle, open, stat } from "node:fs/promises";
+import { type FileHandle, stat } from "node:fs/promises";
 import type { Diagnostic } from "../core/diagnostics.js";
 import { type ParseOptions, type ParseResult, SessionReader } from "../core/session.js";
+import { openRegular, READ_FLAGS } from "./fileAccess.js";
 import { wholeLineSlices, yieldToEventLoop } from "./readSession.js";
 
 export type TrackerChange = "initial" | "appended" | "replaced" | "unchanged" | "removed";
@@ -73,6 +74,8 @@ export class SessionTracker {
     let st;
     try {
       st = await stat(this.file, { bigint: true });
+      // A FIFO, device or directory named like a session is not one (and opening a FIFO would block).
+      if (!st.isFile()) throw new Error("not a regular file");
     } catch {
       const had = this.size >= 0;
       this.reset();
@@ -90,7 +93,8 @@ export class SessionTracker {
       if (quick) return quick;
     }
     try {
-      const handle = await open(this.file, "r");
+      // Opened non-blocking and checked on the handle: the file may have been swapped for a FIFO since the stat.
+      const { handle } = await openRegular(this.file);
       try {
         // Re-stat through the handle: the bytes we read belong to this inode.
         const hst = await handle.stat({ bigint: true });
@@ -129,12 +133,13 @@ export class SessionTracker {
   private appendSync(mtimeNs: bigint): TrackerUpdate | null {
     let fd: number;
     try {
-      fd = openSync(this.file, "r");
+      fd = openSync(this.file, READ_FLAGS);
     } catch {
       return null;
     }
     try {
       const st = fstatSync(fd, { bigint: true });
+      if (!st.isFile()) return null;
       const size = Number(st.size);
       const start = this.offset + this.pendingBytes.length;
       if (st.ino !== this.ino || size < start || size - start > SMALL_APPEND) return null;

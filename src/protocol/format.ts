@@ -55,6 +55,28 @@ export function relativeTime(ms: number, now = Date.now()): string {
   return new Date(ms).toISOString().slice(0, 10);
 }
 
+/** Characters a terminal acts on: C0 controls but the newline, DEL, C1 controls, bidirectional overrides. */
+const TERMINAL_CONTROLS = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+const TERMINAL_CONTROLS_AND_NEWLINE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+
+const visibleEscape = (c: string) => {
+  const code = c.charCodeAt(0);
+  return code < 0x100 ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`;
+};
+
+/**
+ * Text for a terminal: every control character but the newline, DEL, C1 controls and bidirectional overrides are
+ * written as visible escapes (`\x1b`, `\u202e`), so session text can change no title, clipboard, link or screen.
+ */
+export function terminalSafe(text: string): string {
+  return text.replace(TERMINAL_CONTROLS, visibleEscape);
+}
+
+/** One field of a line or table row: `terminalSafe`, and newlines escaped too (a newline would forge a row). */
+export function oneLine(text: string): string {
+  return text.replace(TERMINAL_CONTROLS_AND_NEWLINE, visibleEscape);
+}
+
 /** Text on one line, whitespace collapsed, cut to `max` characters with an ellipsis. */
 export function truncate(text: string, max = 80): string {
   const flat = text.replace(/\s+/g, " ").trim();

@@ -318,7 +318,9 @@ async function compactLocked(o: CompactOptions): Promise<CompactResult> {
     return {
       state: "failed",
       failureClass: "remote_error",
-      message: `refusing to write: the provider's answer holds a credential-shaped value (${redacted(introduced[0]!)}) that the request did not`,
+      message:
+        "refusing to write: the provider's answer holds a credential-shaped value " +
+        `(${redacted(introduced[0]!)}) that the request did not`,
       ...base,
     };
   // The post-compaction conversation as pi will send it (the summary, then the kept messages): the replay hashes.

@@ -5,7 +5,7 @@
  * are read asynchronously.
  */
 import * as syncFs from "node:fs";
-import * as nodeFs from "node:fs/promises";
+import { readRegularFile, readRegularRangeSync } from "../fileAccess.js";
 
 export interface StoreFs {
   readdir(dir: string): { name: string; isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean }[];
@@ -22,19 +22,20 @@ export const realFs: StoreFs = {
     const s = syncFs.statSync(file, { bigint: true });
     return { size: Number(s.size), mtimeNs: s.mtimeNs, isFile: () => s.isFile(), isDirectory: () => s.isDirectory() };
   },
-  readFile: (file) => nodeFs.readFile(file),
-  readRange: (file, position, length, position2) => {
-    const fd = syncFs.openSync(file, "r");
-    try {
-      const buf = Buffer.alloc(position2 === undefined ? length : 2 * length);
-      const first = syncFs.readSync(fd, buf, 0, length, position);
-      if (position2 === undefined) return buf.subarray(0, first);
-      const second = syncFs.readSync(fd, buf, length, length, position2);
-      return Buffer.concat([buf.subarray(0, first), buf.subarray(length, length + second)]);
-    } finally {
-      syncFs.closeSync(fd);
-    }
-  },
+  // Session files only ever through these: non-blocking opens, regular files only, reads bounded by fstat.
+  readFile: async (file) => (await readRegularFile(file)).bytes,
+  readRange: (file, position, length, position2) =>
+    Buffer.concat(
+      readRegularRangeSync(
+        file,
+        position2 === undefined
+          ? [[position, length]]
+          : [
+              [position, length],
+              [position2, length],
+            ],
+      ),
+    ),
   realpath: (p) => syncFs.realpathSync(p),
 };
 

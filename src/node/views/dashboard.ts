@@ -123,5 +123,7 @@ export function exportTable(
       ? [...new Set(rows.flatMap((r) => Object.keys(r).filter((k) => k.startsWith("cost:"))))].sort()
       : [];
   const columns = table === "days" ? ["key", "cost", ...extra] : [...CSV_COLUMNS];
-  return `${[columns.join(","), ...rows.map((r) => columns.map((c) => csvCell(r[c])).join(","))].join("\n")}\n`;
+  // Every cell is escaped, the header row too: the day table's headers carry model names from sessions.
+  const line = (cells: unknown[]) => cells.map(csvCell).join(",");
+  return `${[line(columns), ...rows.map((r) => line(columns.map((c) => r[c])))].join("\n")}\n`;
 }
