@@ -10,7 +10,7 @@ import { type FileHandle, open } from "node:fs/promises";
 /** Opening non-blocking makes a FIFO open return at once instead of waiting for a writer. */
 export const READ_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
 
-export class NotRegularFileError extends Error {
+class NotRegularFileError extends Error {
   readonly code = "ENOTREG";
   constructor(readonly path: string) {
     super(`${path} is not a regular file`);

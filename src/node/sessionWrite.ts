@@ -123,7 +123,7 @@ export function withWriterLock<T>(file: string, fn: () => Promise<T>): Promise<T
 }
 
 /** Run `fn` holding OMP's publish lock for the session (waits briefly, as OMP does). */
-export function withPublishLock<T>(file: string, fn: () => Promise<T>): Promise<T> {
+function withPublishLock<T>(file: string, fn: () => Promise<T>): Promise<T> {
   const busy = "the session's writer lock is held: Oh My Pi (or another writer) is writing this session";
   return withLock(lockPath(file, "publish"), PUBLISH_WAIT_MS, busy, false, fn);
 }

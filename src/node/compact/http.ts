@@ -9,7 +9,7 @@
 import { CompactionFailure } from "./failure.js";
 
 /** The most an answer may hold. A compaction answer is a few MB at most; a larger one is refused unread. */
-export const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
+const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
 
 const MB = (n: number) => `${Math.round(n / 1024 / 1024)} MB`;
 
