@@ -18,6 +18,7 @@ import { withTempDir } from "./helpers.js";
  *   root/proj/.a.jsonl.lock, a.jsonl.tmp lock and tmp siblings
  *   root/.hidden/h.jsonl                 hidden folder
  *   root/proj/out.jsonl → outside        a symlink that leaves the root
+ *   root/alias → proj, proj/a-link.jsonl → a.jsonl    second paths to listed sessions
  */
 function layout(dir: string): { root: SessionRoot; paths: string[] } {
   const rootDir = join(dir, "root");
@@ -38,7 +39,11 @@ function layout(dir: string): { root: SessionRoot; paths: string[] } {
   }
   writeFileSync(join(dir, "outside.jsonl"), "{}\n");
   symlinkSync(join(dir, "outside.jsonl"), join(rootDir, "proj", "out.jsonl"));
-  return { root: { dir: rootDir, agent: "pi", source: "test" }, paths: [...files, "proj/out.jsonl"] };
+  // Second paths to listed sessions: a symlinked slug folder, a symlinked file beside its target.
+  symlinkSync(join(rootDir, "proj"), join(rootDir, "alias"));
+  symlinkSync(join(rootDir, "proj", "a.jsonl"), join(rootDir, "proj", "a-link.jsonl"));
+  const links = ["proj/out.jsonl", "alias/a.jsonl", "alias/a/task.jsonl", "proj/a-link.jsonl"];
+  return { root: { dir: rootDir, agent: "pi", source: "test" }, paths: [...files, ...links] };
 }
 
 describe("placement rule", () => {

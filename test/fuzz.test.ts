@@ -7,7 +7,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { run } from "../src/cli/main.js";
+import { buildContext } from "../src/core/context.js";
+import { nestingExceeds } from "../src/core/jsonl.js";
 import { parseSession, type ParseResult, SessionReader } from "../src/core/session.js";
+import { treeJson } from "../src/core/treeJson.js";
 import { feedInChunks, plain } from "./helpers.js";
 import { OMP_FIXTURES, PI_FIXTURES } from "./fixtures.js";
 
@@ -41,6 +44,22 @@ const mutation = fc.oneof(
   fc.record({ kind: fc.constant("crlf"), every: fc.integer({ min: 1, max: 4 }) }),
   fc.record({ kind: fc.constant("titleGarbage"), garbage: fc.string({ maxLength: 40 }) }),
   fc.record({ kind: fc.constant("secondHeader"), a: fc.nat() }),
+  // Nesting around the bound (MAX_NESTING) and far past it, closed or not, inside a record or as a bare line.
+  fc.record({
+    kind: fc.constant("deepNest"),
+    a: fc.nat(),
+    depth: fc.oneof(fc.integer({ min: 1, max: 1200 }), fc.integer({ min: 1200, max: 60_000 })),
+    open: fc.constantFrom("[", '{"a":'),
+    closed: fc.boolean(),
+    inRecord: fc.boolean(),
+  }),
+  // A huge line of one character (a run of `[`, `{` or `"`), up to 2 MB.
+  fc.record({
+    kind: fc.constant("bracketRun"),
+    a: fc.nat(),
+    char: fc.constantFrom("[", "{", '"', "]"),
+    size: fc.integer({ min: 1, max: 2_000_000 }),
+  }),
 );
 type Mutation = typeof mutation extends fc.Arbitrary<infer T> ? T : never;
 
@@ -52,7 +71,8 @@ function editRecord(
   const ls = lines(b);
   const records = ls.map((l) => {
     try {
-      return JSON.parse(l);
+      // A line past the nesting bound is left as it is (re-serializing it would overflow the stack).
+      return nestingExceeds(l) ? null : JSON.parse(l);
     } catch {
       return null;
     }
@@ -128,6 +148,23 @@ function apply(src: Buffer, m: Mutation): Buffer {
         enc(`${JSON.stringify({ type: "title", v: 1, title: "t", source: "user" })}\n${m.garbage}\n`),
         b,
       ]);
+    case "deepNest": {
+      const close = m.open === "[" ? "]" : "}";
+      const inner = m.open === "[" ? "" : "1";
+      const nested = `${m.open.repeat(m.depth)}${inner}${m.closed ? close.repeat(m.depth) : ""}`;
+      const record = JSON.stringify({
+        type: "message",
+        id: "deep0001",
+        parentId: null,
+        timestamp: "2026-01-01T00:00:00.000Z",
+        message: { role: "toolResult", content: [{ type: "text", text: "x" }], details: "DEEP" },
+      });
+      ls.splice(m.a % ls.length, 0, m.inRecord ? record.replace('"DEEP"', nested) : nested);
+      return join_(ls);
+    }
+    case "bracketRun":
+      ls.splice(m.a % ls.length, 0, m.char.repeat(m.size));
+      return join_(ls);
     case "secondHeader": {
       const header = ls.find((l) => l.includes('"type":"session"'));
       if (header) ls.splice((m.a % ls.length) + 1, 0, header);
@@ -159,6 +196,10 @@ function check(bytes: Buffer): ParseResult {
       if (!e.shadowed)
         assert.ok(reached.has(e.id) || detached.has(e.id), `entry ${e.id} is neither reachable nor detached`);
     assert.equal(s.byId.size, reached.size + detached.size);
+    // Whatever was kept can be walked: serialized whole, its context built, every body read.
+    JSON.stringify(treeJson(s));
+    JSON.stringify(buildContext(s));
+    for (const e of s.entries) JSON.stringify(e.data);
   }
   return r;
 }

@@ -107,6 +107,7 @@ describe("pi-sessions list and usage", () => {
       "entryCount",
       "ownEntryCount",
       "sizeBytes",
+      "sameIdAs",
     ]);
     const o3 = json.sessions.find((s: { file: string }) => s.file.endsWith(O3));
     assert.equal(o3.parentState, "resolved");

@@ -21,6 +21,8 @@ export interface ListedSession {
   entryCount: number;
   ownEntryCount: number;
   sizeBytes: number;
+  /** Other files that carry this session's id (a copy, a backup); shared entries count once. */
+  sameIdAs: string[];
 }
 
 /** The `list --json` row of a session (call `computeOwnership` on the result first). */
@@ -43,6 +45,7 @@ export function listedSession(s: StoreSession): ListedSession {
       entryCount: 0,
       ownEntryCount: 0,
       sizeBytes: s.sizeBytes,
+      sameIdAs: [],
     };
   }
   let first = Infinity;
@@ -73,6 +76,7 @@ export function listedSession(s: StoreSession): ListedSession {
     entryCount: sum.entries.length,
     ownEntryCount: own,
     sizeBytes: s.sizeBytes,
+    sameIdAs: s.sameIdAs.map((o) => o.file),
   };
 }
 
@@ -115,7 +119,7 @@ export async function listCommand(args: string[], io: Io): Promise<number> {
       row.flavor ?? "REJECTED",
       String(row.entryCount),
       String(row.ownEntryCount),
-      fork + (row.nested ? " nested" : ""),
+      fork + (row.nested ? " nested" : "") + (row.sameIdAs.length ? " same id" : ""),
       truncate(row.name ?? "", 40),
       oneLine(row.cwd ?? row.file),
     ]);

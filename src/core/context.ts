@@ -170,6 +170,8 @@ function buildOmpContext(session: Session, leafId: string | null): SessionContex
   const append = (entry: Entry) => {
     const d = entry.data;
     if (entry.type === "message") {
+      // A message entry without a message object is reported by validation; it is no turn to show (OMP would throw).
+      if (!isPlainObject(d.message)) return;
       const message = d.message as ContextMessage;
       if (!isDroppedOmpTurn(message)) messages.push(message);
     } else if (entry.type === "custom_message") {

@@ -9,6 +9,7 @@ export interface Diagnostic {
 export type DiagnosticCode =
   | "bom"
   | "malformed-json"
+  | "too-deep"
   | "truncated-last-line"
   | "not-an-object"
   | "missing-type"

@@ -273,6 +273,10 @@ export class SessionReader {
     const diagnostics = this.lineDiagnostics;
     const lineText = decodeUtf8(bytes.subarray(start, end));
     const parsed = parseLine(lineText);
+    if (!parsed.ok && parsed.tooDeep) {
+      diagnostics.push({ line, severity: "error", code: "too-deep", message: `${parsed.error}; line skipped` });
+      return;
+    }
     if (!parsed.ok) {
       if (unterminated) {
         this.truncatedTail = true;

@@ -203,9 +203,11 @@ export function registerSessionCommands(ctx: CommandContext): vscode.Disposable 
         if (!s.summary.ok || !s.summary.parentSession) throw new Error(`${basename(s.file)} is not a fork`);
         if (!s.parent) {
           throw new Error(
-            s.parentState === "external"
-              ? `the parent ${s.summary.parentSession.raw} is outside the configured session roots; it is not opened`
-              : `the parent ${s.summary.parentSession.raw} is not under the session roots (orphan fork)`,
+            s.parentState === "ambiguous"
+              ? `several sessions carry the parent id ${s.summary.parentSession.raw}; none is chosen`
+              : s.parentState === "external"
+                ? `the parent ${s.summary.parentSession.raw} is outside the configured session roots; it is not opened`
+                : `the parent ${s.summary.parentSession.raw} is not under the session roots (orphan fork)`,
           );
         }
         if (s.forkPointId) return revealEntry(s.parent.file, s.forkPointId);

@@ -17,6 +17,8 @@ export interface UsageRow extends UsageTotals {
   inheritedCost?: number;
   /** Session rows of OMP subagents counted through their parent's task result. */
   includedInParent?: boolean;
+  /** Session rows: the other files that carry the same session id (each is a row of its own). */
+  sameIdAs?: string[];
   name?: string | null;
   file?: string;
 }
@@ -45,19 +47,21 @@ export function usageReport(result: StoreSession[], options: UsageOptions): Usag
   const rows = new Map<string, UsageRow>();
   const total = { ...emptyTotals(), activeCost: 0, inheritedCost: 0 };
   const cells = options.cellKey ? new Map<string, Map<string, UsageTotals>>() : undefined;
-  const row = (key: string) => {
-    let r = rows.get(key);
-    if (!r) rows.set(key, (r = { key, ...emptyTotals(), activeCost: 0 }));
+  /** The row under `mapKey` (session rows: the file, so two files with one id are two rows), labelled `key`. */
+  const row = (mapKey: string, key = mapKey) => {
+    let r = rows.get(mapKey);
+    if (!r) rows.set(mapKey, (r = { key, ...emptyTotals(), activeCost: 0 }));
     return r;
   };
   for (const s of result) {
     if (!isOk(s)) continue;
     const sum = s.summary;
     const includedInParent = sum.subagent && s.parent !== null && inResult.has(s.parent);
-    const sessionRow = options.by === "session" ? row(sum.id) : undefined;
+    const sessionRow = options.by === "session" ? row(s.file, sum.id) : undefined;
     if (sessionRow) {
       sessionRow.name = sum.name ?? sum.firstPrompt;
       sessionRow.file = s.file;
+      if (s.sameIdAs.length) sessionRow.sameIdAs = s.sameIdAs.map((o) => o.file);
       if (s.parent && inResult.has(s.parent)) sessionRow.inheritedCost = 0;
       if (includedInParent) sessionRow.includedInParent = true;
     }
@@ -72,13 +76,13 @@ export function usageReport(result: StoreSession[], options: UsageOptions): Usag
       if (includedInParent && options.by !== "session") continue;
       const key =
         options.by === "session"
-          ? sum.id
+          ? s.file
           : options.by === "model"
             ? `${r.provider}/${r.model}`
             : options.by === "day"
               ? localDay(r.time)
               : (sum.cwd ?? "(unknown)");
-      const target = row(key);
+      const target = sessionRow ?? row(key);
       addRecord(target, r);
       if (cells && options.cellKey) {
         let byCell = cells.get(key);

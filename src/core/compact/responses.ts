@@ -5,6 +5,7 @@
  * Key order and `undefined`-valued keys matter: replay compares `sha256(JSON.stringify(item))`.
  */
 import type { ContextMessage } from "../context.js";
+import { parseLine } from "../jsonl.js";
 
 export type ResponsesApi = "openai-responses" | "azure-openai-responses" | "openai-codex-responses";
 
@@ -210,11 +211,18 @@ function transformMessages(messages: Json[], model: TargetModel, normalizeToolCa
   return result;
 }
 
+/** A signature holds JSON (pi-ai parses it the same way, and throws on bad JSON); within the nesting bound. */
+function parseSignature(text: string): Json {
+  const parsed = parseLine(text);
+  if (!parsed.ok) throw new Error(`a signature is not usable JSON (${parsed.error})`);
+  return parsed.value as Json;
+}
+
 function parseTextSignature(signature: unknown): { id: string; phase?: string } | undefined {
   if (typeof signature !== "string" || !signature) return undefined;
   if (signature.startsWith("{")) {
     try {
-      const parsed = JSON.parse(signature);
+      const parsed = parseSignature(signature);
       if (parsed.v === 1 && typeof parsed.id === "string") {
         return parsed.phase === "commentary" || parsed.phase === "final_answer"
           ? { id: parsed.id, phase: parsed.phase }
@@ -280,7 +288,7 @@ function responsesInput(
       const isDifferentModel = msg.model !== model.id && msg.provider === model.provider && msg.api === model.api;
       for (const block of msg.content as Json[]) {
         if (block.type === "thinking") {
-          if (block.thinkingSignature) output.push(JSON.parse(String(block.thinkingSignature)));
+          if (block.thinkingSignature) output.push(parseSignature(String(block.thinkingSignature)));
         } else if (block.type === "text") {
           const sig = parseTextSignature(block.textSignature);
           let id = sig?.id;

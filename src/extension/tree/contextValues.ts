@@ -24,6 +24,7 @@ export const ContextValue = {
   ForkedFromResolved: `${PREFIX}:forkedFrom:resolved`,
   ForkedFromExternal: `${PREFIX}:forkedFrom:external`,
   ForkedFromOrphan: `${PREFIX}:forkedFrom:orphan`,
+  ForkedFromAmbiguous: `${PREFIX}:forkedFrom:ambiguous`,
   Info: `${PREFIX}:info`,
   /** A session: `Session + ":" + flags`, the flags in `SESSION_FLAG_ORDER`. */
   Session: `${PREFIX}:session`,
@@ -33,7 +34,17 @@ export const ContextValue = {
 const LEAF_FLAG = "leaf";
 
 /** Session flags, in the order they are joined. The first is the agent, or `rejected` for an unreadable file. */
-export const SESSION_FLAG_ORDER = ["pi", "omp", "rejected", "fork", "orphan", "external", "live", "truncated"] as const;
+export const SESSION_FLAG_ORDER = [
+  "pi",
+  "omp",
+  "rejected",
+  "fork",
+  "orphan",
+  "external",
+  "ambiguous",
+  "live",
+  "truncated",
+] as const;
 export type SessionFlag = (typeof SESSION_FLAG_ORDER)[number];
 
 export const DETAILS = ["summary", "kept", "replaced", "from"] as const;
@@ -61,6 +72,7 @@ export function allContextValues(): string[] {
     ContextValue.ForkedFromResolved,
     ContextValue.ForkedFromExternal,
     ContextValue.ForkedFromOrphan,
+    ContextValue.ForkedFromAmbiguous,
     ContextValue.Info,
     ...DETAILS.map((d) => `${ContextValue.Detail}:${d}`),
   ];
@@ -78,7 +90,8 @@ export function allContextValues(): string[] {
   }
   // A readable session: its agent, then any of fork (resolved, orphan or external), live, truncated.
   for (const agent of ["pi", "omp"] as const) {
-    for (const fork of [[], ["fork"], ["fork", "orphan"], ["fork", "external"]] as SessionFlag[][]) {
+    const forks = [[], ["fork"], ["fork", "orphan"], ["fork", "external"], ["fork", "ambiguous"]] as SessionFlag[][];
+    for (const fork of forks) {
       for (const live of [[], ["live"]] as SessionFlag[][]) {
         for (const truncated of [[], ["truncated"]] as SessionFlag[][]) {
           out.push(sessionContextValue([agent, ...fork, ...live, ...truncated]));

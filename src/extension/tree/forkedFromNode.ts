@@ -37,6 +37,11 @@ export class ForkedFromNode extends TreeNode {
       t.iconPath = themeIcon("arrow-up", "charts.purple");
       t.command = { command: CommandId.RevealParent, title: "Reveal parent session", arguments: [this.file] };
       t.contextValue = ContextValue.ForkedFromResolved;
+    } else if (s.parentState === "ambiguous") {
+      t.label = "Forked from one of several sessions with the same id";
+      t.description = "ambiguous: not guessed";
+      t.iconPath = themeIcon("warning", "list.warningForeground");
+      t.contextValue = ContextValue.ForkedFromAmbiguous;
     } else if (s.parentState === "external") {
       t.label = "Forked from a session outside the session roots";
       t.description = "not opened";

@@ -112,6 +112,8 @@ export function parentStateText(state: ParentState): string {
       return "orphan: the parent session is not under the session roots any more";
     case "external":
       return "the parent is outside the configured session roots and is never opened";
+    case "ambiguous":
+      return "ambiguous: several sessions carry the parent's id; none is chosen";
     default:
       return "not a fork";
   }

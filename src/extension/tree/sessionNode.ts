@@ -180,6 +180,8 @@ function sessionTooltip(s: StoreSession): vscode.MarkdownString {
     row("Cost", `${formatCost(ownCost(s))} own${note}`);
     if (sum.parentSession) row("Forked from", `${sum.parentSession.raw} (${parentStateText(s.parentState)})`);
     if (sum.truncatedTail) row("Last line", "incomplete (the agent is writing, or crashed)");
+    if (s.sameIdAs.length)
+      row("Same session id as", `${s.sameIdAs.map((o) => o.file).join(", ")} (shared entries count once)`);
     if (sum.diagnostics.length) row("Problems", String(sum.diagnostics.length));
   } else {
     row("Not readable", `line ${sum.rejection.line}: ${sum.rejection.message}`);

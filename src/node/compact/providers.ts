@@ -8,6 +8,7 @@ import { arch, platform, release } from "node:os";
 import OpenAI, { AzureOpenAI } from "openai";
 import type { Identity } from "../../core/compact/identity.js";
 import type { InputItem } from "../../core/compact/responses.js";
+import { MAX_NESTING, nestingExceeds, parseLine } from "../../core/jsonl.js";
 import { CompactionFailure } from "./failure.js";
 import { deadline, failureIn, guardedFetch, redirectFailure } from "./http.js";
 
@@ -43,6 +44,15 @@ function classifyStatus(status: number, surface: string): CompactionFailure {
 function validateOutput(output: unknown, surface: string, exactlyOne: boolean): InputItem {
   if (!Array.isArray(output) || output.length === 0)
     throw new CompactionFailure("remote_error", `${surface} returned no output items`);
+  // The artifact is hashed, written and replayed: an answer nested past the bound is refused, not walked.
+  let json: string;
+  try {
+    json = JSON.stringify(output);
+  } catch {
+    json = "";
+  }
+  if (!json || nestingExceeds(json))
+    throw new CompactionFailure("remote_error", `${surface} sent an answer nested deeper than ${MAX_NESTING} levels`);
   const compactions = output.filter((i) => i && typeof i === "object" && (i as InputItem).type === "compaction");
   if (compactions.length !== 1)
     throw new CompactionFailure(
@@ -166,7 +176,13 @@ function retainCodexInput(input: InputItem[]): InputItem[] {
 function parseCodexResponse(text: string): { output: unknown[]; usage?: unknown } {
   const trimmed = text.trimStart();
   if (trimmed.startsWith("{")) {
-    const json = JSON.parse(trimmed);
+    const parsed = parseLine(trimmed);
+    if (!parsed.ok) throw new CompactionFailure("remote_error", "ChatGPT Codex sent an answer that could not be read");
+    const json = parsed.value as {
+      output?: unknown[];
+      usage?: unknown;
+      response?: { output?: unknown[]; usage?: unknown };
+    };
     return { output: json.output ?? json.response?.output ?? [], usage: json.usage ?? json.response?.usage };
   }
   const items: unknown[] = [];
@@ -175,12 +191,13 @@ function parseCodexResponse(text: string): { output: unknown[]; usage?: unknown 
     if (!line.startsWith("data:")) continue;
     const data = line.slice(5).trim();
     if (!data || data === "[DONE]") continue;
-    let event: { type?: string; item?: unknown; response?: { output?: unknown[]; usage?: unknown } };
-    try {
-      event = JSON.parse(data);
-    } catch {
-      throw new CompactionFailure("remote_error", "ChatGPT Codex sent an event that is not JSON");
-    }
+    const parsed = parseLine(data);
+    if (!parsed.ok) throw new CompactionFailure("remote_error", "ChatGPT Codex sent an event that is not JSON");
+    const event = (parsed.value && typeof parsed.value === "object" ? parsed.value : {}) as {
+      type?: string;
+      item?: unknown;
+      response?: { output?: unknown[]; usage?: unknown };
+    };
     if (event.type === "response.output_item.done") items.push(event.item);
     else if (event.type === "response.completed") completed = event.response ?? {};
     else if (event.type === "response.failed" || event.type === "error")

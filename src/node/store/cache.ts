@@ -5,18 +5,20 @@
  * session, decoded only when read.
  */
 import { createHash } from "node:crypto";
+import * as zlib from "node:zlib";
 import * as nodeFs from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { SessionSummary, SessionSummaryOk } from "../../core/summary.js";
 import type { UsageRecord } from "../../core/usage.js";
 import type { SessionRoot } from "../roots.js";
 
-/** A cache entry as written: `d` numbers its details line. */
+/** A cache entry as written: `d` numbers its details line, `c` is that line's checksum. */
 interface StoredEntry {
   size: number;
   mtimeNs: string;
   summary: SessionSummary | Omit<PackedSummary, "detail">;
   d?: number;
+  c?: number;
 }
 
 interface CacheEntry {
@@ -143,7 +145,13 @@ export function unpackSummary(
   return summary;
 }
 
-const CACHE_VERSION = 6;
+const CACHE_VERSION = 7;
+
+/** A checksum of bytes (CRC-32; a damaged cache line is found by it, not trusted). */
+const checksum: (bytes: Uint8Array) => number =
+  typeof zlib.crc32 === "function"
+    ? (bytes) => zlib.crc32(bytes)
+    : (bytes) => createHash("sha1").update(bytes).digest().readUInt32BE(0);
 
 export class MetadataCache {
   private entries = new Map<string, CacheEntry>();
@@ -151,9 +159,10 @@ export class MetadataCache {
   constructor(private readonly file: string | null) {}
 
   /**
-   * The cache file is JSON lines: first the listing (what the first level of the tree needs), then one line of
-   * details (entry ids, times, usage) per session, numbered from the listing. A load parses the first line only; a
-   * session's details line is parsed the first time its details are read (fork ownership, usage panels).
+   * The cache file is JSON lines: a header (version, and the listing line's length and checksum), the listing (what
+   * the first level of the tree needs), then one line of details (entry ids, times, usage) per session, numbered
+   * from the listing, each with its checksum in the listing. A damaged listing drops the whole cache; a damaged
+   * details line drops its entry, so that file is read again. A details line is decoded when it is first read.
    */
   static async load(file: string | null): Promise<MetadataCache> {
     const cache = new MetadataCache(file);
@@ -161,41 +170,42 @@ export class MetadataCache {
     try {
       // Read as bytes and decode once: a "utf8" read decodes in 64 KB pieces through a StringDecoder, 3× slower.
       const bytes = await nodeFs.readFile(file);
-      const nl = bytes.indexOf(10);
-      const json = JSON.parse(bytes.toString("utf8", 0, nl < 0 ? bytes.length : nl));
-      if (json.version === CACHE_VERSION && json.entries && typeof json.entries === "object") {
-        // Where each details line starts (found on first use); a session's line is decoded only when it is read.
-        let starts: number[] | undefined;
-        const detailAt = (line: unknown) => {
-          if (typeof line !== "number" || nl < 0) return undefined;
-          if (!starts) {
-            starts = [];
-            for (let at = nl + 1; at < bytes.length;) {
-              starts.push(at);
-              const next = bytes.indexOf(10, at);
-              at = next < 0 ? bytes.length : next + 1;
+      const lines: [start: number, end: number][] = [];
+      for (let at = 0; at < bytes.length;) {
+        const nl = bytes.indexOf(10, at);
+        const end = nl < 0 ? bytes.length : nl;
+        lines.push([at, end]);
+        at = end + 1;
+      }
+      const text = ([start, end]: [number, number]) => bytes.toString("utf8", start, end);
+      const [head, listing, ...details] = lines;
+      if (!head || !listing) return cache;
+      const header = JSON.parse(text(head)) as { version?: unknown; listing?: unknown; bytes?: unknown };
+      if (header.version !== CACHE_VERSION) return cache;
+      if (header.bytes !== listing[1] - listing[0] || header.listing !== checksum(bytes.subarray(...listing)))
+        return cache;
+      const json = JSON.parse(text(listing)) as { entries?: Record<string, StoredEntry> };
+      if (!json.entries || typeof json.entries !== "object") return cache;
+      for (const [k, e] of Object.entries(json.entries)) {
+        let detail: () => string | undefined = () => undefined;
+        if (e.d !== undefined) {
+          const line = typeof e.d === "number" ? details[e.d] : undefined;
+          if (!line || e.c !== checksum(bytes.subarray(...line))) continue; // damaged: dropped, read again
+          let decoded: string | undefined;
+          detail = () => {
+            if (decoded === undefined) {
+              const value: unknown = JSON.parse(text(line));
+              decoded = typeof value === "string" ? value : undefined;
             }
-          }
-          const start = starts[line];
-          if (start === undefined) return undefined;
-          const end = bytes.indexOf(10, start);
-          try {
-            const text: unknown = JSON.parse(bytes.toString("utf8", start, end < 0 ? bytes.length : end));
-            return typeof text === "string" ? text : undefined;
-          } catch {
-            return undefined;
-          }
-        };
-        for (const [k, v] of Object.entries(json.entries)) {
-          const e = v as StoredEntry;
-          const detail = () => detailAt(e.d);
-          cache.entries.set(k, {
-            size: e.size,
-            mtimeNs: e.mtimeNs,
-            summary: unpackSummary(e.summary, detail),
-            stored: { summary: e.summary, detail },
-          });
+            return decoded;
+          };
         }
+        cache.entries.set(k, {
+          size: e.size,
+          mtimeNs: e.mtimeNs,
+          summary: unpackSummary(e.summary, detail),
+          stored: { summary: e.summary, detail },
+        });
       }
     } catch {
       /* no cache yet, or unreadable: start empty */
@@ -244,12 +254,16 @@ export class MetadataCache {
         } else summary = packed;
       }
       entries[k] = { size: e.size, mtimeNs: e.mtimeNs, summary };
-      if (detail !== undefined) entries[k].d = details.push(JSON.stringify(detail)) - 1;
+      if (detail !== undefined) {
+        const line = JSON.stringify(detail);
+        entries[k].d = details.push(line) - 1;
+        entries[k].c = checksum(Buffer.from(line, "utf8"));
+      }
     }
-    await nodeFs.writeFile(
-      tmp,
-      `${JSON.stringify({ version: CACHE_VERSION, entries })}\n${details.map((d) => `${d}\n`).join("")}`,
-    );
+    const listing = Buffer.from(JSON.stringify({ entries }), "utf8");
+    const header = JSON.stringify({ version: CACHE_VERSION, listing: checksum(listing), bytes: listing.length });
+    const rest = Buffer.from(`\n${details.map((d) => `${d}\n`).join("")}`, "utf8");
+    await nodeFs.writeFile(tmp, Buffer.concat([Buffer.from(`${header}\n`, "utf8"), listing, rest]));
     await nodeFs.rename(tmp, this.file);
     this.dirty = false;
   }

@@ -39,6 +39,15 @@ export async function discover(
   const files: DiscoveredFile[] = [];
   const errors: { path: string; message: string }[] = [];
   const seen = new Set<string>();
+  /** One real file (device and inode) is one session, whatever paths lead to it: the index in `files`. */
+  const byIdentity = new Map<string, number>();
+  const isLinkPath = (p: string) => {
+    try {
+      return fs.realpath(p) !== p;
+    } catch {
+      return true;
+    }
+  };
   const tick = slicer(256);
   for (const root of roots) {
     let rootReal: string;
@@ -72,7 +81,16 @@ export async function discover(
       seen.add(file);
       try {
         const st = fs.stat(file);
-        files.push({ file, root, slug, nestedIn, size: st.size, mtimeNs: st.mtimeNs });
+        const found: DiscoveredFile = { file, root, slug, nestedIn, size: st.size, mtimeNs: st.mtimeNs };
+        const identity = st.dev !== undefined && st.ino !== undefined ? `${st.dev}:${st.ino}` : null;
+        const earlier = identity === null ? undefined : byIdentity.get(identity);
+        if (earlier === undefined) {
+          if (identity !== null) byIdentity.set(identity, files.length);
+          files.push(found);
+        } else if (isLinkPath(files[earlier]!.file) && !isLinkPath(file)) {
+          // The same file again (a symlinked folder or file): keep the path that is no link.
+          files[earlier] = found;
+        }
       } catch (err) {
         // vanished meanwhile: left out
         errors.push({ path: file, message: String((err as Error).message) });
@@ -113,21 +131,32 @@ export type Placement = Pick<DiscoveredFile, "root" | "slug" | "nestedIn">;
 /**
  * Where a path sits under the roots, by the walk's rule: `<root>/x.jsonl` (flat), `<root>/<slug>/x.jsonl`, a nested
  * session in an artifacts dir (`<root>/<slug>/<session>/x.jsonl`, or `<root>/<session>/x.jsonl` next to a flat
- * session); null for anything the walk would not list (hidden parts, deeper paths, a symlink out of its root). A
- * path that is gone is still placed, so that its removal can be reported.
+ * session); null for anything the walk would not list: hidden parts, deeper paths, a symlink out of its root, and a
+ * second path (a symlink) to a session that is listed by its own path. A path that is gone is placed by its position
+ * alone, so that its removal can be reported.
  */
 export function placeFile(file: string, roots: SessionRoot[], fs: StoreFs = realFs): Placement | null {
-  const name = file.split(sep).pop() ?? "";
-  if (!isSessionFileName(name)) return null;
+  if (!isSessionFileName(file.split(sep).pop() ?? "")) return null;
+  let real: string | null = null;
+  try {
+    real = fs.realpath(file);
+  } catch {
+    // Gone: placed by its position.
+  }
+  if (real !== null && real !== file && placeByPosition(real, real, roots, fs)) return null;
+  return placeByPosition(file, real, roots, fs);
+}
+
+function placeByPosition(file: string, real: string | null, roots: SessionRoot[], fs: StoreFs): Placement | null {
   for (const root of roots) {
     const rel = relative(root.dir, file);
     if (!rel || rel.startsWith("..") || rel.startsWith(sep)) continue;
     const parts = rel.split(sep);
-    if (parts.some(isHidden)) return null;
+    if (parts.some(isHidden)) continue;
     try {
-      if (!inside(fs.realpath(file), fs.realpath(root.dir))) return null;
+      if (real !== null && !inside(real, fs.realpath(root.dir))) continue;
     } catch {
-      // Gone: still placed, so that a removal is reported.
+      continue; // the root itself is gone
     }
     const exists = (...p: string[]) => {
       try {
@@ -148,7 +177,6 @@ export function placeFile(file: string, roots: SessionRoot[], fs: StoreFs = real
     if (parts.length === 3 && !isArtifactsDir(a, siblings([])) && isArtifactsDir(b, siblings([a]))) {
       return { root, slug: a, nestedIn: join(root.dir, a, `${b}.jsonl`) };
     }
-    return null;
   }
   return null;
 }

@@ -9,7 +9,15 @@ import { readRegularFile, readRegularRangeSync } from "../fileAccess.js";
 
 export interface StoreFs {
   readdir(dir: string): { name: string; isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean }[];
-  stat(file: string): { size: number; mtimeNs: bigint; isFile(): boolean; isDirectory(): boolean };
+  /** `dev` and `ino` identify the real file (two paths to one file are one session). */
+  stat(file: string): {
+    size: number;
+    mtimeNs: bigint;
+    dev?: bigint;
+    ino?: bigint;
+    isFile(): boolean;
+    isDirectory(): boolean;
+  };
   readFile(file: string): Promise<Uint8Array>;
   /** Up to `length` bytes at `position`, and as many at `position2` after them, from one open of the file. */
   readRange(file: string, position: number, length: number, position2?: number): Uint8Array;
@@ -20,7 +28,14 @@ export const realFs: StoreFs = {
   readdir: (dir) => syncFs.readdirSync(dir, { withFileTypes: true }),
   stat: (file) => {
     const s = syncFs.statSync(file, { bigint: true });
-    return { size: Number(s.size), mtimeNs: s.mtimeNs, isFile: () => s.isFile(), isDirectory: () => s.isDirectory() };
+    return {
+      size: Number(s.size),
+      mtimeNs: s.mtimeNs,
+      dev: s.dev,
+      ino: s.ino,
+      isFile: () => s.isFile(),
+      isDirectory: () => s.isDirectory(),
+    };
   },
   // Session files only ever through these: non-blocking opens, regular files only, reads bounded by fstat.
   readFile: async (file) => (await readRegularFile(file)).bytes,

@@ -22,16 +22,21 @@ function insideRoots(p: string, roots: SessionRoot[]): boolean {
  */
 export function linkLineage(sessions: StoreSession[], roots: SessionRoot[]): void {
   const byFile = new Map<string, StoreSession>();
-  const byId = new Map<string, StoreSession>();
+  const byId = new Map<string, StoreSession[]>();
   const byRootRel = new Map<string, StoreSession>();
   for (const s of sessions) {
     byFile.set(s.file, s);
-    if (s.summary.ok && !byId.has(s.summary.id)) byId.set(s.summary.id, s);
+    if (s.summary.ok) {
+      const same = byId.get(s.summary.id);
+      if (same) same.push(s);
+      else byId.set(s.summary.id, [s]);
+    }
     byRootRel.set(relative(s.root.dir, s.file).split(sep).join("/"), s);
   }
   for (const s of sessions) {
     s.parent = null;
     s.children = [];
+    s.sameIdAs = s.summary.ok ? byId.get(s.summary.id)!.filter((o) => o !== s) : [];
   }
   for (const s of sessions) {
     if (!s.summary.ok || !s.summary.parentSession) {
@@ -42,8 +47,9 @@ export function linkLineage(sessions: StoreSession[], roots: SessionRoot[]): voi
     let parent: StoreSession | undefined;
     let state: ParentState;
     if (kind === "id") {
-      parent = byId.get(raw);
-      state = parent ? "resolved" : "orphan";
+      const candidates = byId.get(raw) ?? [];
+      parent = candidates.length === 1 ? candidates[0] : undefined;
+      state = candidates.length > 1 ? "ambiguous" : parent ? "resolved" : "orphan";
     } else {
       const native = isAbsolute(raw) && !raw.includes("\0");
       const abs = native ? resolve(raw) : null;
@@ -56,59 +62,89 @@ export function linkLineage(sessions: StoreSession[], roots: SessionRoot[]): voi
         state = parent ? "resolved" : "external";
       }
     }
-    if (parent === s) {
+    if (parent === s || (state === "ambiguous" && byId.get(raw)!.includes(s))) {
       parent = undefined;
-      state = "orphan";
+      if (state !== "ambiguous") state = "orphan";
     }
     s.parentState = state;
     s.parent = parent ?? null;
     if (parent) parent.children.push(s);
   }
-  // Guard against lineage cycles (A says B is its parent, B says A): break at the repeat.
+  // Guard against lineage cycles (A says B is its parent, B says A): break at the repeat. Linear: each session is
+  // walked once, marked as on the current walk, then as done; a walk stops at a session already done.
+  const ON_WALK = 1;
+  const DONE = 2;
+  const mark = new Map<StoreSession, number>();
   for (const s of sessions) {
-    const seen = new Set<StoreSession>([s]);
-    for (let p = s.parent; p; p = p.parent) {
-      if (seen.has(p)) {
-        p.parent!.children = p.parent!.children.filter((c) => c !== p);
-        p.parent = null;
-        p.parentState = "orphan";
+    if (mark.has(s)) continue;
+    const walk: StoreSession[] = [];
+    for (let p: StoreSession | null = s; p && !mark.has(p); p = p.parent) {
+      mark.set(p, ON_WALK);
+      walk.push(p);
+      const next: StoreSession | null = p.parent;
+      if (next && mark.get(next) === ON_WALK) {
+        // `next` is where the walk closes a cycle: its own parent link is the one cut.
+        next.parent!.children = next.parent!.children.filter((c) => c !== next);
+        next.parent = null;
+        next.parentState = "orphan";
         break;
       }
-      seen.add(p);
     }
+    for (const p of walk) mark.set(p, DONE);
   }
 }
 
 /**
- * Fork deduplication over a result set (docs/session-format.md#forks): an entry of a fork is inherited when its
- * parent is in the result, the parent has the same entry id, and the entry's timestamp is not after the fork's
- * header timestamp.
- * Inherited entries are counted for the parent only; a fork whose parent is not in the result keeps them.
+ * Deduplication over a result set, so that every entry is counted once (docs/session-format.md#forks):
+ * - a fork: an entry is inherited when its parent is in the result, the parent has the same entry id, and the
+ *   entry's timestamp is not after the fork's header timestamp. A fork whose parent is not in the result keeps them.
+ * - files with one session id (a copy, a backup): one of them owns the session (the one with the most entries, then
+ *   the first by path); an entry of another one is inherited when the owner has the same entry id with the same
+ *   timestamp. A byte-identical copy thus adds nothing.
+ * Inherited entries are counted for their owner only.
  */
 export function computeOwnership(result: StoreSession[]): void {
   const inResult = new Set(result);
-  const idSets = new Map<StoreSession, Set<string>>();
-  const idsOf = (s: StoreSession) => {
-    let set = idSets.get(s);
-    if (!set) {
-      set = new Set(s.summary.ok ? s.summary.entries.map(([id]) => id) : []);
-      idSets.set(s, set);
+  const timesOf = new Map<StoreSession, Map<string, number>>();
+  const entriesOf = (s: StoreSession) => {
+    let map = timesOf.get(s);
+    if (!map) {
+      map = new Map(s.summary.ok ? s.summary.entries : []);
+      timesOf.set(s, map);
     }
-    return set;
+    return map;
   };
   for (const s of result) {
     s.inherited = new Set();
     s.forkPointId = null;
-    if (!s.summary.ok || !s.parent || !inResult.has(s.parent)) continue;
-    const parentIds = idsOf(s.parent);
-    const created = s.summary.created;
-    for (const [id, time] of s.summary.entries) {
-      if (parentIds.has(id) && !(time > created)) {
-        s.inherited.add(id);
-        s.forkPointId = id;
+    if (!s.summary.ok) continue;
+    if (s.parent && inResult.has(s.parent)) {
+      const parentEntries = entriesOf(s.parent);
+      const created = s.summary.created;
+      for (const [id, time] of s.summary.entries) {
+        if (parentEntries.has(id) && !(time > created)) {
+          s.inherited.add(id);
+          s.forkPointId = id;
+        }
       }
     }
+    const owner = sessionOwner(s, inResult);
+    if (owner !== s) {
+      const ownerEntries = entriesOf(owner);
+      for (const [id, time] of s.summary.entries) if (ownerEntries.get(id) === time) s.inherited.add(id);
+    }
   }
+}
+
+/** Of the files in the result that carry `s`'s session id, the one that owns the shared entries. */
+function sessionOwner(s: StoreSession, inResult: Set<StoreSession>): StoreSession {
+  let owner = s;
+  for (const o of s.sameIdAs) {
+    if (!inResult.has(o) || !o.summary.ok || !owner.summary.ok) continue;
+    const [a, b] = [o.summary.entries.length, owner.summary.entries.length];
+    if (a > b || (a === b && o.file < owner.file)) owner = o;
+  }
+  return owner;
 }
 
 /** Sessions that belong to a workspace folder: by `header.cwd` first, then by the slug folder's name. */

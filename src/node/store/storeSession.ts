@@ -4,7 +4,10 @@ import type { SessionSummary, SessionSummaryOk } from "../../core/summary.js";
 import type { SessionRoot } from "../roots.js";
 import type { DiscoveredFile } from "./discover.js";
 
-export type ParentState = "none" | "resolved" | "orphan" | "external";
+/**
+ * `ambiguous`: the parent is named by a session id that several listed files carry; it is never guessed which.
+ */
+export type ParentState = "none" | "resolved" | "orphan" | "external" | "ambiguous";
 
 export interface StoreSession {
   file: string;
@@ -22,6 +25,8 @@ export interface StoreSession {
   inherited: Set<string>;
   /** The last inherited entry in file order: where the fork left its parent. */
   forkPointId: string | null;
+  /** Other listed files whose header carries this session's id (a copy, a backup): each is its own row. */
+  sameIdAs: StoreSession[];
 }
 
 /** A store session before lineage is linked (`linkLineage`) and ownership computed (`computeOwnership`). */
@@ -43,6 +48,7 @@ export function newStoreSession(
     children: [],
     inherited: new Set(),
     forkPointId: null,
+    sameIdAs: [],
   };
 }
 

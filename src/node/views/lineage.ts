@@ -80,7 +80,13 @@ export function lineageModel(focus: StoreSession, o: LineageOptions): LineageMod
       width: W,
       height: H,
     });
-    edges.push({ from: key, to: o.keyOf(root), label: external ? "outside the session roots" : "parent not found" });
+    const why =
+      root.parentState === "ambiguous"
+        ? "several sessions carry this id"
+        : external
+          ? "outside the session roots"
+          : "parent not found";
+    edges.push({ from: key, to: o.keyOf(root), label: why });
   }
   for (const [key, n] of nodes) g.setNode(key, { width: n.width, height: n.height });
   // Edge labels take part in the layout (dagre places them beside the edge and makes room).
