@@ -96,7 +96,17 @@ describe("package.json contributions", () => {
     const writers: string[] = [CommandId.CompactBranch, CommandId.RepairTail];
     for (const id of writers)
       assert.equal(c.commands.find((x: { command: string }) => x.command === id).enablement, "isWorkspaceTrusted", id);
-    assert.deepEqual(pkg.capabilities.untrustedWorkspaces.restrictedConfigurations, ["piSessions.compaction.baseUrl"]);
+    // Every setting that chooses where a key goes (endpoint, resource, deployment, model) is the user's alone:
+    // machine scope (a workspace cannot set it) and restricted in untrusted workspaces.
+    const endpointSettings = ["baseUrl", "azureResource", "azureDeployment", "model"].map(
+      (k) => `piSessions.compaction.${k}`,
+    );
+    for (const k of endpointSettings)
+      assert.ok(["machine", "application"].includes(c.configuration.properties[k].scope), `${k} is machine-scoped`);
+    assert.deepEqual(
+      [...pkg.capabilities.untrustedWorkspaces.restrictedConfigurations].sort(),
+      endpointSettings.sort(),
+    );
     for (const cmd of c.commands)
       if (!writers.includes(cmd.command)) assert.equal(cmd.enablement, undefined, cmd.command);
   });

@@ -45,6 +45,7 @@ export async function startCodeServer({
   port: fixedPort,
 } = {}) {
   mkdirSync(tmpRoot, { recursive: true });
+  const untrusted = process.env.PI_SESSIONS_UNTRUSTED === "1";
   const root = mkdtempSync(path.join(tmpRoot, "cs-"));
   const home = process.env.EXT_HOST_HOME || path.join(root, "home");
   const xdg = path.join(root, "xdg");
@@ -62,7 +63,10 @@ export async function startCodeServer({
         "extensions.autoUpdate": false,
         "update.mode": "none",
         "workbench.enableExperiments": false,
-        "security.workspace.trust.enabled": false,
+        // PI_SESSIONS_UNTRUSTED=1: workspace trust on, so the folder opens in Restricted Mode (never asked).
+        "security.workspace.trust.enabled": untrusted,
+        "security.workspace.trust.startupPrompt": "never",
+        "security.workspace.trust.emptyWindow": false,
         "workbench.secondarySideBar.defaultVisibility": "hidden",
         "git.openRepositoryInParentFolders": "never",
         ...settings,
@@ -82,7 +86,7 @@ export async function startCodeServer({
     `127.0.0.1:${port}`,
     "--disable-telemetry",
     "--disable-update-check",
-    "--disable-workspace-trust",
+    ...(untrusted ? [] : ["--disable-workspace-trust"]),
     "--disable-getting-started-override",
     "--ignore-last-opened",
     "--user-data-dir",

@@ -17,13 +17,21 @@ const tmp = mkdtempSync(path.join(os.tmpdir(), "pi-sessions-it-"));
 const { home, workspace } = buildFixtureHome(path.join(tmp, "home"));
 let code = 0;
 try {
-  await runTests({
-    vscodeExecutablePath: path.join(here, "code-shim.mjs"),
-    extensionDevelopmentPath: root,
-    extensionTestsPath: path.join(root, "dist", "test", "integration", "index.cjs"),
-    launchArgs: [workspace],
-    extensionTestsEnv: { EXT_HOST_HOME: home, PI_SESSIONS_FIXTURE_HOME: home, RUNTIME_TMP: tmp },
-  });
+  // Two passes: a trusted workspace (every suite but one), then Restricted Mode (untrusted.test: the writers refuse).
+  for (const untrusted of ["0", "1"]) {
+    await runTests({
+      vscodeExecutablePath: path.join(here, "code-shim.mjs"),
+      extensionDevelopmentPath: root,
+      extensionTestsPath: path.join(root, "dist", "test", "integration", "index.cjs"),
+      launchArgs: [workspace],
+      extensionTestsEnv: {
+        EXT_HOST_HOME: home,
+        PI_SESSIONS_FIXTURE_HOME: home,
+        RUNTIME_TMP: tmp,
+        PI_SESSIONS_UNTRUSTED: untrusted,
+      },
+    });
+  }
   console.log("integration tests passed");
 } catch (err) {
   console.error(`integration tests FAILED: ${err.message}`);

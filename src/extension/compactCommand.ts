@@ -2,7 +2,8 @@
  * "Pi Sessions: Compact Branch…": pick the provider and model, show the plan, compact with progress and Cancel, then
  * offer "Inspect Checkpoint". API keys live in SecretStorage ("Set API Key…"), with OPENAI_API_KEY and
  * AZURE_OPENAI_API_KEY as fallbacks; the ChatGPT login is read, read-only, from pi's or Codex's auth.json.
- * Disabled in untrusted workspaces (the commands' `enablement`).
+ * Untrusted workspaces: the command is disabled in menus (`enablement`), and its handler refuses too, since any
+ * caller of `executeCommand` reaches it. The confirmation cannot be skipped, and a key is only ever typed by the user.
  */
 import { basename } from "node:path";
 import * as vscode from "vscode";
@@ -16,6 +17,7 @@ import { formatCost } from "../protocol/format.js";
 import { entryIdOf, fileOf } from "./args.js";
 import { registerCommand } from "./commands.js";
 import { CommandId } from "./ids.js";
+import { requireTrust } from "./trust.js";
 import type { Logger } from "./logging.js";
 import type { SessionService } from "./service.js";
 import type { PanelManager } from "./webviews/panels.js";
@@ -35,11 +37,10 @@ const PROVIDERS: { id: Provider; label: string; detail: string }[] = [
   },
 ];
 
-/** Non-interactive arguments (tests, other extensions). */
+/** Preset answers a caller may give (the provider, model and summary pickers); the confirmation is always asked. */
 export interface CompactArgs {
   provider?: Provider;
   model?: string;
-  confirm?: boolean;
   leafId?: string;
   summary?: "extractive" | "llm";
 }
@@ -98,7 +99,8 @@ export function registerCompactCommands(
   return vscode.Disposable.from(
     registerCommand(
       CommandId.SetApiKey,
-      async (providerArg?: unknown, keyArg?: unknown) => {
+      // The key is never taken from an argument: only what the user types into the input box is stored.
+      async (providerArg?: unknown) => {
         const provider =
           providerArg === "openai" || providerArg === "azure"
             ? providerArg
@@ -112,15 +114,12 @@ export function registerCompactCommands(
                 )
               )?.id;
         if (!provider) return undefined;
-        const key =
-          typeof keyArg === "string"
-            ? keyArg
-            : await vscode.window.showInputBox({
-                title: `${provider === "openai" ? "OpenAI" : "Azure OpenAI"} API key`,
-                prompt: "Stored in VS Code's secret storage; never written to files or logs. Leave empty to remove it.",
-                password: true,
-                ignoreFocusOut: true,
-              });
+        const key = await vscode.window.showInputBox({
+          title: `${provider === "openai" ? "OpenAI" : "Azure OpenAI"} API key`,
+          prompt: "Stored in VS Code's secret storage; never written to files or logs. Leave empty to remove it.",
+          password: true,
+          ignoreFocusOut: true,
+        });
         if (key === undefined) return undefined;
         if (key) await secrets.store(SECRET_KEY(provider), key);
         else await secrets.delete(SECRET_KEY(provider));
@@ -133,6 +132,7 @@ export function registerCompactCommands(
     registerCommand(
       CommandId.CompactBranch,
       async (target?: unknown, argsArg?: unknown) => {
+        requireTrust("Compact Branch");
         const args = (argsArg && typeof argsArg === "object" ? argsArg : {}) as CompactArgs;
         await service.ensureStarted();
         let file = fileOf(target);
@@ -209,7 +209,7 @@ export function registerCompactCommands(
           )?.id;
           if (!summary) return undefined;
         }
-        if (args.confirm !== false) {
+        {
           const detail = [
             `Summarizes ${p.summarizedMessages} messages (~${p.tokensBefore} tokens of context) ` +
               `and keeps the branch from entry ${p.firstKeptEntryId} (${p.keptEntries} entries).`,
@@ -248,7 +248,7 @@ export function registerCompactCommands(
           `compact ${basename(file)} via ${p.identity.surface}/${p.identity.model}: ${result.state}` +
             (result.state === "failed" ? ` (${result.failureClass})` : ""),
         );
-        if (result.state === "failed" && args.confirm !== false) {
+        if (result.state === "failed") {
           const choice = await vscode.window.showErrorMessage(
             `Compaction failed (${result.failureClass}): ${result.message}. The session file is unchanged.`,
             "Write Readable-Only Compaction",
@@ -260,21 +260,19 @@ export function registerCompactCommands(
         }
         if (result.state === "written") {
           await service.refreshFile(file);
-          if (args.confirm !== false) {
-            void vscode.window
-              .showInformationMessage(
-                result.checkpoint ? `Checkpoint written: ${result.message}.` : result.message,
-                "Inspect Checkpoint",
-              )
-              .then((c) => {
-                if (c === "Inspect Checkpoint")
-                  panels.show({
-                    panel: "checkpoint",
-                    file: file!,
-                    entryId: result.state === "written" ? result.entryId : "",
-                  });
-              });
-          }
+          void vscode.window
+            .showInformationMessage(
+              result.checkpoint ? `Checkpoint written: ${result.message}.` : result.message,
+              "Inspect Checkpoint",
+            )
+            .then((c) => {
+              if (c === "Inspect Checkpoint")
+                panels.show({
+                  panel: "checkpoint",
+                  file: file!,
+                  entryId: result.state === "written" ? result.entryId : "",
+                });
+            });
         } else if (result.state === "refused") {
           throw new Error(`not compacted: ${result.reason}`);
         }

@@ -6,6 +6,7 @@ import { resumeCommand } from "../core/resume.js";
 import { entryIdOf, fileOf } from "./args.js";
 import { inspectTail, repairTail } from "../node/repair.js";
 import { registerCommand } from "./commands.js";
+import { requireTrust } from "./trust.js";
 import { CommandId, ContextKey } from "./ids.js";
 import type { Logger } from "./logging.js";
 import type { SessionService } from "./service.js";
@@ -218,7 +219,9 @@ export function registerSessionCommands(ctx: CommandContext): vscode.Disposable 
 
     registerCommand(
       CommandId.RepairTail,
-      async (el?: unknown, confirm?: unknown) => {
+      // The confirmation cannot be skipped by an argument, and the handler checks trust itself.
+      async (el?: unknown) => {
+        requireTrust("Repair");
         const s = knownSession(fileOf(el));
         const seen = await inspectTail(s.file);
         if (!seen) {
@@ -227,7 +230,7 @@ export function registerSessionCommands(ctx: CommandContext): vscode.Disposable 
           );
           return undefined;
         }
-        if (confirm !== false) {
+        {
           const detail =
             `The last line is incomplete (${seen.bytes} bytes; the agent crashed mid-write, or is still writing):\n\n` +
             `${seen.text.slice(0, 300)}${seen.text.length > 300 ? "…" : ""}\n\n` +

@@ -7,6 +7,7 @@ import type { PiSessionsApi } from "../../src/extension/extension.js";
 import type { RowNode } from "../../src/extension/tree/index.js";
 import { fakeCodexToken, type MockProvider, startMockProvider } from "../mockProvider.js";
 import { waitFor } from "../helpers.js";
+import { stubUi } from "./stubs.js";
 import { piSlug } from "../../src/core/slug.js";
 
 const HOME = process.env.PI_SESSIONS_FIXTURE_HOME ?? "";
@@ -26,6 +27,29 @@ suite("Compact Branch in a real VS Code", () => {
   let api: PiSessionsApi;
   let mock: MockProvider;
   const config = () => vscode.workspace.getConfiguration("piSessions.compaction");
+  /** The user types the key into the input box (the only way a key gets in). */
+  const setKey = async (provider: "openai" | "azure", key: string) => {
+    const ui = stubUi({ input: key });
+    try {
+      assert.equal(await vscode.commands.executeCommand("piSessions.setApiKey", provider), true);
+    } finally {
+      ui.restore();
+    }
+  };
+  /** Compact Branch with the user answering the confirmation with `modal` ("Compact", or dismissing it). */
+  const compactCommand = async (target: unknown, args: Record<string, unknown>, modal: string | undefined) => {
+    const ui = stubUi({ modal });
+    try {
+      const result = await vscode.commands.executeCommand<{ state: string; entryId: string } | undefined>(
+        "piSessions.compactBranch",
+        target,
+        args,
+      );
+      return { result, shown: ui.shown };
+    } finally {
+      ui.restore();
+    }
+  };
 
   suiteSetup(async () => {
     api = await vscode.extensions.getExtension<PiSessionsApi>("pi-session-explorer.pi-session-explorer")!.activate();
@@ -39,9 +63,9 @@ suite("Compact Branch in a real VS Code", () => {
     });
     await config().update("azureResource", "myres", vscode.ConfigurationTarget.Global);
     await config().update("azureDeployment", "gpt51-deploy", vscode.ConfigurationTarget.Global);
-    await vscode.commands.executeCommand("piSessions.setApiKey", "azure", AZURE_KEY);
+    await setKey("azure", AZURE_KEY);
     await config().update("keepRecentTokens", 30, vscode.ConfigurationTarget.Global);
-    await vscode.commands.executeCommand("piSessions.setApiKey", "openai", KEY);
+    await setKey("openai", KEY);
     fs.writeFileSync(
       path.join(HOME, ".pi", "agent", "auth.json"),
       JSON.stringify({
@@ -63,17 +87,21 @@ suite("Compact Branch in a real VS Code", () => {
     await config().update("baseUrl", baseUrl, vscode.ConfigurationTarget.Global);
     const el = await api.tree.sessionElementFor(target);
     const before = fs.readFileSync(target);
-    const result = await vscode.commands.executeCommand<{ state: string; entryId: string; checkpoint: boolean }>(
-      "piSessions.compactBranch",
+    const { result, shown } = await compactCommand(
       el,
-      { provider, model: "gpt-5.1", confirm: false, summary: provider === "codex" ? "llm" : "extractive" },
+      { provider, model: "gpt-5.1", summary: provider === "codex" ? "llm" : "extractive" },
+      "Compact",
+    );
+    assert.ok(
+      shown.some((d) => d.modal && d.text.startsWith("Compact ")),
+      "the confirmation was shown",
     );
     assert.deepEqual(mock.violations, []);
     assert.equal(result?.state, "written");
     const after = fs.readFileSync(target);
     assert.ok(after.subarray(0, before.length).equals(before), "appended only");
     const entry = JSON.parse(after.subarray(before.length).toString("utf8"));
-    assert.equal(entry.id, result.entryId);
+    assert.equal(entry.id, result!.entryId);
     for (const secret of [KEY, AZURE_KEY, TOKEN, ACCOUNT, "Bearer "])
       assert.ok(!after.includes(secret), "no credential in the file");
     // The tree shows the new compaction node, and the checkpoint inspector reads it as the active checkpoint.
@@ -136,12 +164,51 @@ suite("Compact Branch in a real VS Code", () => {
     const target = file("d404");
     const before = fs.readFileSync(target);
     // The branch now ends in our compaction.
-    const r = await vscode.commands.executeCommand("piSessions.compactBranch", target, {
-      provider: "openai",
-      model: "gpt-5.1",
-      confirm: false,
-    });
+    const { result: r } = await compactCommand(target, { provider: "openai", model: "gpt-5.1" }, "Compact");
     assert.equal(r, undefined, "the error is shown, not thrown");
     assert.ok(fs.readFileSync(target).equals(before));
+  });
+
+  test("the confirmation cannot be skipped: confirm false still asks, and a No writes nothing", async () => {
+    const target = file("d4f8");
+    const past = new Date(Date.now() - 3_600_000);
+    fs.utimesSync(target, past, past);
+    await config().update("baseUrl", `${mock.url}/v1`, vscode.ConfigurationTarget.Global);
+    const before = fs.readFileSync(target);
+    const requests = mock.requests.length;
+    const args = { provider: "openai", model: "gpt-5.1", summary: "extractive", confirm: false };
+    const { result, shown } = await compactCommand(target, args, undefined);
+    assert.equal(result, undefined);
+    assert.ok(
+      shown.some((d) => d.modal && d.text.startsWith("Compact ")),
+      "the confirmation was shown",
+    );
+    assert.equal(mock.requests.length, requests, "no request was sent");
+    assert.ok(fs.readFileSync(target).equals(before));
+  });
+
+  test("Set API Key takes no key from an argument: only what is typed into the input box", async () => {
+    const ui = stubUi({ input: undefined });
+    try {
+      const r = await vscode.commands.executeCommand("piSessions.setApiKey", "openai", "sk-injected-by-a-caller");
+      assert.equal(r, undefined, "cancelled: nothing stored");
+      assert.deepEqual(
+        ui.shown.map((d) => d.kind),
+        ["input"],
+        "the input box was shown",
+      );
+    } finally {
+      ui.restore();
+    }
+  });
+
+  test("a workspace cannot choose where the key goes: endpoint settings are machine-scoped", async () => {
+    for (const key of ["azureResource", "azureDeployment", "model", "baseUrl"]) {
+      await assert.rejects(
+        Promise.resolve(config().update(key, "evil.example", vscode.ConfigurationTarget.Workspace)),
+        `${key} cannot be set by the workspace`,
+      );
+      assert.notEqual(config().get(key), "evil.example");
+    }
   });
 });

@@ -17,6 +17,7 @@ import type {
   SessionUsageModel,
 } from "../../src/protocol/views.js";
 import { piSlug } from "../../src/core/slug.js";
+import { formatCost } from "../../src/protocol/format.js";
 
 const HOME = process.env.PI_SESSIONS_FIXTURE_HOME ?? "";
 const PI = path.join(HOME, ".pi", "agent", "sessions");
@@ -54,13 +55,16 @@ suite("Pi Sessions panels in a real VS Code", () => {
     assert.equal(p.facts!.cost, m.totals.cost.toFixed(6));
     assert.equal(p.facts!.sessions, m.sessions);
     assert.equal(p.facts!.models, m.models.length);
-    assert.match(String(p.facts!.shownCost), /^\$\d+\.\d{2}$/);
+    assert.equal(p.facts!.shownCost, formatCost(m.totals.cost), "the one cost format");
     assert.ok(m.totals.cost > 0 && m.totals.inheritedCost > 0, "fixture forks inherit priced turns");
     // The strict CSP: nothing but nonce'd scripts and extension resources.
     const html = p.panel.webview.html;
     assert.match(html, /default-src 'none'/);
     assert.match(html, /script-src 'nonce-[^']+'/);
     assert.doesNotMatch(html, /<script(?![^>]*nonce)/);
+    // Images from the extension only, as SECURITY.md says: no data: or remote images.
+    const img = /img-src ([^;"]*)/.exec(html)?.[1] ?? "";
+    assert.equal(img.trim(), p.panel.webview.cspSource, `img-src ${img}`);
     // A new range for the same panel: the page renders the next model.
     const seq = p.seq;
     api.panels.show({ panel: "usage", scope: "all", since: "2999-01-01", until: null });

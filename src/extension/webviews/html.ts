@@ -34,7 +34,8 @@ export function renderHtml(
   const style = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, "media", "webview.css"));
   const csp = [
     `default-src 'none'`,
-    `img-src ${webview.cspSource} data:`,
+    // Images from the extension only (SECURITY.md): no panel shows a session's images, and none is fetched.
+    `img-src ${webview.cspSource}`,
     `style-src ${webview.cspSource}`,
     `font-src ${webview.cspSource}`,
     `script-src 'nonce-${nonce}'`,
