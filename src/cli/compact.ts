@@ -3,7 +3,7 @@ import type { Provider } from "../core/compact/identity.js";
 import { readCodexToken } from "../node/compact/credentials.js";
 import { type CompactOptions, type CompactResult, compactBranch } from "../node/compact/run.js";
 import { piKeepRecentTokens } from "../node/compact/settings.js";
-import { formatCost } from "../protocol/format.js";
+import { formatCostAtMost } from "../protocol/format.js";
 import { EXIT_NOT_WRITTEN, type Io, oneFile, parse, text, UsageError } from "./args.js";
 
 type CompactArgs = Pick<
@@ -180,7 +180,7 @@ function summaryText(
   cost: { inputTokens: number; maxOutputTokens: number; maxCost: number | null } | null | undefined,
 ): string {
   if (kind !== "llm" || !cost) return "extractive (no extra call)";
-  const price = cost.maxCost === null ? "price unknown for this model" : `at most ${formatCost(cost.maxCost)}`;
+  const price = cost.maxCost === null ? "price unknown for this model" : `at most ${formatCostAtMost(cost.maxCost)}`;
   const tokens = `~${cost.inputTokens} input tokens, up to ${cost.maxOutputTokens} output tokens`;
   return `LLM with pi's prompt: ${tokens}, ${price}`;
 }

@@ -13,7 +13,7 @@ import { type Credentials, readCodexToken } from "../node/compact/credentials.js
 import { type CompactResult, compactBranch } from "../node/compact/run.js";
 import { piKeepRecentTokens } from "../node/compact/settings.js";
 import { lastActivity, sessionTitle } from "../node/store/index.js";
-import { formatCost } from "../protocol/format.js";
+import { formatCostAtMost } from "../protocol/format.js";
 import { entryIdOf, fileOf } from "./args.js";
 import { registerCommand } from "./commands.js";
 import { CommandId } from "./ids.js";
@@ -182,7 +182,7 @@ export function registerCompactCommands(
           const cost = p.summaryCost;
           const llmDetail = cost
             ? `~${cost.inputTokens} input tokens, up to ${cost.maxOutputTokens} output tokens` +
-              (cost.maxCost === null ? " (no price known for this model)" : `: at most ${formatCost(cost.maxCost)}`)
+              (cost.maxCost === null ? " (no price known for this model)" : `: at most ${formatCostAtMost(cost.maxCost)}`)
             : "";
           summary = (
             await vscode.window.showQuickPick(
@@ -219,7 +219,7 @@ export function registerCompactCommands(
               ".",
             summary === "llm" && p.summaryCost
               ? `Readable summary by the model: ~${p.summaryCost.inputTokens} input tokens` +
-                (p.summaryCost.maxCost === null ? "" : `, at most ${formatCost(p.summaryCost.maxCost)}`) +
+                (p.summaryCost.maxCost === null ? "" : `, at most ${formatCostAtMost(p.summaryCost.maxCost)}`) +
                 "."
               : "Readable summary: extractive.",
             "One compaction entry is appended to the session file; nothing else changes. " +

@@ -15,6 +15,13 @@ export function formatCost(usd: number): string {
   return `${sign}$${abs.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
 }
 
+/** An upper bound in dollars, written as `formatCost` writes it but rounded up, so "at most" is never less. */
+export function formatCostAtMost(usd: number): string {
+  if (!Number.isFinite(usd) || usd <= 0) return formatCost(usd);
+  const step = usd < 0.01 ? 1e-4 : 0.01;
+  return formatCost(Math.ceil(usd / step - 1e-9) * step);
+}
+
 /** A token count at a glance: `950`, `48k`, `1.2M`. Exact counts (tables of totals) use `formatCount`. */
 export function formatTokens(n: number): string {
   if (!Number.isFinite(n)) return "?";

@@ -1,0 +1,51 @@
+// The one way figures are written (src/protocol/format.ts): what the tree, the panels and the CLI all show.
+import * as assert from "node:assert/strict";
+import {
+  countOf,
+  formatBytes,
+  formatCost,
+  formatCostAtMost,
+  formatTokens,
+  oneLine,
+  relativeTime,
+  terminalSafe,
+} from "../src/protocol/format.js";
+
+describe("format", () => {
+  it("cost: cents, four decimals below a cent, thousands separators", () => {
+    assert.deepEqual([0, 0.00004, 0.0042, 0.01, 0.284, 12.345, 1234.5, -0.0042].map(formatCost), [
+      "$0.00",
+      "<$0.0001",
+      "$0.0042",
+      "$0.01",
+      "$0.28",
+      "$12.35",
+      "$1,234.50",
+      "-$0.0042",
+    ]);
+  });
+
+  it("an upper bound is rounded up, never down", () => {
+    assert.deepEqual([0.0149, 0.01, 0.00421, 2.001].map(formatCostAtMost), ["$0.02", "$0.01", "$0.0043", "$2.01"]);
+  });
+
+  it("tokens, counts, bytes and relative times", () => {
+    assert.deepEqual([950, 4123, 48_400, 1_234_567].map(formatTokens), ["950", "4k", "48k", "1.2M"]);
+    assert.equal(countOf(1, "entry", "entries"), "1 entry");
+    assert.equal(countOf(1234, "session"), "1,234 sessions");
+    assert.deepEqual([512, 4096, 12.3 * 1024 * 1024].map(formatBytes), ["512 B", "4.0 KB", "12.3 MB"]);
+    const now = Date.parse("2026-11-30T12:00:00Z");
+    assert.equal(relativeTime(now - 10_000, now), "just now");
+    assert.equal(relativeTime(now - 5 * 60_000, now), "5 min ago");
+    assert.equal(relativeTime(now - 40 * 86_400_000, now), "2026-10-21");
+  });
+
+  it("terminal text: controls, DEL, C1 and bidi overrides become visible escapes; oneLine escapes newlines too", () => {
+    assert.equal(
+      terminalSafe("a\u001b[2Jb\u0007\u007f\u009b\u202e\u2066\nc"),
+      "a\\x1b[2Jb\\x07\\x7f\\x9b\\u202e\\u2066\nc",
+    );
+    assert.equal(oneLine("x\nFORGED\r\t"), "x\\x0aFORGED\\x0d\\x09");
+    assert.equal(terminalSafe("plain ünïcode ✓"), "plain ünïcode ✓");
+  });
+});
