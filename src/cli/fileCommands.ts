@@ -1,6 +1,8 @@
 /** The commands on session files: `tree`, `context` and `lint`. */
+import { resolve as resolvePath } from "node:path";
 import { buildContext, UnknownEntryError } from "../core/context.js";
 import { treeJson } from "../core/treeJson.js";
+import { agentDirOf, blobHash, resolveBlobs } from "../node/blobs.js";
 import { readSessionFile } from "../node/readSession.js";
 import { contentText, oneLine, truncate } from "../protocol/format.js";
 import { EXIT_OK, EXIT_REJECTED, type Io, oneFile, parse, reportUnreadable, text, UsageError } from "./args.js";
@@ -17,7 +19,8 @@ export async function treeCommand(args: string[], io: Io): Promise<number> {
 
 export async function contextCommand(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parse(args, { json: { type: "boolean" }, leaf: { type: "string" } });
-  const result = await readSessionFile(oneFile(positionals), { validate: false });
+  const file = oneFile(positionals);
+  const result = await readSessionFile(file, { validate: false });
   if (!result.ok) return reportUnreadable(result, !!values.json, io);
   let context;
   try {
@@ -26,11 +29,15 @@ export async function contextCommand(args: string[], io: Io): Promise<number> {
     if (err instanceof UnknownEntryError) throw new UsageError(`--leaf: ${err.message}`);
     throw err;
   }
+  // OMP images stored as blobs are resolved from the session's own agent dir, as OMP resolves them.
+  const { messages, missing } = await resolveBlobs(context.messages, agentDirOf(resolvePath(file)));
+  context = { ...context, messages };
   if (values.json) {
     const { compactionId: _compactionId, ...json } = context;
     io.out(JSON.stringify(json));
   } else {
     text(io).out(renderContext(context));
+    for (const hash of missing) text(io).out(`image missing: blob sha256:${hash} is not in the agent dir's blobs`);
   }
   return EXIT_OK;
 }
@@ -50,7 +57,7 @@ function renderContext(context: ReturnType<typeof buildContext>): string {
     if (m.role === "compactionSummary" || m.role === "branchSummary") text = String(m.summary ?? "");
     else if (m.role === "bashExecution") text = `$ ${String(m.command ?? "")}`;
     else if (m.role === "toolResult") text = `${String(m.toolName ?? "")}: ${contentText(m.content)}`;
-    else text = contentText(m.content);
+    else text = [contentText(m.content), ...imageMarks(m.content)].filter(Boolean).join(" ");
     lines.push(`${String(i + 1).padStart(4)}  ${oneLine(m.role).padEnd(17)} ${truncate(text, 100)}`);
   });
   return lines.join("\n");
@@ -85,4 +92,15 @@ export async function lintCommand(args: string[], io: Io): Promise<number> {
 /** `FILE:LINE: severity code: message`, on one line whatever the message holds. */
 export function diagnosticLine(file: string, d: { line: number; severity: string; code: string; message: string }) {
   return oneLine(`${file}:${d.line}: ${d.severity} ${d.code}: ${d.message}`);
+}
+
+/** `[image image/png]` per image of a message; an unresolved blob names its hash. */
+function imageMarks(content: unknown): string[] {
+  if (!Array.isArray(content)) return [];
+  return content
+    .filter((b): b is { type: string; data?: unknown; mimeType?: unknown } => !!b && b.type === "image")
+    .map((b) => {
+      const hash = blobHash(b.data);
+      return hash ? `[image missing: blob sha256:${hash}]` : `[image ${String(b.mimeType ?? "")}]`;
+    });
 }

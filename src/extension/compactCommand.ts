@@ -182,7 +182,9 @@ export function registerCompactCommands(
           const cost = p.summaryCost;
           const llmDetail = cost
             ? `~${cost.inputTokens} input tokens, up to ${cost.maxOutputTokens} output tokens` +
-              (cost.maxCost === null ? " (no price known for this model)" : `: at most ${formatCostAtMost(cost.maxCost)}`)
+              (cost.maxCost === null
+                ? " (no price known for this model)"
+                : `: at most ${formatCostAtMost(cost.maxCost)}`)
             : "";
           summary = (
             await vscode.window.showQuickPick(

@@ -163,6 +163,17 @@ export interface ContextRow {
   kind: string;
   text: string;
   tokens: number;
+  /** The message's images: inline base64, or an OMP blob (its hash; `missing` when the blob is not there). */
+  images?: ContextImage[];
+}
+
+export interface ContextImage {
+  mimeType: string;
+  /** Size of the image's bytes, when known. */
+  bytes: number | null;
+  /** The blob's sha256 for an OMP blob reference. */
+  blob: string | null;
+  missing: boolean;
 }
 
 export interface ContextModel {

@@ -1,8 +1,16 @@
 /** The effective context at an entry: every message the model saw, with its estimated size. */
-import type { ContextModel } from "../protocol/views.js";
+import { formatBytes } from "../protocol/format.js";
+import type { ContextImage, ContextModel } from "../protocol/views.js";
 import { action, boot, h, mount, section, table, tokens } from "./common.js";
 
 const KIND: Record<string, string> = { compactionSummary: "compaction summary", branchSummary: "branch summary" };
+
+/** An image as a line: its type and size, or, for an OMP blob that is not there, the blob's hash. */
+function imageText(i: ContextImage): string {
+  if (i.missing) return `[image missing: blob sha256:${i.blob}]`;
+  const size = i.bytes === null ? "" : `, ${formatBytes(i.bytes)}`;
+  return `[image ${i.mimeType}${size}${i.blob ? ", from the blob store" : ""}]`;
+}
 
 boot<ContextModel>((m) => {
   const root = document.getElementById("root")!;
@@ -62,9 +70,14 @@ boot<ContextModel>((m) => {
           {
             title: "Content",
             value: (r) =>
-              r.text.length > 400
-                ? h("details", {}, h("summary", {}, `${r.text.slice(0, 200)}…`), h("pre", {}, r.text))
-                : h("pre", {}, r.text),
+              h(
+                "div",
+                {},
+                r.text.length > 400
+                  ? h("details", {}, h("summary", {}, `${r.text.slice(0, 200)}…`), h("pre", {}, r.text))
+                  : h("pre", {}, r.text),
+                ...(r.images ?? []).map((i) => h("p", { class: i.missing ? "error" : "muted" }, imageText(i))),
+              ),
           },
           { title: "Tokens (est.)", value: (r) => tokens(r.tokens), numeric: true },
         ],

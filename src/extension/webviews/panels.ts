@@ -20,6 +20,7 @@ import type { DashboardModel, PanelModel } from "../../protocol/views.js";
 import { ownCost, sessionTitle } from "../../node/store/index.js";
 import type { StoreSession } from "../../node/store/index.js";
 import { checkpointModel } from "../../node/views/checkpoint.js";
+import { agentDirOf, describeBlobImages } from "../../node/blobs.js";
 import { contextModel } from "../../node/views/context.js";
 import { dashboardModel, exportTable } from "../../node/views/dashboard.js";
 import { lineageMembers, lineageModel } from "../../node/views/lineage.js";
@@ -291,7 +292,8 @@ export class PanelManager implements vscode.Disposable {
       }
       case "context": {
         const { s, session } = await this.opened(state.file);
-        return contextModel(session, state.entryId ?? null, sessionTitle(s));
+        // OMP images stored as blobs: sized from the session's own agent dir, or marked missing.
+        return describeBlobImages(contextModel(session, state.entryId ?? null, sessionTitle(s)), agentDirOf(s.file));
       }
       case "lineage": {
         await lib.whenComplete();

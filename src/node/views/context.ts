@@ -6,7 +6,7 @@ import { buildContext, type ContextMessage } from "../../core/context.js";
 import { contentText } from "../../protocol/format.js";
 import { estimateTokens } from "../../core/compact/prepare.js";
 import { isPlainObject, pathTo, type Session } from "../../core/session.js";
-import type { ContextModel, ContextRow } from "../../protocol/views.js";
+import type { ContextImage, ContextModel, ContextRow } from "../../protocol/views.js";
 
 function messageText(m: ContextMessage): string {
   if (typeof m.summary === "string") return m.summary;
@@ -25,16 +25,35 @@ function messageText(m: ContextMessage): string {
 
 const MAX_TEXT = 4000;
 
+const BLOB_REF = /^blob:sha256:([0-9a-f]{64})$/;
+
+/** The images of a message: inline ones with their size; OMP blob references by hash (their size is filled in by
+ * the host, which alone may read the blob store). */
+function imagesOf(m: ContextMessage): ContextImage[] {
+  if (!Array.isArray(m.content)) return [];
+  const out: ContextImage[] = [];
+  for (const b of m.content) {
+    if (!isPlainObject(b) || b.type !== "image") continue;
+    const mimeType = typeof b.mimeType === "string" ? b.mimeType : "image";
+    const data = typeof b.data === "string" ? b.data : "";
+    const blob = BLOB_REF.exec(data)?.[1] ?? null;
+    out.push({ mimeType, bytes: blob ? null : Math.floor((data.length * 3) / 4), blob, missing: false });
+  }
+  return out;
+}
+
 export function contextModel(session: Session, entryId: string | null, title: string): ContextModel {
   const ctx = buildContext(session, entryId ?? undefined);
   const rows: ContextRow[] = ctx.messages.map((m, index) => {
     const text = messageText(m);
+    const images = imagesOf(m);
     return {
       index,
       role: m.role,
       kind: m.role,
       text: text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT)}…` : text,
       tokens: estimateTokens(m),
+      ...(images.length ? { images } : {}),
     };
   });
   const path = pathTo(session, ctx.leafId);
