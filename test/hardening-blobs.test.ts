@@ -9,6 +9,7 @@ import {
   readFileSync,
   rmSync,
   symlinkSync,
+  truncateSync,
   unlinkSync,
   writeFileSync,
 } from "node:fs";
@@ -16,7 +17,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { run } from "../src/cli/main.js";
 import { parseSession } from "../src/core/session.js";
-import { agentDirOf, describeBlobImages, readBlob } from "../src/node/blobs.js";
+import { agentDirOf, agentDirOfRoot, describeBlobImages, readBlob } from "../src/node/blobs.js";
 import { contextModel } from "../src/node/views/context.js";
 import { REAL } from "./fixtures.js";
 import { plain } from "./helpers.js";
@@ -94,8 +95,23 @@ describe("hardening: OMP images stored as blobs", () => {
     assert.equal(await readBlob(null, HASH), null, "a session outside an agent dir has no blob store");
   });
 
-  it("the agent dir of a session is the parent of its sessions folder, and only that", () => {
+  it("the agent dir is the parent of the sessions folder, in the agents' layouts only", () => {
     assert.equal(agentDirOf(session), agent);
+    assert.equal(agentDirOf(join(agent, "sessions", "--w--", "parent-session", "sub.jsonl")), agent, "a subagent's");
     assert.equal(agentDirOf(join(dir, "flat", "x.jsonl")), null);
+    assert.equal(agentDirOf(join(dir, "sessions", "a", "b", "c", "x.jsonl")), null, "deep in some sessions tree");
+    assert.equal(agentDirOfRoot(join(agent, "sessions")), agent);
+    assert.equal(agentDirOfRoot(join(dir, "flat")), null, "a plain session dir has no blob store");
+  });
+
+  it("a blob over the bound (32 MB) is missing in the CLI and the panel; it is never read", async () => {
+    truncateSync(join(agent, "blobs", HASH), 40 * 1024 * 1024); // sparse: no disk, but 40 MB to read
+    assert.equal(await readBlob(agent, HASH), null);
+    const json = JSON.parse((await cli("context", session, "--json")).out);
+    assert.equal(json.messages[0].content[1].data, ORACLE.blobRef);
+    const parsed = parseSession(session, readFileSync(session));
+    assert.ok(parsed.ok);
+    const model = await describeBlobImages(contextModel(parsed.session, null, "t"), agent);
+    assert.equal(model.rows[0]!.images![0]!.missing, true);
   });
 });

@@ -19,7 +19,7 @@ import { run } from "../src/cli/main.js";
 import { inspectTail, repairTail } from "../src/node/repair.js";
 import { exportTable } from "../src/node/views/dashboard.js";
 import type { DashboardModel } from "../src/protocol/views.js";
-import { header, label, message, usage } from "./builders.js";
+import { fork, header, label, message, usage } from "./builders.js";
 import { jsonl } from "./helpers.js";
 
 const ESC = "\u001b";
@@ -111,6 +111,20 @@ describe("hardening: the CLI's text output, repair and CSV", function () {
     assert.equal(list.sessions[0].name, ALL);
   });
 
+  it("list: a parent's id is one field, its newline escaped (it cannot start a row of its own)", async () => {
+    const sessions = join(dir, "agent", "sessions", "--forks--");
+    mkdirSync(sessions, { recursive: true });
+    const parentId = "parent\n999  ok";
+    writeFileSync(join(sessions, "p.jsonl"), jsonl(header({ id: parentId }), message("u0000001", null, "user", "x")));
+    writeFileSync(
+      join(sessions, "c.jsonl"),
+      jsonl(fork(parentId, { id: "child" }), message("u0000001", null, "user", "x")),
+    );
+    const r = await cli("list", "--agent-dir", join(dir, "agent"), "--no-cache");
+    assert.match(r.out, /↳ \\x0a999 {2}ok/, r.out);
+    assert.ok(!/^999 {2}ok/m.test(r.out), r.out);
+  });
+
   it("repair refuses a file that is not a session and leaves it as it was", async () => {
     const script = join(dir, "notes.sh");
     writeFileSync(script, "#!/bin/sh\necho one\necho two");
@@ -124,7 +138,7 @@ describe("hardening: the CLI's text output, repair and CSV", function () {
     await assert.rejects(inspectTail(script), /not a session/);
   });
 
-  it("repair's backup is created exclusively: a symlink at the backup name is never written through", async () => {
+  it("repair's backup is exclusive and owner-only: a symlink at the backup name is never written through", async () => {
     const now = Date.parse("2026-12-01T12:00:00.000Z");
     const predictable = `${file}.bak-2026-12-01T12-00-00-000Z`;
     const outside = join(dir, "outside.txt");
@@ -138,6 +152,7 @@ describe("hardening: the CLI's text output, repair and CSV", function () {
     assert.ok(!existsSync(join(dir, "nowhere")), "nothing was created through the dangling symlink");
     assert.equal(r.backup, `${file}.bak-2026-12-01T12-00-00-000Z-2`, "a fresh name");
     assert.ok(lstatSync(r.backup).isFile() && !lstatSync(r.backup).isSymbolicLink());
+    assert.equal(lstatSync(r.backup).mode & 0o777, 0o600, "readable by the owner only");
     assert.ok(readFileSync(r.backup).subarray(0, seen.offset).equals(readFileSync(file)));
   });
 

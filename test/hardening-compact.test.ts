@@ -94,6 +94,23 @@ describe("hardening: Compact Branch", function () {
     });
   }
 
+  for (const p of SURFACES) {
+    for (const mode of ["deep", "deepError"] as const) {
+      const what = mode === "deep" ? "an answer" : "an error body";
+      it(`${p}: ${what} nested 100,000 levels deep is a remote_error, no crash, file unchanged`, async () => {
+        h.mock.mode = mode;
+        const file = copy(S1);
+        const before = readFileSync(file);
+        const r = await cli(file, ...surfaceArgs(p), "--keep-recent-tokens", "120", "--yes", "--json");
+        assert.equal(r.code, 3, r.out + r.err);
+        assert.ok(!/Maximum call stack|RangeError|internal error/.test(r.out + r.err), (r.out + r.err).slice(0, 300));
+        assert.equal(r.json.failureClass, "remote_error", r.out);
+        assert.match(r.json.message, mode === "deep" ? /nested deeper than 1000 levels/ : /HTTP 400/);
+        assert.ok(readFileSync(file).equals(before));
+      });
+    }
+  }
+
   for (const fixture of ["pi", "omp"] as const) {
     it(`three compactions of one ${fixture} file at once: one checkpoint, the others busy or changed`, async () => {
       h.mock.delayMs = 300;

@@ -71,10 +71,13 @@ describe("hardening: deep nesting and huge lines", function () {
     });
   }
 
-  it("compact: a deep record is no crash (its line is skipped; the rest compacts or is refused)", async () => {
-    const r = await cli("compact", deepSession(), "--provider", "openai", "--model", "gpt-5.1", "--dry-run", "--json");
+  it("compact refuses a deep record, naming its line (pi reads it; a summary would leave it out)", async () => {
+    const file = deepSession();
+    const r = await cli("compact", file, "--provider", "openai", "--model", "gpt-5.1", "--dry-run", "--json");
     assert.ok(!/Maximum call stack|RangeError|internal error/.test(r.out + r.err), (r.out + r.err).slice(0, 400));
-    assert.ok([0, 3].includes(r.code));
+    assert.equal(r.code, 3, r.out + r.err);
+    assert.equal(JSON.parse(r.out).state, "refused");
+    assert.match(JSON.parse(r.out).reason, /line 3 is nested too deeply/);
   });
 
   it("a 40 MB line of `[` is refused at once, in a process limited to 256 MB of heap", () => {

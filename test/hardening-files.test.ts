@@ -1,7 +1,7 @@
 // Hardening (issue #14, item 6): a FIFO, a device or a directory where a session file is expected never blocks a
 // read, a listing or the watcher, and a whole-file read is bounded by the size fstat gave.
 import * as assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { appendFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -13,6 +13,7 @@ import { inspectTail } from "../src/node/repair.js";
 import { resolveRoots } from "../src/node/roots.js";
 import { SessionTracker } from "../src/node/tracker.js";
 import { message } from "./builders.js";
+import { ROOT } from "./fixtures.js";
 import { jsonl } from "./helpers.js";
 
 /** Fails (instead of hanging the suite) when `p` does not settle: a blocked read never settles. */
@@ -61,6 +62,25 @@ describe("hardening: FIFOs, devices and directories named like sessions", functi
     const c = await settles("compact", cli("compact", path, "--provider", "openai", "--model", "gpt-5.1", "--yes"));
     assert.equal(c.code, 3);
     assert.match(c.err, /not a regular file/);
+  });
+
+  it("pi's settings.json and auth.json as FIFOs read as absent, at once (a synchronous read would block)", () => {
+    const agent = join(dir, "pi-agent");
+    execFileSync("mkdir", ["-p", agent]);
+    execFileSync("mkfifo", [join(agent, "settings.json"), join(agent, "auth.json")]);
+    const script = [
+      `import { piKeepRecentTokens } from ${JSON.stringify(join(ROOT, "src/node/compact/settings.ts"))};`,
+      `import { readCodexToken } from ${JSON.stringify(join(ROOT, "src/node/compact/credentials.ts"))};`,
+      "const env = { PI_CODING_AGENT_DIR: process.argv[1] };",
+      "console.log(JSON.stringify([piKeepRecentTokens(env, '/nonexistent'), readCodexToken(env, '/nonexistent')]));",
+    ].join("\n");
+    const r = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script, agent], {
+      cwd: ROOT,
+      encoding: "utf8",
+      timeout: 20_000,
+    });
+    assert.equal(r.error, undefined, "the read returned (no timeout)");
+    assert.equal(r.stdout.trim(), "[null,null]", r.stderr);
   });
 
   it("a tracker given a FIFO reports no session and does not block", async () => {

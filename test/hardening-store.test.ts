@@ -128,7 +128,7 @@ describe("hardening: the store", function () {
     }
   });
 
-  it("a fork whose parent id two files carry is ambiguous: shown as such, never linked to either", async () => {
+  it("a fork whose parent id two files carry: linked to neither, its copies still counted once", async () => {
     writeFileSync(join(root, "--proj--", "a.jsonl"), session("p", 0.5));
     writeFileSync(join(root, "--proj--", "b.jsonl"), session("p", 0.5));
     writeFileSync(join(root, "--proj--", "c.jsonl"), session("child", 0.5, { parent: "p", time: 10 }));
@@ -140,6 +140,10 @@ describe("hardening: the store", function () {
     const row = list.json.sessions.find((s: { file: string }) => s.file.endsWith("c.jsonl"));
     assert.equal(row.parentState, "ambiguous");
     assert.equal(row.parentFile, null);
+    // Whichever file is the parent, the child's copies of its turns were paid for once: a and b are one session
+    // ($1, b is a byte copy), the child only inherited them.
+    const u = await cli("usage", "--session-dir", root, "--no-cache", "--json");
+    assert.equal(u.json.total.cost, 1);
   });
 
   it("a damaged cache line, any line, is dropped and its file read again: the totals stay right", async () => {

@@ -21,7 +21,14 @@ export type Mode =
   /** 200 headers, then one byte every 200 ms, forever. */
   | "trickle"
   /** 200 headers, then `hugeBytes` of body as fast as the client reads (counted in `bytesSent`). */
-  | "huge";
+  | "huge"
+  /** A well-formed answer whose compaction item carries a value nested 100,000 levels deep. */
+  | "deep"
+  /** HTTP 400 whose error body is nested 100,000 levels deep. */
+  | "deepError";
+
+/** JSON text nested `depth` levels (JSON.stringify itself overflows on such a value). */
+const deepJson = (depth = 100_000) => `${"[".repeat(depth)}${"]".repeat(depth)}`;
 
 export interface Recorded {
   path: string;
@@ -203,6 +210,12 @@ export async function startMockProvider(o: MockOptions): Promise<MockProvider> {
       pump();
       return;
     }
+    if (mode === "deepError") {
+      res
+        .writeHead(400, { "content-type": "application/json" })
+        .end(`{"error":{"message":"mock","type":"mock","param":${deepJson()}}}`);
+      return;
+    }
     if (typeof mode === "number") {
       res
         .writeHead(mode, { "content-type": "application/json" })
@@ -247,7 +260,10 @@ export async function startMockProvider(o: MockOptions): Promise<MockProvider> {
       id: "cmp_mock_1",
       type: "compaction",
       encrypted_content: ENCRYPTED,
+      ...(mode === "deep" ? { meta: "DEEP" } : {}),
     };
+    // In "deep" mode the marker becomes a deeply nested value in the text sent.
+    const send = (text: string) => (mode === "deep" ? text.replace('"DEEP"', deepJson()) : text);
     const users = (body.input as any[])
       .filter((i) => i.role === "user")
       .slice(-2)
@@ -288,14 +304,16 @@ export async function startMockProvider(o: MockOptions): Promise<MockProvider> {
     if (surface !== "codex") {
       res
         .writeHead(200, { "content-type": "application/json" })
-        .end(JSON.stringify({ id: "resp_mock", object: "response.compaction", created_at: 1, output, usage }));
+        .end(send(JSON.stringify({ id: "resp_mock", object: "response.compaction", created_at: 1, output, usage })));
       return;
     }
     res.writeHead(200, { "content-type": "text/event-stream" });
     res.write(`data: ${JSON.stringify({ type: "response.created", response: { id: "resp_mock" } })}\n\n`);
     for (const item of output)
       res.write(
-        `event: response.output_item.done\ndata: ${JSON.stringify({ type: "response.output_item.done", item })}\n\n`,
+        send(
+          `event: response.output_item.done\ndata: ${JSON.stringify({ type: "response.output_item.done", item })}\n\n`,
+        ),
       );
     if (mode === "truncated") {
       res.destroy();

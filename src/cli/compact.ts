@@ -3,7 +3,7 @@ import type { Provider } from "../core/compact/identity.js";
 import { readCodexToken } from "../node/compact/credentials.js";
 import { type CompactOptions, type CompactResult, compactBranch } from "../node/compact/run.js";
 import { piKeepRecentTokens } from "../node/compact/settings.js";
-import { formatCostAtMost } from "../protocol/format.js";
+import { formatCostAtMost, oneLine } from "../protocol/format.js";
 import { EXIT_NOT_WRITTEN, type Io, oneFile, parse, text, UsageError } from "./args.js";
 
 type CompactArgs = Pick<
@@ -94,10 +94,10 @@ async function compactCommand(
     const p = result.plan;
     say.out(
       [
-        `plan for ${a.file}${a.yes ? "" : " (nothing written: add --yes to compact)"}`,
-        `  branch leaf       ${p.leafId}`,
+        `plan for ${oneLine(a.file)}${a.yes ? "" : " (nothing written: add --yes to compact)"}`,
+        `  branch leaf       ${oneLine(p.leafId)}`,
         `  summarized        ${p.summarizedMessages} messages${p.isSplitTurn ? " (a turn is split)" : ""}`,
-        `  kept from         ${p.firstKeptEntryId} (${p.keptEntries} entries)`,
+        `  kept from         ${oneLine(p.firstKeptEntryId)} (${p.keptEntries} entries)`,
         `  tokens before     ~${p.tokensBefore}`,
         `  identity          ${identityText(p.identity)} · ${p.identity.endpoint}`,
         `  transport         ${p.transport}`,
@@ -108,7 +108,7 @@ async function compactCommand(
     );
   } else if (result.state === "written")
     say.out(
-      `compacted: entry ${result.entryId} · ${result.message} · kept from ${result.firstKeptEntryId}` +
+      `compacted: entry ${result.entryId} · ${result.message} · kept from ${oneLine(result.firstKeptEntryId)}` +
         ` · ~${result.tokensBefore} tokens before`,
     );
   else if (result.state === "failed")

@@ -1,4 +1,5 @@
 /** Plain-text tables for the CLI's text output. */
+import { oneLine } from "../protocol/format.js";
 
 /** Left-aligned columns, except the right-aligned ones; a rule under the header (and above a totals row). */
 export function formatTable(rows: string[][], rightAligned: number[], totalsRow = false): string {
@@ -16,5 +17,5 @@ export function formatTable(rows: string[][], rightAligned: number[], totalsRow 
 
 /** The random tail of a session id (UUIDv7 ids share their time prefix). */
 export function shortId(id: string | null): string {
-  return id ? id.slice(-8) : "";
+  return id ? oneLine(id.slice(-8)) : "";
 }

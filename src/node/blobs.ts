@@ -6,12 +6,12 @@
  * (a symlink out of it is not followed). No other path is ever opened. A blob that is absent stays a reference, as in
  * OMP, and is reported missing with its hash.
  */
-import { realpathSync } from "node:fs";
+import { type FileHandle, realpath } from "node:fs/promises";
 import { basename, dirname, join, sep } from "node:path";
 import type { ContextMessage } from "../core/context.js";
 import type { ContextModel } from "../protocol/views.js";
 import { isPlainObject } from "../core/session.js";
-import { readRegularFile } from "./fileAccess.js";
+import { openRegular, readAt } from "./fileAccess.js";
 
 const BLOB_REF = /^blob:sha256:([0-9a-f]{64})$/;
 /** Images larger than this are not read (OMP's blobs are screenshots; a bigger one is shown missing). */
@@ -22,27 +22,57 @@ export function blobHash(data: unknown): string | null {
   return typeof data === "string" ? (BLOB_REF.exec(data)?.[1] ?? null) : null;
 }
 
-/** The agent dir holding a session file: the parent of its nearest `sessions` ancestor, or null (a flat dir). */
+/**
+ * The agent dir holding a session file, from the layouts the agents write: `<agent>/sessions/<slug>/<file>` and a
+ * subagent's `<agent>/sessions/<slug>/<session>/<file>`. Anything else (a flat dir, a file deep in some `sessions`
+ * tree elsewhere) has none, and its blob references stay references.
+ */
 export function agentDirOf(sessionFile: string): string | null {
-  for (let dir = dirname(sessionFile); dirname(dir) !== dir; dir = dirname(dir)) {
-    if (basename(dir) === "sessions") return dirname(dir);
+  const slugDir = dirname(sessionFile);
+  for (const sessions of [dirname(slugDir), dirname(dirname(slugDir))]) {
+    if (basename(sessions) === "sessions" && dirname(sessions) !== sessions) return dirname(sessions);
   }
   return null;
 }
 
-/** The bytes of blob `hash` of `agentDir`, or null when it is absent, not a regular file, outside, or too large. */
-export async function readBlob(agentDir: string | null, hash: string): Promise<Buffer | null> {
+/** The agent dir of a store root that is an agent's `sessions` folder, or null (a plain session dir). */
+export function agentDirOfRoot(rootDir: string): string | null {
+  return basename(rootDir) === "sessions" ? dirname(rootDir) : null;
+}
+
+/**
+ * Run `use` on blob `hash` of `agentDir`, opened; null when it is absent, not a regular file, outside the blobs
+ * folder, or larger than the bound (checked on the open handle, before anything is read).
+ */
+async function withBlob<T>(
+  agentDir: string | null,
+  hash: string,
+  use: (handle: FileHandle, size: number) => Promise<T>,
+): Promise<T | null> {
   if (!agentDir || !/^[0-9a-f]{64}$/.test(hash)) return null;
   const dir = join(agentDir, "blobs");
-  const file = join(dir, hash);
   try {
-    const real = realpathSync(file);
-    if (!real.startsWith(realpathSync(dir) + sep)) return null;
-    const { bytes, id } = await readRegularFile(real);
-    return id.size > MAX_BLOB_BYTES ? null : bytes;
+    const real = await realpath(join(dir, hash));
+    if (!real.startsWith((await realpath(dir)) + sep)) return null;
+    const { handle, id } = await openRegular(real);
+    try {
+      return id.size > MAX_BLOB_BYTES ? null : await use(handle, id.size);
+    } finally {
+      await handle.close();
+    }
   } catch {
     return null;
   }
+}
+
+/** The bytes of blob `hash` of `agentDir`, or null (see `withBlob`). */
+export function readBlob(agentDir: string | null, hash: string): Promise<Buffer | null> {
+  return withBlob(agentDir, hash, (handle, size) => readAt(handle, 0, size));
+}
+
+/** The size of blob `hash` of `agentDir` without reading it, or null (see `withBlob`). */
+function blobSize(agentDir: string | null, hash: string): Promise<number | null> {
+  return withBlob(agentDir, hash, async (_handle, size) => size);
 }
 
 export interface ResolvedContext {
@@ -91,9 +121,9 @@ export async function describeBlobImages(model: ContextModel, agentDir: string |
   for (const row of model.rows) {
     for (const image of row.images ?? []) {
       if (!image.blob) continue;
-      const bytes = await readBlob(agentDir, image.blob);
-      image.bytes = bytes?.length ?? null;
-      image.missing = bytes === null;
+      const size = await blobSize(agentDir, image.blob);
+      image.bytes = size;
+      image.missing = size === null;
     }
   }
   return model;

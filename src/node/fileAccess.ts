@@ -81,3 +81,10 @@ export function readRegularRangeSync(path: string, ranges: [position: number, le
     closeSync(fd);
   }
 }
+
+/** A small settings or credentials file, read whole: refused when it is not a regular file or over `maxBytes`. */
+export function readSmallFileSync(path: string, maxBytes = 1024 * 1024): string {
+  const [bytes] = readRegularRangeSync(path, [[0, maxBytes + 1]]);
+  if (bytes!.length > maxBytes) throw new Error(`${path} is larger than ${maxBytes} bytes`);
+  return bytes!.toString("utf8");
+}

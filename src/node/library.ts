@@ -168,12 +168,14 @@ export class SessionLibrary {
       const placed = placeFile(file, this.options.roots);
       const known = this.sessionsByFile.get(file);
       let tracker = this.trackers.get(file);
-      if (!tracker) {
+      // A path the store would not list (outside the roots, a second path of a listed file, not a session name) is
+      // never read: a watcher event is no reason to open it.
+      if (placed && !tracker) {
         tracker = new SessionTracker(file);
         this.trackers.set(file, tracker);
       }
-      const { change } = await tracker.update();
-      if (!placed || tracker.sizeBytes < 0) {
+      const change = placed && tracker ? (await tracker.update()).change : "unchanged";
+      if (!placed || !tracker || tracker.sizeBytes < 0) {
         this.trackers.delete(file);
         if (known) {
           this.sessionsByFile.delete(file);

@@ -5,7 +5,7 @@
  * (its first record must be a session header). The backup is created exclusively, never through a symlink.
  */
 import { constants } from "node:fs";
-import { copyFile } from "node:fs/promises";
+import { open, unlink } from "node:fs/promises";
 import { parseLine } from "../core/jsonl.js";
 import { parseSession } from "../core/session.js";
 import { readRegularFile } from "./fileAccess.js";
@@ -65,19 +65,32 @@ export interface RepairResult {
 const BACKUP_ATTEMPTS = 100;
 
 /**
- * Copy `file` to a backup name that did not exist: `COPYFILE_EXCL` creates the target exclusively (`O_CREAT|O_EXCL`,
- * which fails on any existing name, a symlink included, and never writes through one); a taken name gets a suffix.
+ * Write `bytes` (the file exactly as checked) to a backup name that did not exist: `O_CREAT|O_EXCL|O_NOFOLLOW` fails
+ * on any existing name, a symlink included, and never writes through one; a taken name gets a suffix. Readable by
+ * the owner only, as a session may hold anything. A backup that could not be written whole is removed.
  */
-async function exclusiveBackup(file: string, now: number): Promise<string> {
+async function exclusiveBackup(file: string, bytes: Buffer, now: number): Promise<string> {
   const base = `${file}.bak-${new Date(now).toISOString().replace(/[:.]/g, "-")}`;
+  const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
   for (let i = 0; i < BACKUP_ATTEMPTS; i++) {
     const name = i === 0 ? base : `${base}-${i}`;
+    let handle;
     try {
-      await copyFile(file, name, constants.COPYFILE_EXCL);
-      return name;
+      handle = await open(name, flags, 0o600);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+      if ((err as NodeJS.ErrnoException).code === "EEXIST") continue;
+      throw err;
     }
+    try {
+      await handle.writeFile(bytes);
+      await handle.sync();
+    } catch (err) {
+      await handle.close();
+      await unlink(name).catch(() => undefined);
+      throw err;
+    }
+    await handle.close();
+    return name;
   }
   throw new RepairRefused(`no free backup name next to ${file}; nothing was repaired`);
 }
@@ -89,7 +102,7 @@ export async function repairTail(
 ): Promise<RepairResult> {
   try {
     return await withWriterLock(file, async () => {
-      const { snap } = await snapshot(file);
+      const { snap, bytes } = await snapshot(file);
       if (snap.size !== seen.size || snap.mtimeNs !== seen.mtimeNs)
         throw new RepairRefused("the file changed since it was inspected; nothing was repaired");
       const now = options.now?.() ?? Date.now();
@@ -97,7 +110,7 @@ export async function repairTail(
         throw new RepairRefused(
           "the file was written in the last few seconds: an agent may still be writing it; nothing was repaired",
         );
-      const backup = await exclusiveBackup(file, now);
+      const backup = await exclusiveBackup(file, bytes, now);
       // Truncate on a handle checked to be the file as inspected (under the publish lock, like an append).
       await writeIfUnchanged(file, snap, (handle) => handle.truncate(seen.offset));
       return { backup, removedBytes: seen.bytes };

@@ -4,20 +4,19 @@
  * - The writer lock `.<name>.writer.lock`, held for a whole run, makes our writers exclude each other on every session
  *   file, pi's and OMP's, across processes (the CLI, the extension in any number of windows). A second writer is
  *   refused at once (`busy`), before it pays for a provider call.
- * - The publish lock `.<name>.lock` is OMP's own (`O_EXCL`, content `<pid>:<ms>`, a dead pid's lock is stale),
+ * - The publish lock `.<name>.lock` is OMP's own (`O_EXCL`, content `<pid>:<ms>`),
  *   held only around the write itself, so that OMP's appends and ours never interleave. pi takes no lock; the
  *   same-handle check below is what protects a pi file.
  * - The write itself: the file is opened without following it anywhere new (no create), checked on that handle to be
  *   exactly what was read (size, mtime, inode, the last line), and only then written (`changed` otherwise).
  *
- * A lock left by a crashed writer of this machine (its pid is gone) is taken over; one older than an hour is too.
+ * How the locks are taken, found stale and taken over: `sessionLock.ts`.
  */
 import { createHash } from "node:crypto";
 import { constants } from "node:fs";
-import { open, readFile, stat, unlink } from "node:fs/promises";
-import { hostname } from "node:os";
-import { basename, dirname, join } from "node:path";
+import { type FileHandle, open } from "node:fs/promises";
 import { type FileIdentity, openRegular, readAt } from "./fileAccess.js";
+import { lockHeld, withLock } from "./sessionLock.js";
 
 export class SessionWriteError extends Error {
   constructor(
@@ -36,8 +35,6 @@ export interface Snapshot extends FileIdentity {
 
 /** How much of the end of the file the last-line check compares. */
 const TAIL = 1 << 20;
-/** A lock older than this is taken over whatever its pid says (a writer never runs this long). */
-const STALE_MS = 60 * 60 * 1000;
 /** How long the write waits for OMP's publish lock (OMP itself waits up to 500 ms). */
 const PUBLISH_WAIT_MS = 500;
 
@@ -61,82 +58,21 @@ export async function snapshot(file: string): Promise<{ snap: Snapshot; bytes: B
   }
 }
 
-const lockPath = (file: string, kind: "writer" | "publish") =>
-  join(dirname(file), `.${basename(file)}${kind === "writer" ? ".writer" : ""}.lock`);
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
-/** A lock whose writer is gone: its pid is dead on this host, or it is older than an hour. */
-async function stale(lock: string): Promise<boolean> {
-  try {
-    const [text, st] = await Promise.all([readFile(lock, "utf8"), stat(lock)]);
-    if (Date.now() - st.mtimeMs > STALE_MS) return true;
-    const [pid, , host] = text.trim().split(":");
-    const n = Number(pid);
-    if (!Number.isInteger(n) || n <= 0) return false;
-    return (host === undefined || host === hostname()) && !alive(n);
-  } catch {
-    return false; // gone meanwhile, or unreadable: not ours to remove
-  }
-}
-
-async function acquire(lock: string, waitMs: number, withHost: boolean): Promise<boolean> {
-  const until = Date.now() + waitMs;
-  for (;;) {
-    try {
-      const handle = await open(lock, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW);
-      await handle.writeFile(`${process.pid}:${Date.now()}${withHost ? `:${hostname()}` : ""}\n`);
-      await handle.close();
-      return true;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
-    }
-    if (await stale(lock)) {
-      await unlink(lock).catch(() => undefined);
-      continue;
-    }
-    if (Date.now() >= until) return false;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
-async function withLock<T>(lock: string, waitMs: number, busy: string, withHost: boolean, fn: () => Promise<T>) {
-  if (!(await acquire(lock, waitMs, withHost))) throw new SessionWriteError("busy", busy);
-  try {
-    return await fn();
-  } finally {
-    await unlink(lock).catch(() => undefined);
-  }
-}
-
 /** Run `fn` as the only writer of this session among ours (CLI and extension windows); `busy` when another is. */
 export function withWriterLock<T>(file: string, fn: () => Promise<T>): Promise<T> {
   const busy = "another Pi Session Explorer writer (the CLI or another window) is working on this session";
-  return withLock(lockPath(file, "writer"), 0, busy, true, fn);
+  return withLock(file, "writer", 0, () => new SessionWriteError("busy", busy), fn);
 }
 
 /** Run `fn` holding OMP's publish lock for the session (waits briefly, as OMP does). */
 function withPublishLock<T>(file: string, fn: () => Promise<T>): Promise<T> {
   const busy = "the session's writer lock is held: Oh My Pi (or another writer) is writing this session";
-  return withLock(lockPath(file, "publish"), PUBLISH_WAIT_MS, busy, false, fn);
+  return withLock(file, "publish", PUBLISH_WAIT_MS, () => new SessionWriteError("busy", busy), fn);
 }
 
 /** Whether someone (OMP, or one of our writers) holds the session's publish lock now. */
-export async function publishLockHeld(file: string): Promise<boolean> {
-  const lock = lockPath(file, "publish");
-  try {
-    await stat(lock);
-  } catch {
-    return false;
-  }
-  return !(await stale(lock));
+export function publishLockHeld(file: string): Promise<boolean> {
+  return lockHeld(file, "publish");
 }
 
 /**
@@ -146,7 +82,7 @@ export async function publishLockHeld(file: string): Promise<boolean> {
 export async function writeIfUnchanged(
   file: string,
   before: Snapshot,
-  write: (handle: import("node:fs/promises").FileHandle) => Promise<void>,
+  write: (handle: FileHandle) => Promise<void>,
 ): Promise<void> {
   const changed = () => new SessionWriteError("changed", "the session changed since it was read; nothing was written");
   await withPublishLock(file, async () => {
@@ -170,9 +106,24 @@ export async function writeIfUnchanged(
   });
 }
 
-/** Append `text` to `file` if it is still exactly `before` (see `writeIfUnchanged`). */
+/**
+ * Append `text` to `file` if it is still exactly `before` (see `writeIfUnchanged`). Every byte is written or none:
+ * a short or failed write (a full disk) is cut back to the old end, unless something else has appended since.
+ */
 export function appendIfUnchanged(file: string, before: Snapshot, text: string): Promise<void> {
+  const bytes = Buffer.from(text, "utf8");
   return writeIfUnchanged(file, before, async (handle) => {
-    await handle.write(text);
+    let done = 0;
+    try {
+      while (done < bytes.length) {
+        const { bytesWritten } = await handle.write(bytes, done, bytes.length - done);
+        if (bytesWritten <= 0) throw new Error("the disk accepted no more bytes");
+        done += bytesWritten;
+      }
+    } catch (err) {
+      const st = await handle.stat().catch(() => null);
+      if (st && st.size === before.size + done) await handle.truncate(before.size).catch(() => undefined);
+      throw err;
+    }
   });
 }

@@ -20,7 +20,7 @@ import type { DashboardModel, PanelModel } from "../../protocol/views.js";
 import { ownCost, sessionTitle } from "../../node/store/index.js";
 import type { StoreSession } from "../../node/store/index.js";
 import { checkpointModel } from "../../node/views/checkpoint.js";
-import { agentDirOf, describeBlobImages } from "../../node/blobs.js";
+import { agentDirOfRoot, describeBlobImages } from "../../node/blobs.js";
 import { contextModel } from "../../node/views/context.js";
 import { dashboardModel, exportTable } from "../../node/views/dashboard.js";
 import { lineageMembers, lineageModel } from "../../node/views/lineage.js";
@@ -292,8 +292,9 @@ export class PanelManager implements vscode.Disposable {
       }
       case "context": {
         const { s, session } = await this.opened(state.file);
-        // OMP images stored as blobs: sized from the session's own agent dir, or marked missing.
-        return describeBlobImages(contextModel(session, state.entryId ?? null, sessionTitle(s)), agentDirOf(s.file));
+        // OMP images stored as blobs: sized from the agent dir of the session's store root, or marked missing.
+        const model = contextModel(session, state.entryId ?? null, sessionTitle(s));
+        return describeBlobImages(model, agentDirOfRoot(s.root.dir));
       }
       case "lineage": {
         await lib.whenComplete();

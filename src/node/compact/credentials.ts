@@ -1,7 +1,8 @@
 /** Credentials for Compact Branch: the key or token in use, the Codex login (read-only), and the secrets to guard. */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { readSmallFileSync } from "../fileAccess.js";
 
 export interface Credentials {
   /** OpenAI or Azure API key. */
@@ -24,7 +25,7 @@ export function readCodexToken(env: NodeJS.ProcessEnv = process.env, home = home
   for (const [file, pick] of candidates) {
     if (!existsSync(file)) continue;
     try {
-      const token = pick(JSON.parse(readFileSync(file, "utf8")));
+      const token = pick(JSON.parse(readSmallFileSync(file)));
       if (typeof token === "string" && token) return token;
     } catch {
       // unreadable: try the next one

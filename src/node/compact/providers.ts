@@ -172,12 +172,18 @@ function retainCodexInput(input: InputItem[]): InputItem[] {
   return kept;
 }
 
+/** Why a Codex answer could not be used: nested past the bound, or not JSON at all. */
+function unreadable(parsed: { tooDeep?: boolean }, what: string): CompactionFailure {
+  const why = parsed.tooDeep ? `an answer nested deeper than ${MAX_NESTING} levels` : what;
+  return new CompactionFailure("remote_error", `ChatGPT Codex sent ${why}`);
+}
+
 /** Parse a Codex response: JSON, or SSE `data:` lines with `response.output_item.done` and `response.completed`. */
 function parseCodexResponse(text: string): { output: unknown[]; usage?: unknown } {
   const trimmed = text.trimStart();
   if (trimmed.startsWith("{")) {
     const parsed = parseLine(trimmed);
-    if (!parsed.ok) throw new CompactionFailure("remote_error", "ChatGPT Codex sent an answer that could not be read");
+    if (!parsed.ok) throw unreadable(parsed, "an answer that could not be read");
     const json = parsed.value as {
       output?: unknown[];
       usage?: unknown;
@@ -192,7 +198,7 @@ function parseCodexResponse(text: string): { output: unknown[]; usage?: unknown 
     const data = line.slice(5).trim();
     if (!data || data === "[DONE]") continue;
     const parsed = parseLine(data);
-    if (!parsed.ok) throw new CompactionFailure("remote_error", "ChatGPT Codex sent an event that is not JSON");
+    if (!parsed.ok) throw unreadable(parsed, "an event that is not JSON");
     const event = (parsed.value && typeof parsed.value === "object" ? parsed.value : {}) as {
       type?: string;
       item?: unknown;

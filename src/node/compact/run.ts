@@ -118,6 +118,10 @@ function refusal(session: Session, bytes: Buffer): string | null {
   const lines = bytes.toString("utf8").trimEnd().split("\n").length;
   const bad = session.diagnostics.find((d) => d.code === "malformed-json" && d.line === lines);
   if (bad) return `the last line is malformed (line ${bad.line})`;
+  // pi parses lines nested deeper than our bound; we skip them, so a summary we wrote would silently leave out
+  // history pi still has. Refuse rather than compact a branch we cannot see whole.
+  const deep = session.diagnostics.find((d) => d.code === "too-deep");
+  if (deep) return `line ${deep.line} is nested too deeply for us to read, so the branch cannot be summarized whole`;
   return null;
 }
 

@@ -35,6 +35,7 @@ export function linkLineage(sessions: StoreSession[], roots: SessionRoot[]): voi
   }
   for (const s of sessions) {
     s.parent = null;
+    s.parentCandidates = [];
     s.children = [];
     s.sameIdAs = s.summary.ok ? byId.get(s.summary.id)!.filter((o) => o !== s) : [];
   }
@@ -68,6 +69,7 @@ export function linkLineage(sessions: StoreSession[], roots: SessionRoot[]): voi
     }
     s.parentState = state;
     s.parent = parent ?? null;
+    if (state === "ambiguous") s.parentCandidates = byId.get(raw)!.filter((o) => o !== s);
     if (parent) parent.children.push(s);
   }
   // Guard against lineage cycles (A says B is its parent, B says A): break at the repeat. Linear: each session is
@@ -98,6 +100,7 @@ export function linkLineage(sessions: StoreSession[], roots: SessionRoot[]): voi
  * Deduplication over a result set, so that every entry is counted once (docs/session-format.md#forks):
  * - a fork: an entry is inherited when its parent is in the result, the parent has the same entry id, and the
  *   entry's timestamp is not after the fork's header timestamp. A fork whose parent is not in the result keeps them.
+ *   An ambiguous fork inherits an entry any of its candidate parents in the result has.
  * - files with one session id (a copy, a backup): one of them owns the session (the one with the most entries, then
  *   the first by path); an entry of another one is inherited when the owner has the same entry id with the same
  *   timestamp. A byte-identical copy thus adds nothing.
@@ -118,11 +121,12 @@ export function computeOwnership(result: StoreSession[]): void {
     s.inherited = new Set();
     s.forkPointId = null;
     if (!s.summary.ok) continue;
-    if (s.parent && inResult.has(s.parent)) {
-      const parentEntries = entriesOf(s.parent);
+    // An ambiguous fork is linked to none of its candidates, but its copies were paid for by one of them.
+    const sources = (s.parent ? [s.parent] : s.parentCandidates).filter((p) => inResult.has(p)).map(entriesOf);
+    if (sources.length) {
       const created = s.summary.created;
       for (const [id, time] of s.summary.entries) {
-        if (parentEntries.has(id) && !(time > created)) {
+        if (sources.some((p) => p.has(id)) && !(time > created)) {
           s.inherited.add(id);
           s.forkPointId = id;
         }

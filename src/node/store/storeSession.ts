@@ -20,6 +20,8 @@ export interface StoreSession {
   summary: SessionSummary;
   parentState: ParentState;
   parent: StoreSession | null;
+  /** An ambiguous fork's possible parents (every listed file carrying the id): its copies are counted for them. */
+  parentCandidates: StoreSession[];
   children: StoreSession[];
   /** Ids of this session's entries that are copies of its parent's (fork deduplication: each entry is counted once). */
   inherited: Set<string>;
@@ -45,6 +47,7 @@ export function newStoreSession(
     summary,
     parentState: "none",
     parent: null,
+    parentCandidates: [],
     children: [],
     inherited: new Set(),
     forkPointId: null,
