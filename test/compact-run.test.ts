@@ -9,7 +9,7 @@ import { parseSession } from "../src/core/session.js";
 
 import type { MockProvider } from "./mockProvider.js";
 
-import { contract, O1, S1, useCompactHarness } from "./compactHarness.js";
+import { appendedCheckpoint, contract, lastCompaction, O1, S1, useCompactHarness } from "./compactHarness.js";
 
 describe("compact branch against the mock provider", function () {
   this.timeout(60_000);
@@ -17,7 +17,7 @@ describe("compact branch against the mock provider", function () {
   const { copy, cli, surfaceArgs, nextRequest } = h;
 
   for (const p of ["openai", "azure", "codex"] as const) {
-    it(`${p}: writes one checkpoint line that pi loads and Blackmagic rc.5 replays`, async () => {
+    it(`${p}: writes one checkpoint and its timeline entry that pi loads and Blackmagic rc.5 replays`, async () => {
       const file = copy(S1);
       const before = readFileSync(file);
       const r = await cli(file, ...surfaceArgs(p), "--keep-recent-tokens", "120", "--yes", "--json");
@@ -25,10 +25,8 @@ describe("compact branch against the mock provider", function () {
       assert.deepEqual(h.mock.violations, []);
       assert.equal(r.json.state, "remote_applied");
       const after = readFileSync(file);
-      assert.ok(after.subarray(0, before.length).equals(before), "the old bytes are untouched");
-      const added = after.subarray(before.length).toString("utf8");
-      assert.equal(added.split("\n").length, 2, "exactly one new line");
-      const entry = JSON.parse(added);
+      const { entry, timeline } = appendedCheckpoint(before, after);
+      assert.deepEqual(timeline.data, { method: p === "codex" ? "remote_codex_v2" : "remote_responses_v1" });
       assert.equal(entry.id, r.json.entryId);
       assert.match(entry.id, /^[0-9a-f]{8}$/);
       assert.equal(entry.fromHook, true);
@@ -112,7 +110,7 @@ describe("compact branch against the mock provider", function () {
       assert.deepEqual(h.mock.violations, []);
       // pi's split-turn rule: a second request summarizes the prefix of the turn that is cut.
       assert.equal(h.mock.summaries, before + (plan.json.plan.isSplitTurn ? 2 : 1));
-      const entry = JSON.parse(readFileSync(file, "utf8").trimEnd().split("\n").at(-1)!);
+      const entry = lastCompaction(file);
       assert.match(
         entry.summary,
         /^## Goal\nMOCK LLM SUMMARY \d+(\n\n---\n\n\*\*Turn Context \(split turn\):\*\*\n\n## Goal\nMOCK LLM SUMMARY \d+)?\n\n<read-files>/,
@@ -138,7 +136,7 @@ describe("compact branch against the mock provider", function () {
     const req = h.mock.requests.at(-1)!;
     assert.equal(req.body.instructions, "You are a helpful assistant.");
     assert.equal(req.body.tool_choice, "auto");
-    const entry = JSON.parse(readFileSync(file, "utf8").trimEnd().split("\n").at(-1)!);
+    const entry = lastCompaction(file);
     assert.equal(entry.details.checkpoint.retention, "recent_real_user_messages_64000_plus_canonical_provider_window");
     assert.ok(entry.details.checkpoint.artifact.slice(0, -1).every((i: any) => i.role === "user"));
   });
@@ -152,7 +150,7 @@ describe("compact branch against the mock provider", function () {
     assert.equal(after.session.flavor, "omp");
     const entry = after.session.byId.get(r.json.entryId)!;
     assert.equal(entry.data.fromExtension, true);
-    assert.equal(after.session.leafId, r.json.entryId);
+    assert.equal(after.session.byId.get(after.session.leafId!)!.parentId, r.json.entryId, "the timeline entry follows");
     assert.equal(buildContext(after.session).messages[0]!.role, "compactionSummary");
     assert.equal(after.session.name, "mathkit overview", "the title slot is untouched");
   });

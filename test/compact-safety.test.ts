@@ -9,7 +9,7 @@ import { compactBranch } from "../src/node/compact/run.js";
 import { SessionManager } from "@mariozechner/pi-coding-agent";
 import { message } from "./builders.js";
 import { jsonl, sleep } from "./helpers.js";
-import { API_KEY, O1, S1, S3, TOKEN, TRUNCATED, useCompactHarness, V2 } from "./compactHarness.js";
+import { API_KEY, appendedCheckpoint, O1, S1, S3, TOKEN, TRUNCATED, useCompactHarness, V2 } from "./compactHarness.js";
 
 describe("compact branch: failures leave the file as it was", function () {
   this.timeout(60_000);
@@ -143,6 +143,7 @@ for (;;) {
 
   it("--write-fallback after a failure writes a readable-only compaction (local_fallback) that pi loads", async () => {
     const file = copy(S1);
+    const before = readFileSync(file);
     h.mock.mode = 500;
     const r = await cli(
       file,
@@ -156,9 +157,13 @@ for (;;) {
     assert.equal(r.code, 0, r.err);
     assert.equal(r.json.state, "local_fallback");
     assert.equal(r.json.failureClass, "remote_error");
-    const entry = JSON.parse(readFileSync(file, "utf8").trimEnd().split("\n").at(-1)!);
+    const { entry, timeline } = appendedCheckpoint(before, readFileSync(file));
     assert.equal(entry.details.state, "local_fallback");
     assert.equal(entry.details.checkpoint, undefined);
+    // Blackmagic's fallback shape: pi's file lists at the top of details; the timeline names the failure.
+    assert.ok(Array.isArray(entry.details.readFiles) && Array.isArray(entry.details.modifiedFiles));
+    assert.equal(entry.details.local, undefined);
+    assert.deepEqual(timeline.data, { method: "local_fallback", failureClass: "remote_error" });
     assert.equal(SessionManager.open(file).buildSessionContext().messages[0]!.role, "compactionSummary");
   });
 

@@ -34,6 +34,32 @@ export const O1 = OMP_FIXTURES.find((f) => f.includes("d97d"))!;
 
 export type Surface = "openai" | "azure" | "codex";
 
+/**
+ * What one compaction appended: exactly two lines, the compaction entry and Blackmagic's timeline entry (its child,
+ * naming the method). Returns both records.
+ */
+export function appendedCheckpoint(before: Buffer, after: Buffer): { entry: any; timeline: any } {
+  assert.ok(after.subarray(0, before.length).equals(before), "the old bytes are untouched");
+  const lines = after.subarray(before.length).toString("utf8").split("\n");
+  assert.equal(lines.length, 3, "exactly two new lines");
+  const [entry, timeline] = [JSON.parse(lines[0]!), JSON.parse(lines[1]!)];
+  assert.equal(entry.type, "compaction");
+  assert.equal(timeline.type, "custom");
+  assert.equal(timeline.customType, "pi-openai-blackmagic-compact/compaction-timeline/1");
+  assert.equal(timeline.parentId, entry.id);
+  assert.match(timeline.id, /^[0-9a-f]{8}$/);
+  return { entry, timeline };
+}
+
+/** The last compaction entry of a file (the line before its timeline entry). */
+export function lastCompaction(file: string): any {
+  const lines = readFileSync(file, "utf8")
+    .trimEnd()
+    .split("\n")
+    .map((l) => JSON.parse(l));
+  return lines.filter((e) => e.type === "compaction").at(-1);
+}
+
 export function useCompactHarness() {
   let mock!: MockProvider;
   let dir!: string;
@@ -75,6 +101,9 @@ export function useCompactHarness() {
   });
   beforeEach(() => {
     mock.mode = "ok";
+    mock.echoAllUsers = false;
+    mock.answerUsage = null;
+    mock.deployment = DEPLOYMENT;
   });
 
   /** A copy of a fixture, last written an hour ago (not "busy"). */

@@ -173,6 +173,7 @@ describe("hardening: the CLI's text output, repair and CSV", function () {
         cacheWrite: 0,
         totalTokens: 2,
         messages: 1,
+        unpriced: 0,
         activeCost: 1,
         inheritedCost: 0,
       },

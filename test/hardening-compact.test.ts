@@ -9,7 +9,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { header, message } from "./builders.js";
 import { compactBranch } from "../src/node/compact/run.js";
-import { API_KEY, O1, S1, type Surface, useCompactHarness } from "./compactHarness.js";
+import { API_KEY, appendedCheckpoint, O1, S1, type Surface, useCompactHarness } from "./compactHarness.js";
 import { ROOT } from "./fixtures.js";
 import { jsonl } from "./helpers.js";
 
@@ -141,9 +141,7 @@ describe("hardening: Compact Branch", function () {
               "failureClass" in r && ["session_busy", "session_changed"].includes(r.failureClass ?? ""),
               JSON.stringify(r),
             );
-          const after = readFileSync(file);
-          assert.ok(after.subarray(0, before.length).equals(before));
-          assert.equal(after.subarray(before.length).toString("utf8").split("\n").length, 2, "exactly one new line");
+          appendedCheckpoint(before, readFileSync(file));
         }
       } finally {
         h.mock.delayMs = 0;
@@ -179,9 +177,7 @@ describe("hardening: Compact Branch", function () {
         assert.equal(written.length, 1, JSON.stringify(results));
         for (const r of results.filter((x) => x.state !== "remote_applied"))
           assert.ok(["session_busy", "session_changed"].includes(r.failureClass), JSON.stringify(r));
-        const after = readFileSync(file);
-        assert.ok(after.subarray(0, before.length).equals(before));
-        assert.equal(after.subarray(before.length).toString("utf8").split("\n").length, 2, "exactly one new line");
+        appendedCheckpoint(before, readFileSync(file));
       }
     } finally {
       h.mock.delayMs = 0;

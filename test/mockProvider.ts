@@ -62,6 +62,12 @@ export interface MockProvider {
   delayMs: number;
   /** Text put into the answer's first user message (to test that credentials in an answer are caught). */
   echo: string;
+  /** The Azure deployment the requests must name (the options' by default). */
+  deployment: string;
+  /** Answer as Blackmagic's own test mock does: every user message of the input (not the last two). */
+  echoAllUsers: boolean;
+  /** The compaction answer's usage (a fixed one by default). */
+  answerUsage: Record<string, unknown> | null;
   close(): Promise<void>;
 }
 
@@ -80,6 +86,9 @@ export async function startMockProvider(o: MockOptions): Promise<MockProvider> {
     bytesSent: 0,
     delayMs: 0,
     echo: "",
+    deployment: o.deployment,
+    echoAllUsers: false,
+    answerUsage: null,
     close: async () => {},
   };
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -133,7 +142,7 @@ export async function startMockProvider(o: MockOptions): Promise<MockProvider> {
         url.searchParams.get("api-version") !== "v1" ? "azure: api-version=v1 query" : "",
         h["api-key"] !== o.azureKey ? "azure: api-key header" : "",
         h.authorization !== undefined ? "azure: no Authorization header" : "",
-        body?.model !== o.deployment ? "azure: model must be the deployment" : "",
+        body?.model !== mock.deployment ? "azure: model must be the deployment" : "",
       ]);
     } else if (req.method === "POST" && url.pathname === "/backend-api/codex/responses") {
       surface = "codex";
@@ -266,7 +275,7 @@ export async function startMockProvider(o: MockOptions): Promise<MockProvider> {
     const send = (text: string) => (mode === "deep" ? text.replace('"DEEP"', deepJson()) : text);
     const users = (body.input as any[])
       .filter((i) => i.role === "user")
-      .slice(-2)
+      .slice(mock.echoAllUsers ? 0 : -2)
       .map((i) => ({
         type: "message",
         role: "user",
@@ -289,7 +298,7 @@ export async function startMockProvider(o: MockOptions): Promise<MockProvider> {
       default:
         output = surface === "codex" ? [compaction] : [...users, compaction];
     }
-    const usage = {
+    const usage = mock.answerUsage ?? {
       input_tokens: 4321,
       output_tokens: 87,
       total_tokens: 4408,

@@ -138,6 +138,7 @@ describe("pi-sessions list and usage", () => {
       "totalTokens",
       "cost",
       "messages",
+      "unpriced",
       "activeCost",
       "inheritedCost",
     ]);

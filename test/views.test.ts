@@ -11,7 +11,8 @@ import { SessionLibrary } from "../src/node/library.js";
 import { ownCost } from "../src/node/store/index.js";
 import { resolveRoots } from "../src/node/roots.js";
 import type { StoreSession } from "../src/node/store/index.js";
-import { checkpointInvalidReason, checkpointModel } from "../src/node/views/checkpoint.js";
+import { checkpointModel } from "../src/node/views/checkpoint.js";
+import { checkpointInvalidReason } from "../src/node/views/checkpointRecord.js";
 import { contextModel } from "../src/node/views/context.js";
 import { dashboardModel, exportTable } from "../src/node/views/dashboard.js";
 import { lineageModel } from "../src/node/views/lineage.js";
@@ -133,7 +134,7 @@ describe("panel view models", () => {
       const csv = exportTable(m, "models", "csv").trimEnd().split("\n");
       assert.equal(
         csv[0],
-        "key,label,cost,activeCost,inheritedCost,input,output,cacheRead,cacheWrite,totalTokens,messages",
+        "key,label,cost,activeCost,inheritedCost,input,output,cacheRead,cacheWrite,totalTokens,messages,unpriced",
       );
       assert.equal(csv.length, m.models.length + 1);
       assert.deepEqual(JSON.parse(exportTable(m, "projects", "json")).rows, m.projects);

@@ -38,7 +38,7 @@ if (real) {
   home = os.homedir();
   workspace = process.env.INIT_CWD || process.cwd();
 } else {
-  ({ home, workspace } = buildFixtureHome(path.join(demoDir, "home")));
+  ({ home, workspace } = buildFixtureHome(path.join(demoDir, "home"), { blackmagic: true }));
 }
 process.env.EXT_HOST_HOME = home;
 process.env.RUNTIME_TMP = path.join(demoDir, "runtime");

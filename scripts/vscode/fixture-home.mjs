@@ -157,7 +157,11 @@ function hostileSession(home) {
   return file;
 }
 
-export function buildFixtureHome(dest, { hostile = false } = {}) {
+/**
+ * `blackmagic`: also the sessions the real Blackmagic rc.5 wrote inside the real pi 0.83 (fixtures/real/blackmagic),
+ * under their own projects (/home/dana/code/…), for the checkpoint screenshots and the demo.
+ */
+export function buildFixtureHome(dest, { hostile = false, blackmagic = false } = {}) {
   const home = path.resolve(dest);
   rmSync(home, { recursive: true, force: true });
   const piSessions = path.join(home, ".pi", "agent", "sessions");
@@ -170,6 +174,7 @@ export function buildFixtureHome(dest, { hostile = false } = {}) {
     slug.startsWith(`${homeSlug}-`) ? `${piSlug(home).slice(0, -2)}${slug.slice(homeSlug.length)}` : slug,
   );
   copyStore(path.join(fixtures, "omp", "sessions"), ompSessions, home, (slug) => slug);
+  if (blackmagic) cpSync(path.join(fixtures, "blackmagic", "agent", "sessions"), piSessions, { recursive: true });
   // A broken file, so the explorer's "not readable" state is part of every run.
   cpSync(
     path.join(fixtures, "quirks", "empty.jsonl"),

@@ -17,7 +17,7 @@ const shots = path.resolve(process.env.SHOTS || path.join(root, "test-results", 
 ensureRuntime();
 mkdirSync(shots, { recursive: true });
 const tmp = mkdtempSync(path.join(os.tmpdir(), "pi-sessions-ui-"));
-const { home, workspace } = buildFixtureHome(path.join(tmp, "home"), { hostile: true });
+const { home, workspace } = buildFixtureHome(path.join(tmp, "home"), { hostile: true, blackmagic: true });
 process.env.EXT_HOST_HOME = home;
 process.env.RUNTIME_TMP = tmp;
 
@@ -226,6 +226,30 @@ try {
   step("checkpoint inspector renders the summary as Markdown");
   await page.mouse.move(1200, 850);
   await page.screenshot({ path: `${shots}/12-checkpoint-dark.png` });
+
+  // Checkpoints written by Blackmagic itself: Azure, Codex and a local fallback, from the palette.
+  for (const [prompt, entryId, method, shot] of [
+    ["loans/march.csv", "60525392", "server · Azure", "15-checkpoint-azure"],
+    ["meter/panels.csv", "a56f20a7", "server · Codex", "16-checkpoint-codex"],
+    ["scan surveys/spring.csv", "f619206d", "local fallback (remote_error)", "17-checkpoint-fallback"],
+  ]) {
+    await runCommand("Pi Sessions: Inspect Checkpoint");
+    await input.fill(prompt);
+    await page.locator(".quick-input-list .monaco-list-row", { hasText: prompt }).first().waitFor({ timeout: 10000 });
+    await page.keyboard.press("Enter");
+    await page
+      .locator(".quick-input-list .monaco-list-row", { hasText: `Compaction ${entryId}` })
+      .first()
+      .waitFor({ timeout: 10000 });
+    await page.keyboard.press("Enter");
+    await webview()
+      .locator("h1", { hasText: `Compaction ${entryId}` })
+      .waitFor({ timeout: 30000 });
+    await webview().locator("#status", { hasText: method }).waitFor({ timeout: 10000 });
+    step(`checkpoint inspector: ${method}`);
+    await page.mouse.move(1200, 850);
+    await page.screenshot({ path: `${shots}/${shot}.png` });
+  }
 
   await contextMenu("What's left to do?", "Show Effective Context");
   await webview().locator("td", { hasText: "compaction summary" }).first().waitFor({ timeout: 30000 });

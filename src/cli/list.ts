@@ -1,5 +1,5 @@
 /** `pi-sessions list`: every session under the roots, with fork lineage; and the row shape of `list --json`. */
-import { oneLine, truncate } from "../protocol/format.js";
+import { formatDateTime, oneLine, truncate } from "../protocol/format.js";
 import { computeOwnership, type ParentState, type StoreSession } from "../node/store/index.js";
 import { EXIT_OK, type Io, openStore, parse, STORE_OPTIONS, text, UsageError } from "./args.js";
 import { diagnosticLine } from "./fileCommands.js";
@@ -115,7 +115,7 @@ export async function listCommand(args: string[], io: Io): Promise<number> {
     const fork =
       row.parentState === "none" ? "" : row.parentState === "resolved" ? `↳ ${shortId(row.parentId)}` : row.parentState;
     table.push([
-      row.lastSeen?.slice(0, 16).replace("T", " ") ?? "-",
+      formatDateTime(row.lastSeen),
       row.flavor ?? "REJECTED",
       String(row.entryCount),
       String(row.ownEntryCount),

@@ -3,6 +3,7 @@
  * dispatches and turns errors into exit codes. Never an uncaught exception.
  */
 import { EXIT_OK, EXIT_REJECTED, EXIT_USAGE, type Io, text, UsageError } from "./args.js";
+import { checkpointsCommand } from "./checkpoints.js";
 import { compactCli } from "./compact.js";
 import { contextCommand, lintCommand, treeCommand } from "./fileCommands.js";
 import { listCommand } from "./list.js";
@@ -19,6 +20,8 @@ commands:
   tree FILE [--json]                 the entry tree (branches, leaf, labels, compactions, fork origin)
   context FILE [--leaf ID] [--json]  the messages the model saw at a leaf (default: the active leaf)
   lint FILE... [--json]              diagnostics as FILE:LINE: severity code: message
+  checkpoints FILE [--json]          every compaction: who wrote it (pi, OMP, Blackmagic), the surface and model,
+                                     the artifact's integrity (recomputed), and which checkpoint replays next
   list [--agent-dir DIR]... [--workspace PATH] [--json]
                                      every session under the agent dirs, with fork lineage
   usage [--agent-dir DIR]... [--workspace PATH] [--file F] [--by session|model|day|project]
@@ -51,6 +54,8 @@ export async function run(argv: string[], io: Io): Promise<number> {
         return await contextCommand(rest, io);
       case "lint":
         return await lintCommand(rest, io);
+      case "checkpoints":
+        return await checkpointsCommand(rest, io);
       case "list":
         return await listCommand(rest, io);
       case "usage":

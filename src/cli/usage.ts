@@ -5,7 +5,7 @@ import { summarize } from "../core/summary.js";
 import { readSessionFile } from "../node/readSession.js";
 import { type GroupBy, usageReport } from "../node/report.js";
 import { newStoreSession, type StoreSession } from "../node/store/index.js";
-import { formatCost, formatCount, oneLine, truncate } from "../protocol/format.js";
+import { formatCost, formatCount, formatRowCost, oneLine, truncate, unpricedNote } from "../protocol/format.js";
 import { EXIT_OK, type Io, openStore, parse, reportUnreadable, STORE_OPTIONS, text, UsageError } from "./args.js";
 import { formatTable, shortId } from "./table.js";
 
@@ -70,7 +70,7 @@ export async function usageCommand(args: string[], io: Io): Promise<number> {
       formatCount(r.cacheRead),
       formatCount(r.cacheWrite),
       formatCount(r.totalTokens),
-      formatCost(r.cost),
+      formatRowCost(r),
       formatCost(r.activeCost),
       r.inheritedCost === undefined ? "" : formatCost(r.inheritedCost),
       formatCount(r.messages),
@@ -84,11 +84,13 @@ export async function usageCommand(args: string[], io: Io): Promise<number> {
     formatCount(t.cacheRead),
     formatCount(t.cacheWrite),
     formatCount(t.totalTokens),
-    formatCost(t.cost),
+    formatRowCost(t),
     formatCost(t.activeCost),
     formatCost(t.inheritedCost),
     formatCount(t.messages),
   ]);
   text(io).out(formatTable(table, [1, 2, 3, 4, 5, 6, 7, 8, 9], true));
+  const note = unpricedNote(t.unpriced);
+  if (note) text(io).out(note);
   return EXIT_OK;
 }

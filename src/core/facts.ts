@@ -17,9 +17,14 @@ export interface TokenBuckets {
   cost: number;
 }
 
-/** One usage record's numbers and where they come from. */
+/**
+ * One usage record's numbers and where they come from. A compaction can carry two records, never added together:
+ * `compaction_summary`, the harness's own summary call (the entry's `usage`, priced by the harness), and
+ * `server_compaction`, the provider's compaction call of a Blackmagic checkpoint (`details.usage`): its tokens count,
+ * but it carries no price, so its cost is unknown, not zero (`isPriced`).
+ */
 export interface UsageFacts extends TokenBuckets {
-  source: "assistant" | "model_usage" | "task";
+  source: "assistant" | "model_usage" | "task" | "compaction_summary" | "server_compaction";
   provider: string;
   /** The served model: `responseModel` if present, else `model`. */
   model: string;
@@ -47,11 +52,71 @@ function facts(
   return { source, provider, model, input, output, cacheRead, cacheWrite, totalTokens, cost };
 }
 
+/** Whether a record's `cost` is a price: a server compaction's usage has none (its cost is unknown, not zero). */
+export function isPriced(r: { source: UsageFacts["source"] }): boolean {
+  return r.source !== "server_compaction";
+}
+
+/** The provider a Blackmagic checkpoint's surface bills through, as pi names it. */
+const SURFACE_PROVIDER: Record<string, string> = {
+  openai_api: "openai",
+  azure_openai: "azure-openai-responses",
+  chatgpt_codex: "openai-codex",
+};
+
+/**
+ * A server compaction's usage (`details.usage` of a Blackmagic `remote_applied` checkpoint, schema 1): the
+ * Responses API's `input_tokens` include `cached_tokens`, so the cached share is moved to `cacheRead`.
+ */
+function serverCompactionFacts(details: Record<string, unknown>): UsageFacts | undefined {
+  if (details.schemaVersion !== 1 || details.state !== "remote_applied") return undefined;
+  const u = details.usage;
+  const identity = isPlainObject(details.identity) ? details.identity : {};
+  if (!isPlainObject(u)) return undefined;
+  const cached = Math.min(num(u.cached_tokens), num(u.input_tokens));
+  const input = num(u.input_tokens) - cached;
+  const output = num(u.output_tokens);
+  const total = num(u.total_tokens) || input + cached + output;
+  if (total === 0) return undefined;
+  const surface = typeof identity.surface === "string" ? identity.surface : "";
+  return {
+    source: "server_compaction",
+    provider: SURFACE_PROVIDER[surface] ?? surface,
+    model: typeof identity.model === "string" ? identity.model : "",
+    input,
+    output,
+    cacheRead: cached,
+    cacheWrite: 0,
+    totalTokens: total,
+    cost: 0,
+  };
+}
+
+/**
+ * The usage records of a compaction entry: the harness's summary call (its model is filled in by the reader: the
+ * model in effect, which the entry does not name) and a server compaction's call.
+ */
+function compactionFacts(d: Record<string, unknown>): UsageFacts[] {
+  const out: UsageFacts[] = [];
+  if (isPlainObject(d.usage)) {
+    const summary = facts("compaction_summary", "", "", d.usage);
+    if (summary.totalTokens > 0 || summary.cost > 0) out.push(summary);
+  }
+  const server = isPlainObject(d.details) ? serverCompactionFacts(d.details) : undefined;
+  if (server) out.push(server);
+  return out;
+}
+
 /**
  * The usage a record carries (docs/session-format.md#usage, #t16, #t18): assistant `usage` (pi and OMP), OMP
- * `model_usage` entries, and OMP `toolResult` of the `task` tool (`details.usage`, subagent spend).
+ * `model_usage` entries, OMP `toolResult` of the `task` tool (`details.usage`, subagent spend), and compactions
+ * (their summary call, and a server compaction's call).
  */
-export function usageFacts(type: string, d: Record<string, unknown>): UsageFacts | undefined {
+export function usageFacts(type: string, d: Record<string, unknown>): UsageFacts | UsageFacts[] | undefined {
+  if (type === "compaction") {
+    const all = compactionFacts(d);
+    return all.length === 0 ? undefined : all.length === 1 ? all[0] : all;
+  }
   if (type === "model_usage") {
     return isPlainObject(d.usage)
       ? facts("model_usage", String(d.provider ?? ""), String(d.model ?? ""), d.usage)

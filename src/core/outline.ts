@@ -8,6 +8,7 @@
  * nothing else. Pure: used by the VS Code tree and testable in plain Node.
  */
 import type { Entry, Session } from "./session.js";
+import { isTimelineEntry } from "./compact/blackmagic.js";
 import { OMP_ENTRY_TYPES } from "./schema.js";
 import { isPlainObject, pathTo } from "./session.js";
 
@@ -70,6 +71,8 @@ export class SessionOutline {
 
   isVisible(entry: Entry): boolean {
     const s = this.session;
+    // Blackmagic's timeline entry is part of its compaction (shown there), never a row of its own.
+    if (entry.type === "custom" && isTimelineEntry(entry)) return false;
     switch (this.filter) {
       case "all":
         return true;

@@ -38,8 +38,8 @@ export class Entry {
   role?: string;
   /** True when a later line reuses this id; like pi, the later entry wins in the tree. */
   shadowed = false;
-  /** The usage this record carries (assistant, OMP `model_usage`, OMP `task` results). */
-  usage?: UsageFacts;
+  /** The usage this record carries (assistant, OMP `model_usage`, OMP `task` results; a compaction may carry two). */
+  usage?: UsageFacts | UsageFacts[];
   /** Assistant messages: `message.provider` and `message.model`, for the model at a leaf. */
   provider?: unknown;
   model?: unknown;
@@ -201,6 +201,8 @@ export class SessionReader {
   private truncatedTail = false;
   private rejection: Rejection | null = null;
   private lastLine = 0;
+  /** The model in effect, in file order (the last model change or assistant reply): a compaction's summary model. */
+  private lastModel: { provider: string; model: string } | null = null;
   private sawLine = false;
   private readonly lineDiagnostics: Diagnostic[] = [];
   private readonly entries: Entry[] = [];
@@ -374,6 +376,7 @@ export class SessionReader {
     if (this.version < 2) {
       const entry = this.v1Entry({ line, value });
       if (!entry) return;
+      this.noteModel(entry, entry.data);
       this.entries.push(entry);
       if (this.validate) validateOne(entry, entry.data, diagnostics);
       return;
@@ -392,8 +395,25 @@ export class SessionReader {
       end - start <= this.retainBytes
         ? makeEntry(data, checked.id, checked.parentId, line, data)
         : makeEntry(data, checked.id, checked.parentId, line, bytes, start, end, hook);
+    this.noteModel(entry, data);
     this.entries.push(entry);
     if (this.validate) validateOne(entry, data, diagnostics);
+  }
+
+  /**
+   * Follow the model in effect, and name it on a compaction's summary usage: pi summarizes with the session's current
+   * model, which the compaction entry does not record. The file is appended in time order, so its last model change
+   * or assistant reply before the compaction is that model.
+   */
+  private noteModel(entry: Entry, data: Record<string, unknown>): void {
+    if (entry.type === "model_change" && typeof data.modelId === "string")
+      this.lastModel = { provider: typeof data.provider === "string" ? data.provider : "", model: data.modelId };
+    else if (entry.role === "assistant" && typeof entry.model === "string")
+      this.lastModel = { provider: typeof entry.provider === "string" ? entry.provider : "", model: entry.model };
+    else if (entry.type === "compaction" && entry.usage && this.lastModel) {
+      for (const u of Array.isArray(entry.usage) ? entry.usage : [entry.usage])
+        if (u.source === "compaction_summary") Object.assign(u, this.lastModel);
+    }
   }
 
   private v1Entry({ line, value }: RawRecord): Entry | null {

@@ -1,12 +1,13 @@
 /**
  * Usage and cost records of one session, and their aggregation.
  *
- * Sources (docs/session-format.md#usage, #t16, #t18): assistant `usage` (pi and OMP), OMP `model_usage` entries, and
- * OMP `toolResult` of the `task` tool (`details.usage`, subagent spend). Input and cache buckets are disjoint;
+ * Sources (docs/session-format.md#usage, #t16, #t18): assistant `usage` (pi and OMP), OMP `model_usage` entries,
+ * OMP `toolResult` of the `task` tool (`details.usage`, subagent spend), and compactions (the summary call, and a
+ * server compaction's call, whose tokens count but whose cost is unknown). Input and cache buckets are disjoint;
  * `totalTokens` falls back to the sum of the four buckets; cost is `cost.total` (USD, the harness's estimate).
  * Every branch counts (abandoned branches were paid for); `active` marks the active-path share.
  */
-import type { TokenBuckets, UsageFacts } from "./facts.js";
+import { isPriced, type TokenBuckets, type UsageFacts } from "./facts.js";
 import { pathTo, type Session } from "./session.js";
 
 export type { TokenBuckets };
@@ -33,20 +34,24 @@ export function usageRecords(session: Session, isActive?: (id: string) => boolea
   for (const entry of session.entries) {
     if (entry.shadowed || !entry.usage) continue;
     const time = entry.timestamp ? Date.parse(entry.timestamp) : Number.NaN;
-    out.push({ entryId: entry.id, time, ...entry.usage, active: active.has(entry.id) });
+    for (const u of Array.isArray(entry.usage) ? entry.usage : [entry.usage])
+      out.push({ entryId: entry.id, time, ...u, active: active.has(entry.id) });
   }
   return out;
 }
 
 export interface UsageTotals extends TokenBuckets {
   messages: number;
+  /** Records in the tokens whose cost is unknown (server compactions carry no price): `cost` leaves them out. */
+  unpriced: number;
 }
 
 export function emptyTotals(): UsageTotals {
-  return { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: 0, messages: 0 };
+  return { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: 0, messages: 0, unpriced: 0 };
 }
 
-export function addRecord(target: UsageTotals, r: TokenBuckets): void {
+export function addRecord(target: UsageTotals, r: TokenBuckets & Partial<Pick<UsageFacts, "source">>): void {
+  if (r.source !== undefined && !isPriced({ source: r.source })) target.unpriced += 1;
   target.input += r.input;
   target.output += r.output;
   target.cacheRead += r.cacheRead;

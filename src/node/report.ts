@@ -78,7 +78,7 @@ export function usageReport(result: StoreSession[], options: UsageOptions): Usag
         options.by === "session"
           ? s.file
           : options.by === "model"
-            ? `${r.provider}/${r.model}`
+            ? `${r.provider}/${r.model}${r.source === "server_compaction" ? " (server compaction)" : ""}`
             : options.by === "day"
               ? localDay(r.time)
               : (sum.cwd ?? "(unknown)");

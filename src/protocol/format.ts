@@ -22,6 +22,23 @@ export function formatCostAtMost(usd: number): string {
   return formatCost(Math.ceil(usd / step - 1e-9) * step);
 }
 
+/**
+ * The cost of a usage row whose records may carry no price (server compactions): `$1.20 *` when some do not (the
+ * star's note says their cost is left out), `no price *` when none does.
+ */
+export function formatRowCost(row: { cost: number; unpriced: number; messages: number }): string {
+  if (row.unpriced && row.unpriced === row.messages) return "no price *";
+  return formatCost(row.cost) + (row.unpriced ? " *" : "");
+}
+
+/** The note a `*` in a cost refers to, or null when every record was priced. */
+export function unpricedNote(unpriced: number): string | null {
+  if (!unpriced) return null;
+  const what = unpriced === 1 ? "1 server compaction" : `${formatCount(unpriced)} server compactions`;
+  const them = unpriced === 1 ? "it" : "them";
+  return `* ${what}: tokens counted; the provider gives no price, so the cost leaves ${them} out`;
+}
+
 /** A token count at a glance: `950`, `48k`, `1.2M`. Exact counts (tables of totals) use `formatCount`. */
 export function formatTokens(n: number): string {
   if (!Number.isFinite(n)) return "?";
@@ -60,6 +77,12 @@ export function relativeTime(ms: number, now = Date.now()): string {
   const d = Math.round(h / 24);
   if (d < 30) return `${d} d ago`;
   return new Date(ms).toISOString().slice(0, 10);
+}
+
+/** A moment as `2026-11-30 09:55` (UTC, minutes), or `-` when unknown: the CLI's tables. */
+export function formatDateTime(time: number | string | null | undefined): string {
+  const ms = typeof time === "string" ? Date.parse(time) : (time ?? Number.NaN);
+  return Number.isFinite(ms) ? new Date(ms).toISOString().slice(0, 16).replace("T", " ") : "-";
 }
 
 /** Characters a terminal acts on: C0 controls but the newline, DEL, C1 controls, bidirectional overrides. */

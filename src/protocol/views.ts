@@ -11,6 +11,8 @@ export interface Buckets {
   cacheWrite: number;
   totalTokens: number;
   messages: number;
+  /** Records whose tokens count but whose cost is unknown (server compactions carry no price). */
+  unpriced: number;
 }
 
 export interface UsageTableRow extends Buckets {
@@ -78,6 +80,46 @@ export interface EncryptedBlob {
   prefix: string;
 }
 
+/**
+ * One compaction entry's facts (`pi-sessions checkpoints --json`, and the checkpoint inspector): the keys up to
+ * `modifiedFiles` in this order are the command's documented shape. Null means the file does not say.
+ */
+export interface CheckpointRecord {
+  entryId: string;
+  /** Whose format: Blackmagic's schema 1 (Pi Session Explorer writes it too, see `writer`), pi's own, OMP's. */
+  producer: "blackmagic" | "pi" | "omp";
+  state: string | null;
+  failureClass: string | null;
+  surface: string | null;
+  protocol: string | null;
+  model: string | null;
+  deployment: string | null;
+  endpoint: string | null;
+  /** `value` and `length` as written; `valid` recomputed from the artifact (sha256 over its JSON text). */
+  integrity: { algorithm: "sha256"; value: string | null; length: number | null; valid: boolean } | null;
+  artifactItemCount: number | null;
+  compactionItemId: string | null;
+  replayNamespace: string | null;
+  replacedItemHashCount: number | null;
+  /** The server compaction's usage as written (`details.usage`), not the summary call's (`usage` of the entry). */
+  usage: Record<string, number> | null;
+  latencyMs: number | null;
+  onActiveBranch: boolean;
+  /** The checkpoint Blackmagic replays next: the latest compaction on the active branch, valid and applied. */
+  activeOnActiveBranch: boolean;
+  /** The next compaction on the same branch (the active one, or the path to the newest entry below). */
+  supersededBy: string | null;
+  timelineEntryId: string | null;
+  readFiles: string[];
+  modifiedFiles: string[];
+  line: number;
+  timestamp: string | null;
+  /** The method the timeline entry (or our writer's `details.producer`) names: `remote_responses_v1`, … */
+  method: string | null;
+  /** The tool that wrote it when it says (`details.producer.tool`; Pi Session Explorer does), else null. */
+  writer: string | null;
+}
+
 export interface CheckpointModel {
   kind: "checkpoint";
   file: string;
@@ -123,6 +165,16 @@ export interface CheckpointModel {
     /** Why the checkpoint would not replay, or null when it would. */
     invalidReason: string | null;
   } | null;
+  /** The facts `pi-sessions checkpoints` reports for this entry. */
+  record: CheckpointRecord;
+  /** How it was made: "server · Azure", "local fallback (remote_error)", or null for a harness's own. */
+  method: string | null;
+  /** The artifact's items by type (Codex's untyped user messages count as messages). */
+  itemTypes: { type: string; count: number }[];
+  /** The harness's own summary call (the entry's `usage`), never added to the server's usage. */
+  summaryUsage: { input: number; output: number; totalTokens: number; cost: number } | null;
+  /** A fork's copy of its parent's compaction: written, and paid for, in the parent. */
+  copiedFromParent: boolean;
 }
 
 export interface LineageNode {

@@ -52,8 +52,16 @@ boot<CheckpointModel>((m) => {
         { class: "muted", id: "status" },
         `${status} Line ${m.line}` +
           (m.timestamp ? ` · ${new Date(m.timestamp).toLocaleString()}` : "") +
+          (m.method ? ` · ${m.method}` : "") +
           (m.fromExtension ? " · written by an extension" : ""),
       ),
+      m.copiedFromParent
+        ? h(
+            "p",
+            { class: "muted", id: "copied" },
+            "Copied from the parent session when this fork was made: written, and paid for, in the parent.",
+          )
+        : null,
     ),
     section(
       "Tokens and ranges",
@@ -100,7 +108,19 @@ boot<CheckpointModel>((m) => {
         ],
       ]),
     ),
-    section("Readable summary", renderSummary(m.summary)),
+    section(
+      "Readable summary",
+      renderSummary(m.summary),
+      m.summaryUsage
+        ? h(
+            "p",
+            { class: "muted", id: "summary-usage" },
+            `Written by the harness's own summary call: ${tokens(m.summaryUsage.input)} in · ` +
+              `${tokens(m.summaryUsage.output)} out · ${cost(m.summaryUsage.cost)} ` +
+              "(counted apart from any server compaction).",
+          )
+        : null,
+    ),
     section(
       "Files",
       h(
@@ -139,6 +159,7 @@ boot<CheckpointModel>((m) => {
               "Replays",
               b.invalidReason === null ? yesNo(true, "valid checkpoint", "") : yesNo(false, "", b.invalidReason),
             ],
+            ["Made by", m.method ?? "(unknown)"],
             ["schemaVersion / state", `${JSON.stringify(b.schemaVersion)} / ${b.state ?? "(none)"}`],
             ...Object.entries(b.identity).map(([k, v]) => [`identity.${k}`, v] as [string, string]),
             ...(b.checkpoint
@@ -148,6 +169,7 @@ boot<CheckpointModel>((m) => {
                     `${b.checkpoint.items} items · ${b.checkpoint.bytes} bytes · ` +
                       `retention ${b.checkpoint.retention ?? "(none)"}`,
                   ],
+                  ["Items by type", m.itemTypes.map((t) => `${t.type} ×${t.count}`).join(" · ") || "(none)"],
                   [
                     "sha256",
                     h(
@@ -170,14 +192,14 @@ boot<CheckpointModel>((m) => {
                 ] as [string, string | Node][])
               : [["Artifact", "(none)"] as [string, string]]),
             [
-              "Provider usage",
+              "Server compaction usage",
               b.usage
                 ? Object.entries(b.usage)
                     .map(([k, v]) => `${k} ${v}`)
-                    .join(" · ")
+                    .join(" · ") + " (the provider gives no price)"
                 : "(none)",
             ],
-            ["Latency", b.latencyMs === null ? "(none)" : `${b.latencyMs} ms`],
+            ["Server latency", b.latencyMs === null ? "(none)" : `${b.latencyMs} ms`],
             [
               "Lineage",
               b.lineage
@@ -226,6 +248,8 @@ boot<CheckpointModel>((m) => {
     blackmagic: b !== null,
     valid: b?.invalidReason === null,
     tokensBefore: m.tokensBefore ?? -1,
+    method: m.method ?? "",
+    copied: m.copiedFromParent,
     cost: cost(0),
   };
 });

@@ -1,4 +1,5 @@
 /** Usage & Cost dashboard. */
+import { formatRowCost, unpricedNote } from "../protocol/format.js";
 import type { DashboardModel, UsageTableRow } from "../protocol/views.js";
 import { applyTheme, Chart } from "./charts.js";
 import {
@@ -37,7 +38,7 @@ function exportButtons(t: "models" | "projects" | "sessions" | "days"): HTMLElem
 
 const usageColumns = (first: string, key: (r: UsageTableRow) => Node | string): Column<UsageTableRow>[] => [
   { title: first, value: key },
-  { title: "Cost", value: (r) => cost(r.cost), numeric: true },
+  { title: "Cost", value: (r) => formatRowCost(r), numeric: true },
   { title: "Active path", value: (r) => cost(r.activeCost), numeric: true },
   { title: "Input", value: (r) => tokens(r.input), numeric: true },
   { title: "Output", value: (r) => tokens(r.output), numeric: true },
@@ -134,12 +135,15 @@ boot<DashboardModel>((m) => {
           (m.since || m.until ? ` · ${m.since ?? "…"} to ${m.until ?? "…"}` : "") +
           ". Forks' inherited turns count once, for their parent.",
       ),
+      unpricedNote(t.unpriced)
+        ? h("p", { class: "muted", "data-testid": "unpriced-note" }, unpricedNote(t.unpriced)!)
+        : "",
     ),
     controls(m),
     h(
       "div",
       { class: "cards" },
-      card("Cost", cost(t.cost), "total-cost"),
+      card("Cost", formatRowCost(t), "total-cost"),
       card("Active path", cost(t.activeCost), "active-cost"),
       card("Inherited by forks (not recounted)", cost(t.inheritedCost), "inherited-cost"),
       card("Input", tokens(t.input), "total-input"),

@@ -100,8 +100,11 @@ suite("Compact Branch in a real VS Code", () => {
     assert.equal(result?.state, "written");
     const after = fs.readFileSync(target);
     assert.ok(after.subarray(0, before.length).equals(before), "appended only");
-    const entry = JSON.parse(after.subarray(before.length).toString("utf8"));
+    const added = after.subarray(before.length).toString("utf8").trimEnd().split("\n");
+    assert.equal(added.length, 2, "the compaction and its timeline entry");
+    const entry = JSON.parse(added[0]!);
     assert.equal(entry.id, result!.entryId);
+    assert.equal(JSON.parse(added[1]!).parentId, entry.id);
     for (const secret of [KEY, AZURE_KEY, TOKEN, ACCOUNT, "Bearer "])
       assert.ok(!after.includes(secret), "no credential in the file");
     // The tree shows the new compaction node, and the checkpoint inspector reads it as the active checkpoint.
@@ -109,7 +112,12 @@ suite("Compact Branch in a real VS Code", () => {
       const found = el && el.kind === "session" ? await api.tree.entryElementFor(el, entry.id) : undefined;
       return found && found.kind === "row" && found.item.id === entry.id ? (found as RowNode) : undefined;
     });
-    assert.match(String(api.tree.getTreeItem(row).label), /^Compaction · /);
+    const item = api.tree.getTreeItem(row);
+    assert.match(String(item.label), /^Compaction · /);
+    const surface = { openai_api: "OpenAI", azure_openai: "Azure", chatgpt_codex: "Codex" }[
+      entry.details.identity.surface as string
+    ];
+    assert.match(String(item.description), new RegExp(`server · ${surface}`), "the method in the description");
     const model = await api.panels.model({ panel: "checkpoint", file: target, entryId: entry.id });
     assert.equal(model.kind === "checkpoint" && model.activeCheckpoint, true);
     return entry;

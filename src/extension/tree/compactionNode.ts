@@ -1,8 +1,10 @@
 /**
- * A compaction: "Compaction · 48k tokens summarized · kept from …", expanding to its summary, the kept range and the
- * replaced range.
+ * A compaction: "Compaction · 48k tokens summarized · kept from …", described by how it was made ("server · OpenAI",
+ * "local fallback (remote_error)"), expanding to its summary, its method (with Blackmagic's timeline entry folded in),
+ * the kept range and the replaced range.
  */
 import * as vscode from "vscode";
+import { compactionMethod } from "../../core/compact/blackmagic.js";
 import { entryLabel, formatTokens, truncate } from "../../protocol/format.js";
 import { ContextValue, type DetailKind } from "./contextValues.js";
 import { type RowContext, RowNode } from "./rowNode.js";
@@ -11,6 +13,7 @@ export class CompactionNode extends RowNode {
   protected override details({ session, entry }: Omit<RowContext, "desc" | "forks">): DetailKind[] {
     const info = session.compactions.find((c) => c.id === entry.id);
     const out: DetailKind[] = ["summary"];
+    if (compactionMethod(entry.data.details)) out.push("method");
     if (info?.keptFromId) out.push("kept");
     if (info?.replacesThroughId) out.push("replaced");
     return out;
@@ -27,5 +30,8 @@ export class CompactionNode extends RowNode {
     t.collapsibleState = vscode.TreeItemCollapsibleState.Collapsed;
     t.contextValue = ContextValue.Compaction;
     if (info?.tokensAfter != null) desc.push(`→ ${formatTokens(info.tokensAfter)}`);
+    // How it was made (Blackmagic's format, ours too): "server · OpenAI", "local fallback (remote_error)".
+    const method = compactionMethod(entry.data.details);
+    if (method) desc.push(method);
   }
 }

@@ -47,7 +47,7 @@ export const SESSION_FLAG_ORDER = [
 ] as const;
 export type SessionFlag = (typeof SESSION_FLAG_ORDER)[number];
 
-export const DETAILS = ["summary", "kept", "replaced", "from"] as const;
+export const DETAILS = ["summary", "method", "kept", "replaced", "from"] as const;
 export type DetailKind = (typeof DETAILS)[number];
 
 /** Outline row kinds that are plain entry rows (a turn, or an entry standing on its own). */

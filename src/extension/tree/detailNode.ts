@@ -1,9 +1,11 @@
 /**
- * A detail of a compaction or branch summary: its summary (the text in the tooltip), the kept range, the replaced
- * range, or the branch a summary was written for. Clicking reveals the entries it names.
+ * A detail of a compaction or branch summary: its summary (the text in the tooltip), how it was made (with its
+ * timeline entry), the kept range, the replaced range, or the branch a summary was written for. Clicking reveals the
+ * entries it names.
  */
 import * as vscode from "vscode";
-import { pathTo, type Session } from "../../core/session.js";
+import { compactionMethod, isTimelineEntry } from "../../core/compact/blackmagic.js";
+import { isPlainObject, pathTo, type Session } from "../../core/session.js";
 import { entryLabel, truncate } from "../../protocol/format.js";
 import { CommandId } from "../ids.js";
 import type { Element } from "./index.js";
@@ -49,6 +51,25 @@ export class DetailNode extends TreeNode {
         md.appendText(text.length > TOOLTIP_SUMMARY_CHARS ? `${text.slice(0, TOOLTIP_SUMMARY_CHARS)}…` : text);
         t.tooltip = md;
         t.command = openCommand(this.file, entry.line);
+        break;
+      }
+      case "method": {
+        // The timeline entry Blackmagic writes after each compaction is folded here, not shown as a row.
+        const method = compactionMethod(entry.data.details) ?? "";
+        const timeline = (session.children.get(entry.id) ?? [])
+          .map((id) => session.byId.get(id))
+          .find((e) => e !== undefined && isTimelineEntry(e));
+        const data = timeline && isPlainObject(timeline.data.data) ? timeline.data.data : null;
+        t.label = `Made by: ${method}`;
+        t.description = data
+          ? `timeline ${[data.method, data.failureClass].filter((x) => typeof x === "string").join(" · ")}`
+          : undefined;
+        t.iconPath = new vscode.ThemeIcon(method.startsWith("server") ? "cloud" : "warning");
+        t.command = {
+          command: CommandId.InspectCheckpoint,
+          title: "Inspect Checkpoint",
+          arguments: [this.file, entry.id],
+        };
         break;
       }
       case "kept": {

@@ -286,9 +286,10 @@ export class PanelManager implements vscode.Disposable {
         return sessionUsageModel(session, s.inherited, sessionTitle(s));
       }
       case "checkpoint": {
-        const { session } = await this.opened(state.file);
+        const { s, session } = await this.opened(state.file);
         if (!state.entryId) throw new Error("no compaction entry given");
-        return checkpointModel(session, state.entryId);
+        // A fork's copy of its parent's compaction has the parent's id: ownership says it was inherited.
+        return checkpointModel(session, state.entryId, { copiedFromParent: s.inherited.has(state.entryId) });
       }
       case "context": {
         const { s, session } = await this.opened(state.file);

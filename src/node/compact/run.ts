@@ -1,7 +1,8 @@
 /**
  * Compact a branch (issue #6 pipeline): read and validate, prepare, serialize, summarize, call the provider,
- * validate, re-check the file, append one line. Nothing touches the file before the last step, and the last step
- * happens only if the file is byte-for-byte what was read (size, mtime, inode, last line).
+ * validate, re-check the file, append the compaction and its timeline entry (Blackmagic's) in one write. Nothing
+ * touches the file before the last step, and the last step happens only if the file is byte-for-byte what was read
+ * (size, mtime, inode, last line).
  */
 import { createHash, randomBytes } from "node:crypto";
 import { buildContext } from "../../core/context.js";
@@ -23,7 +24,7 @@ import { DEFAULT_KEEP_RECENT_TOKENS, formatFileOperations, prepareCompaction } f
 import { codexBody, contextInput, type InputItem, isInstructionItem } from "../../core/compact/responses.js";
 import { extractiveSummary } from "../../core/compact/summary.js";
 import { parseSession, type Session } from "../../core/session.js";
-import { BLACKMAGIC_NAMESPACE } from "../../core/compact/blackmagic.js";
+import { BLACKMAGIC_NAMESPACE, TIMELINE_TYPE } from "../../core/compact/blackmagic.js";
 import { credentialsIn, introducedCredentials, redacted, scannableJson } from "../../core/compact/secrets.js";
 import { compactCodex, compactResponses, type ProviderResult, summarizeWith } from "./providers.js";
 import { type Credentials, secretsOf, tokenExpired } from "./credentials.js";
@@ -125,10 +126,11 @@ function refusal(session: Session, bytes: Buffer): string | null {
   return null;
 }
 
-function newEntryId(session: Session): string {
+/** A fresh 8-hex-digit entry id, as pi makes them: in use neither in the session nor among `taken`. */
+function newEntryId(session: Session, ...taken: string[]): string {
   for (;;) {
     const id = randomBytes(4).toString("hex");
-    if (!session.byId.has(id)) return id;
+    if (!session.byId.has(id) && !taken.includes(id)) return id;
   }
 }
 
@@ -380,7 +382,8 @@ async function compactLocked(o: CompactOptions): Promise<CompactResult> {
       producer,
     };
   } else {
-    details = { schemaVersion: 1, state: "local_fallback", failureClass: failure!.failureClass, local, producer };
+    // Blackmagic's fallback shape: pi's file lists at the top of `details`, no identity, no checkpoint.
+    details = { ...local, schemaVersion: 1, state: "local_fallback", failureClass: failure!.failureClass, producer };
   }
   const entry: Record<string, unknown> = {
     type: "compaction",
@@ -393,8 +396,16 @@ async function compactLocked(o: CompactOptions): Promise<CompactResult> {
     details,
     ...(session.flavor === "omp" ? { fromExtension: true } : { fromHook: true }),
   };
-  // One line, one appendFile (the method label is in details.producer; no separate timeline entry).
-  const lines = `${JSON.stringify(entry)}\n`;
+  // Blackmagic's timeline entry follows its compaction, as the compaction's child; both lines go in one write.
+  const timeline = {
+    type: "custom",
+    customType: TIMELINE_TYPE,
+    data: failure ? { method: "local_fallback", failureClass: failure.failureClass } : { method },
+    id: newEntryId(session, entryId),
+    parentId: entryId,
+    timestamp: entry.timestamp,
+  };
+  const lines = `${JSON.stringify(entry)}\n${JSON.stringify(timeline)}\n`;
   if (credentialsIn(lines, secrets).length)
     return {
       state: "failed",

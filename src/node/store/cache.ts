@@ -145,7 +145,8 @@ export function unpackSummary(
   return summary;
 }
 
-const CACHE_VERSION = 7;
+/** 8: compaction entries carry usage records (the summary call, and a server compaction). */
+const CACHE_VERSION = 8;
 
 /** A checksum of bytes (CRC-32; a damaged cache line is found by it, not trusted). */
 const checksum: (bytes: Uint8Array) => number =

@@ -3,18 +3,17 @@
  * server-compaction details (docs/checkpoints.md#entry and #active) with the artifact's integrity recomputed.
  * Encrypted content never leaves this function in full: only its length, hash and a short prefix.
  */
-import { createHash } from "node:crypto";
-import { entryLabel } from "../../protocol/format.js";
-import { BLACKMAGIC_NAMESPACE, TIMELINE_TYPE } from "../../core/compact/blackmagic.js";
+import { compactionMethod, TIMELINE_TYPE } from "../../core/compact/blackmagic.js";
 import { isPlainObject, pathTo, type Session } from "../../core/session.js";
+import { entryLabel } from "../../protocol/format.js";
 import type { CheckpointModel, EncryptedBlob } from "../../protocol/views.js";
+import { checkpointInvalidReason, checkpointRecord, numericFields, sha256 } from "./checkpointRecord.js";
 
 const HASH = /^[0-9a-f]{64}$/;
 
 const str = (v: unknown): string | null => (typeof v === "string" ? v : null);
 const num = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) ? v : null);
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : []);
-const sha256 = (s: string) => createHash("sha256").update(s, "utf8").digest("hex");
 
 function stringRecord(v: unknown): Record<string, string> {
   if (!isPlainObject(v)) return {};
@@ -42,26 +41,44 @@ function encryptedBlobs(artifact: unknown[]): EncryptedBlob[] {
   return out;
 }
 
-/** Blackmagic's `activeCheckpoint` validity rules for one compaction's details; null when valid. */
-export function checkpointInvalidReason(details: Record<string, unknown>): string | null {
-  if (details.schemaVersion !== 1) return `schemaVersion is ${JSON.stringify(details.schemaVersion)}, not 1`;
-  if (details.state !== "remote_applied") return `state is ${JSON.stringify(details.state)}, not "remote_applied"`;
-  const replay = isPlainObject(details.replay) ? details.replay : {};
-  if (replay.namespace !== BLACKMAGIC_NAMESPACE)
-    return `replay namespace ${JSON.stringify(replay.namespace)} is not ${BLACKMAGIC_NAMESPACE}`;
-  const hashes = replay.replacedItemHashes;
-  if (!Array.isArray(hashes) || hashes.length === 0) return "no replacedItemHashes";
-  if (!hashes.every((h) => typeof h === "string" && HASH.test(h)))
-    return "a replacedItemHash is not 64 lowercase hex digits";
-  const cp = isPlainObject(details.checkpoint) ? details.checkpoint : {};
-  if (!Array.isArray(cp.artifact) || cp.artifact.length === 0) return "the checkpoint artifact is empty";
-  const json = JSON.stringify(cp.artifact);
-  if (cp.hash !== sha256(json)) return "the artifact's sha256 does not match checkpoint.hash";
-  if (cp.length !== json.length) return "the artifact's length does not match checkpoint.length";
-  return null;
+/** The artifact's items by type; Codex keeps the request's user messages without a type: they are messages. */
+function itemTypes(artifact: unknown[]): { type: string; count: number }[] {
+  const counts = new Map<string, number>();
+  for (const item of artifact) {
+    const type = !isPlainObject(item)
+      ? "(not an object)"
+      : typeof item.type === "string"
+        ? item.type
+        : typeof item.role === "string"
+          ? "message"
+          : "(untyped)";
+    counts.set(type, (counts.get(type) ?? 0) + 1);
+  }
+  return [...counts].map(([type, count]) => ({ type, count }));
 }
 
-export function checkpointModel(session: Session, compactionId: string): CheckpointModel {
+/** The harness's own summary call (the entry's `usage`, pi-ai's shape), kept apart from the server's usage. */
+function summaryUsage(v: unknown): CheckpointModel["summaryUsage"] {
+  if (!isPlainObject(v)) return null;
+  const n = (x: unknown) => (typeof x === "number" && Number.isFinite(x) ? x : 0);
+  return {
+    input: n(v.input),
+    output: n(v.output),
+    totalTokens: n(v.totalTokens),
+    cost: isPlainObject(v.cost) ? n(v.cost.total) : 0,
+  };
+}
+
+export interface CheckpointModelOptions {
+  /** The session is a fork that copied this compaction from its parent (same entry id). */
+  copiedFromParent?: boolean;
+}
+
+export function checkpointModel(
+  session: Session,
+  compactionId: string,
+  options: CheckpointModelOptions = {},
+): CheckpointModel {
   const entry = session.byId.get(compactionId);
   if (!entry || entry.type !== "compaction")
     throw new Error(`${compactionId} is not a compaction entry of ${session.file}`);
@@ -74,25 +91,7 @@ export function checkpointModel(session: Session, compactionId: string): Checkpo
   const keptIndex = info?.keptFromId ? (position.get(info.keptFromId) ?? path.length - 1) : path.length - 1;
   const keptEntry = info?.keptFromId ? session.byId.get(info.keptFromId) : undefined;
 
-  const activePath = pathTo(session, session.leafId);
-  const onActive = activePath.some((e) => e.id === compactionId);
-  // A later compaction below this one (on the way to the leaf when it is on the active path) supersedes it.
-  let supersededBy: string | null = null;
-  if (onActive) {
-    const after = activePath.slice(activePath.findIndex((e) => e.id === compactionId) + 1);
-    supersededBy = after.find((e) => e.type === "compaction")?.id ?? null;
-  } else {
-    const stack = [...(session.children.get(compactionId) ?? [])];
-    const seen = new Set<string>();
-    while (stack.length && !supersededBy) {
-      const id = stack.pop()!;
-      if (seen.has(id)) continue;
-      seen.add(id);
-      if (session.byId.get(id)?.type === "compaction") supersededBy = id;
-      else stack.push(...(session.children.get(id) ?? []));
-    }
-  }
-
+  const record = checkpointRecord(session, compactionId);
   let blackmagic: CheckpointModel["blackmagic"] = null;
   if (details && ("schemaVersion" in details || "checkpoint" in details || "replay" in details || "state" in details)) {
     const cp = isPlainObject(details.checkpoint) ? details.checkpoint : null;
@@ -124,12 +123,7 @@ export function checkpointModel(session: Session, compactionId: string): Checkpo
             encrypted: encryptedBlobs(artifact ?? []),
           }
         : null,
-      usage: isPlainObject(details.usage)
-        ? (Object.fromEntries(Object.entries(details.usage).filter(([, v]) => typeof v === "number")) as Record<
-            string,
-            number
-          >)
-        : null,
+      usage: numericFields(details.usage),
       latencyMs: num(details.latencyMs),
       lineage: isPlainObject(details.lineage) ? stringRecord(details.lineage) : null,
       replay: replay
@@ -147,9 +141,6 @@ export function checkpointModel(session: Session, compactionId: string): Checkpo
       invalidReason: checkpointInvalidReason(details),
     };
   }
-  // Blackmagic replays only the latest compaction on the active branch.
-  const latestOnActive = [...activePath].reverse().find((e) => e.type === "compaction")?.id ?? null;
-  const activeCheckpoint = latestOnActive === compactionId && blackmagic !== null && blackmagic.invalidReason === null;
   const isOmp = session.flavor === "omp";
   return {
     kind: "checkpoint",
@@ -171,9 +162,9 @@ export function checkpointModel(session: Session, compactionId: string): Checkpo
     },
     readFiles: strings(local?.readFiles),
     modifiedFiles: strings(local?.modifiedFiles),
-    onActivePath: onActive,
-    activeCheckpoint,
-    supersededBy,
+    onActivePath: record.onActiveBranch,
+    activeCheckpoint: record.activeOnActiveBranch,
+    supersededBy: record.supersededBy,
     fromExtension: d.fromExtension === true || d.fromHook === true,
     omp: isOmp
       ? {
@@ -183,5 +174,10 @@ export function checkpointModel(session: Session, compactionId: string): Checkpo
         }
       : null,
     blackmagic,
+    record,
+    method: compactionMethod(details),
+    itemTypes: blackmagic?.checkpoint ? itemTypes((details!.checkpoint as { artifact: unknown[] }).artifact) : [],
+    summaryUsage: summaryUsage(d.usage),
+    copiedFromParent: options.copiedFromParent === true,
   };
 }

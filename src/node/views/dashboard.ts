@@ -25,6 +25,7 @@ export function buckets(t: UsageTotals): Buckets {
     cacheWrite: t.cacheWrite,
     totalTokens: t.totalTokens,
     messages: t.messages,
+    unpriced: t.unpriced,
   };
 }
 
@@ -88,6 +89,7 @@ const CSV_COLUMNS = [
   "cacheWrite",
   "totalTokens",
   "messages",
+  "unpriced",
 ] as const;
 
 function csvCell(v: unknown): string {
