@@ -247,7 +247,9 @@ try {
       .waitFor({ timeout: 30000 });
     await webview().locator("#status", { hasText: method }).waitFor({ timeout: 10000 });
     // The screenshot shows the server checkpoint's facts: surface, deployment, items by type, usage, integrity.
-    await webview().locator("h2", { hasText: "Server checkpoint" }).evaluate((e) => e.scrollIntoView());
+    await webview()
+      .locator("h2", { hasText: "Server checkpoint" })
+      .evaluate((e) => e.scrollIntoView());
     step(`checkpoint inspector: ${method}`);
     await page.mouse.move(1200, 850);
     await page.screenshot({ path: `${shots}/${shot}.png` });
