@@ -1,9 +1,17 @@
 // Bundles the CLI, the extension and the in-host integration tests with esbuild.
-// `node scripts/build.mjs [--production]`
-import { chmodSync, readdirSync, readFileSync } from "node:fs";
+// `node scripts/build.mjs [--production] [--analyze]`
+// --production: minified, no source maps (stale ones removed), no test bundles: what the VSIX and npm tarball ship.
+// --analyze: prints the main bundle's largest inputs by package (from esbuild's metafile).
+import { chmodSync, existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import * as esbuild from "esbuild";
 
 const production = process.argv.includes("--production");
+const analyze = process.argv.includes("--analyze");
+if (production) {
+  for (const dir of ["dist", "dist/webview"].filter((d) => existsSync(d)))
+    for (const f of readdirSync(dir, { withFileTypes: true }).filter((e) => e.name.endsWith(".map")))
+      rmSync(`${dir}/${f.name}`);
+}
 const { version } = JSON.parse(readFileSync("package.json", "utf8"));
 const common = {
   bundle: true,
@@ -15,13 +23,20 @@ const common = {
   define: { __PI_SESSIONS_VERSION__: JSON.stringify(version) },
 };
 
-await Promise.all([
+const results = await Promise.all([
   esbuild.build({
     ...common,
     entryPoints: ["src/cli/bin.ts"],
     outfile: "dist/cli.js",
     format: "esm",
-    banner: { js: "#!/usr/bin/env node" },
+    // CommonJS dependencies (commander) require() Node's built-ins; an ES module has no `require` of its own.
+    banner: {
+      js: [
+        "#!/usr/bin/env node",
+        'import { createRequire as __createRequire } from "node:module";',
+        "const require = __createRequire(import.meta.url);",
+      ].join("\n"),
+    },
   }),
   // The package is ESM ("type": "module"); VS Code require()s the extension, so it is CommonJS with a .cjs name.
   esbuild.build({
@@ -30,6 +45,7 @@ await Promise.all([
     outfile: "dist/extension.cjs",
     format: "cjs",
     external: ["vscode"],
+    metafile: analyze,
   }),
   // Webview bundles: one per panel, for the browser.
   esbuild.build({
@@ -47,20 +63,33 @@ await Promise.all([
     })),
     outdir: "dist/webview",
   }),
-  esbuild.build({
-    ...common,
-    sourcemap: true,
-    minify: false,
-    entryPoints: [
-      "test/integration/index.ts",
-      ...readdirSync("test/integration")
-        .filter((f) => f.endsWith(".test.ts"))
-        .map((f) => `test/integration/${f}`),
-    ],
-    outdir: "dist/test/integration",
-    outExtension: { ".js": ".cjs" },
-    format: "cjs",
-    external: ["vscode", "mocha"],
-  }),
+  production
+    ? null
+    : esbuild.build({
+        ...common,
+        sourcemap: true,
+        minify: false,
+        entryPoints: [
+          "test/integration/index.ts",
+          ...readdirSync("test/integration")
+            .filter((f) => f.endsWith(".test.ts"))
+            .map((f) => `test/integration/${f}`),
+        ],
+        outdir: "dist/test/integration",
+        outExtension: { ".js": ".cjs" },
+        format: "cjs",
+        external: ["vscode", "mocha"],
+      }),
 ]);
 chmodSync("dist/cli.js", 0o755);
+
+if (analyze) {
+  const inputs = Object.values(results[1].metafile.outputs).find((o) => o.entryPoint)?.inputs ?? {};
+  const byPackage = new Map();
+  for (const [file, { bytesInOutput }] of Object.entries(inputs)) {
+    const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(file)?.[1] ?? file.split("/").slice(0, 2).join("/");
+    byPackage.set(pkg, (byPackage.get(pkg) ?? 0) + bytesInOutput);
+  }
+  for (const [pkg, bytes] of [...byPackage].sort((a, b) => b[1] - a[1]))
+    console.log(`${(bytes / 1024).toFixed(1).padStart(8)} KB  ${pkg}`);
+}

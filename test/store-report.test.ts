@@ -179,7 +179,7 @@ describe("pi-sessions list and usage", () => {
   });
 
   it("usage and list reject bad options with exit 64", async () => {
-    assert.equal((await cli("usage", "--by", "week")).code, 64);
+    assert.equal((await cli("usage", "--by", "fortnight")).code, 64);
     assert.equal((await cli("usage", "--since", "yesterday")).code, 64);
     assert.equal((await cli("list", "extra")).code, 64);
   });

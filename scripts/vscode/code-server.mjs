@@ -43,6 +43,7 @@ export async function startCodeServer({
   env = {},
   settings = {},
   port: fixedPort,
+  extensionsDir,
 } = {}) {
   mkdirSync(tmpRoot, { recursive: true });
   const untrusted = process.env.PI_SESSIONS_UNTRUSTED === "1";
@@ -92,7 +93,7 @@ export async function startCodeServer({
     "--user-data-dir",
     userData,
     "--extensions-dir",
-    path.join(root, "exts"),
+    extensionsDir ?? path.join(root, "exts"),
     ...extraArgs,
   ];
   const t0 = Date.now();

@@ -1,7 +1,7 @@
 /** What every CLI command shares: exit codes, output, argument parsing, usage errors, and opening the store. */
+import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { type ParseArgsConfig, parseArgs } from "node:util";
 import { rejectedJson } from "../core/treeJson.js";
 import { terminalSafe } from "../protocol/format.js";
 import type { ReadResult } from "../node/readSession.js";
@@ -17,6 +17,18 @@ export const EXIT_USAGE = 64;
 export interface Io {
   out: (text: string) => void;
   err: (text: string) => void;
+  /** The terminal's width, when stdout is one: text tables fit it. */
+  columns?: number;
+  /** Colour in text tables: only on a terminal, honouring NO_COLOR and FORCE_COLOR (see `wantsColor`). */
+  color?: boolean;
+}
+
+/** Colour policy (no-color.org, and FORCE_COLOR as Node and most tools read it): FORCE_COLOR wins, then NO_COLOR. */
+export function wantsColor(env: NodeJS.ProcessEnv, isTTY: boolean): boolean {
+  const force = env.FORCE_COLOR;
+  if (force !== undefined && force !== "") return force !== "0" && force !== "false";
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== "") return false;
+  return isTTY;
 }
 
 /**
@@ -27,24 +39,8 @@ export function text(io: Io): Io {
   return { out: (t) => io.out(terminalSafe(t)), err: (t) => io.err(terminalSafe(t)) };
 }
 
-/** A mistake in the command line: reported with the usage text and exit code 64. */
+/** A mistake in the command line: one line naming it, "see pi-sessions <command> --help", and exit code 64. */
 export class UsageError extends Error {}
-
-type Options = NonNullable<ParseArgsConfig["options"]>;
-
-export function parse<O extends Options>(args: string[], options: O) {
-  return parseArgs<{ args: string[]; options: O; allowPositionals: true; strict: true }>({
-    args,
-    options,
-    allowPositionals: true,
-    strict: true,
-  });
-}
-
-export function oneFile(positionals: string[]): string {
-  if (positionals.length !== 1) throw new UsageError(positionals.length ? "expected exactly one FILE" : "missing FILE");
-  return positionals[0]!;
-}
 
 /** Report a file that is not a readable session; returns the exit code. */
 export function reportUnreadable(result: Exclude<ReadResult, { ok: true }>, json: boolean, io: Io): number {
@@ -56,13 +52,14 @@ export function reportUnreadable(result: Exclude<ReadResult, { ok: true }>, json
   return EXIT_REJECTED;
 }
 
-export const STORE_OPTIONS = {
-  json: { type: "boolean" },
-  "agent-dir": { type: "string", multiple: true },
-  "session-dir": { type: "string", multiple: true },
-  workspace: { type: "string" },
-  "no-cache": { type: "boolean" },
-} as const;
+/** The store options as commander parses them (`--no-cache` sets `cache: false`). */
+export interface StoreValues {
+  agentDir?: string[];
+  sessionDir?: string[];
+  workspace?: string;
+  cache?: boolean;
+  json?: boolean;
+}
 
 function cacheDir(): string {
   const env = process.env;
@@ -70,18 +67,34 @@ function cacheDir(): string {
   return join(env.XDG_CACHE_HOME || join(homedir(), ".cache"), "pi-session-explorer");
 }
 
-export async function openStore(values: {
-  "agent-dir"?: string[];
-  "session-dir"?: string[];
-  workspace?: string;
-  "no-cache"?: boolean;
-}) {
-  const roots = resolveRoots({ agentDirs: values["agent-dir"], sessionDirs: values["session-dir"] });
-  const store = await loadStore({ roots, cacheFile: values["no-cache"] ? null : cacheFileFor(cacheDir(), roots) });
+export async function openStore(values: StoreValues) {
+  const roots = resolveRoots({ agentDirs: values.agentDir, sessionDirs: values.sessionDir });
+  const store = await loadStore({ roots, cacheFile: values.cache === false ? null : cacheFileFor(cacheDir(), roots) });
   let result: StoreSession[] = store.sessions;
   if (values.workspace !== undefined) {
     const host = hostPaths();
     result = result.filter((s) => belongsToWorkspace(s, values.workspace!, host));
   }
   return { store, result };
+}
+
+/**
+ * Why a store command found nothing, for stderr: no agent dir at all, no session in them, or none in the workspace.
+ * Undefined when there is something to show.
+ */
+export function whyEmpty(
+  store: { roots: { dir: string }[]; sessions: unknown[] },
+  result: unknown[],
+  workspace: string | undefined,
+): string | undefined {
+  if (result.length) return undefined;
+  const dirs = store.roots.map((r) => r.dir);
+  const home = homedir();
+  const shown = dirs.map((d) => (d.startsWith(`${home}/`) ? `~${d.slice(home.length)}` : d));
+  if (!dirs.some((d) => existsSync(d)))
+    return `no session directory found at ${shown.join(" or ") || "(none configured)"}; use --agent-dir`;
+  if (!store.sessions.length) return `no sessions in ${shown.filter((_, i) => existsSync(dirs[i]!)).join(" or ")}`;
+  if (workspace !== undefined)
+    return `no sessions of ${workspace} (${store.sessions.length} in other folders; drop --workspace to see them)`;
+  return undefined;
 }

@@ -1,11 +1,17 @@
 /** Process entry point of `pi-sessions` (bundled to dist/cli.js). */
+import { wantsColor } from "./args.js";
 import { run } from "./main.js";
 
 function write(stream: NodeJS.WriteStream, text: string): void {
   stream.write(text.endsWith("\n") ? text : `${text}\n`);
 }
 
-run(process.argv.slice(2), { out: (t) => write(process.stdout, t), err: (t) => write(process.stderr, t) }).then(
+run(process.argv.slice(2), {
+  out: (t) => write(process.stdout, t),
+  err: (t) => write(process.stderr, t),
+  columns: process.stdout.isTTY ? process.stdout.columns : undefined,
+  color: wantsColor(process.env, process.stdout.isTTY === true),
+}).then(
   (code) => {
     process.exitCode = code;
   },

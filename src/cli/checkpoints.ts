@@ -4,7 +4,7 @@ import { readSessionFile } from "../node/readSession.js";
 import { checkpointRecords } from "../node/views/checkpointRecord.js";
 import { formatDateTime, oneLine } from "../protocol/format.js";
 import type { CheckpointRecord } from "../protocol/views.js";
-import { EXIT_OK, type Io, oneFile, parse, reportUnreadable, text } from "./args.js";
+import { EXIT_OK, type Io, reportUnreadable, text } from "./args.js";
 import { formatTable } from "./table.js";
 
 /** The documented JSON shape: these keys, in this order (extra facts stay in the text table and the inspector). */
@@ -48,9 +48,8 @@ function how(r: CheckpointRecord): string {
   return `${surfaceName(r.surface)} · ${model}`;
 }
 
-export async function checkpointsCommand(args: string[], io: Io): Promise<number> {
-  const { values, positionals } = parse(args, { json: { type: "boolean" } });
-  const result = await readSessionFile(oneFile(positionals), { validate: false });
+export async function checkpointsCommand(file: string, values: { json?: boolean }, io: Io): Promise<number> {
+  const result = await readSessionFile(file, { validate: false });
   if (!result.ok) return reportUnreadable(result, !!values.json, io);
   const records = checkpointRecords(result.session);
   if (values.json) {
@@ -79,6 +78,6 @@ export async function checkpointsCommand(args: string[], io: Io): Promise<number
             : "other branch",
     ]);
   }
-  text(io).out(formatTable(table, [5]));
+  io.out(formatTable(table, [5], false, io));
   return EXIT_OK;
 }

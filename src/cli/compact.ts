@@ -4,7 +4,7 @@ import { readCodexToken } from "../node/compact/credentials.js";
 import { type CompactOptions, type CompactResult, compactBranch } from "../node/compact/run.js";
 import { piKeepRecentTokens } from "../node/compact/settings.js";
 import { formatCostAtMost, oneLine } from "../protocol/format.js";
-import { EXIT_NOT_WRITTEN, type Io, oneFile, parse, text, UsageError } from "./args.js";
+import { EXIT_NOT_WRITTEN, type Io, text, UsageError } from "./args.js";
 
 type CompactArgs = Pick<
   CompactOptions,
@@ -120,23 +120,25 @@ async function compactCommand(
   return result.state === "written" || (result.state === "planned" && a.dryRun) ? 0 : EXIT_NOT_WRITTEN;
 }
 
-/** Parse `compact`'s arguments and run it. */
-export async function compactCli(args: string[], io: Io, version: string): Promise<number> {
-  const { values, positionals } = parse(args, {
-    leaf: { type: "string" },
-    provider: { type: "string" },
-    model: { type: "string" },
-    "azure-resource": { type: "string" },
-    "azure-deployment": { type: "string" },
-    "base-url": { type: "string" },
-    "keep-recent-tokens": { type: "string" },
-    summary: { type: "string" },
-    "dry-run": { type: "boolean" },
-    yes: { type: "boolean" },
-    json: { type: "boolean" },
-    "write-fallback": { type: "boolean" },
-    "timeout-ms": { type: "string" },
-  });
+/** `compact`'s options as commander parses them. */
+interface CompactValues {
+  leaf?: string;
+  provider?: string;
+  model?: string;
+  azureResource?: string;
+  azureDeployment?: string;
+  baseUrl?: string;
+  keepRecentTokens?: string;
+  summary?: string;
+  dryRun?: boolean;
+  yes?: boolean;
+  json?: boolean;
+  writeFallback?: boolean;
+  timeoutMs?: string;
+}
+
+/** Check `compact`'s options and run it. */
+export async function compactCli(file: string, values: CompactValues, io: Io, version: string): Promise<number> {
   const provider = values.provider;
   if (provider !== "openai" && provider !== "azure" && provider !== "codex")
     throw new UsageError("--provider must be openai, azure or codex");
@@ -150,20 +152,20 @@ export async function compactCli(args: string[], io: Io, version: string): Promi
   };
   return compactCommand(
     {
-      file: oneFile(positionals),
+      file,
       leaf: values.leaf,
       provider,
       model: values.model,
-      azureResource: values["azure-resource"],
-      azureDeployment: values["azure-deployment"],
-      baseUrl: values["base-url"],
-      keepRecentTokens: int("keep-recent-tokens", values["keep-recent-tokens"]),
-      summary: values.summary as "extractive" | "llm" | undefined,
-      dryRun: !!values["dry-run"],
+      azureResource: values.azureResource,
+      azureDeployment: values.azureDeployment,
+      baseUrl: values.baseUrl,
+      keepRecentTokens: int("keep-recent-tokens", values.keepRecentTokens),
+      summary: values.summary,
+      dryRun: !!values.dryRun,
       yes: !!values.yes,
       json: !!values.json,
-      writeFallback: !!values["write-fallback"],
-      timeoutMs: int("timeout-ms", values["timeout-ms"]),
+      writeFallback: !!values.writeFallback,
+      timeoutMs: int("timeout-ms", values.timeoutMs),
     },
     io,
     version,

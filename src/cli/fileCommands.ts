@@ -5,26 +5,23 @@ import { treeJson } from "../core/treeJson.js";
 import { agentDirOf, blobHash, resolveBlobs } from "../node/blobs.js";
 import { readSessionFile } from "../node/readSession.js";
 import { contentText, oneLine, truncate } from "../protocol/format.js";
-import { EXIT_OK, EXIT_REJECTED, type Io, oneFile, parse, reportUnreadable, text, UsageError } from "./args.js";
+import { EXIT_OK, EXIT_REJECTED, type Io, reportUnreadable, text, UsageError } from "./args.js";
 import { renderTree } from "./treeText.js";
 
-export async function treeCommand(args: string[], io: Io): Promise<number> {
-  const { values, positionals } = parse(args, { json: { type: "boolean" } });
-  const result = await readSessionFile(oneFile(positionals));
+export async function treeCommand(file: string, values: { json?: boolean }, io: Io): Promise<number> {
+  const result = await readSessionFile(file);
   if (!result.ok) return reportUnreadable(result, !!values.json, io);
   if (values.json) io.out(JSON.stringify(treeJson(result.session)));
   else text(io).out(renderTree(result.session));
   return EXIT_OK;
 }
 
-export async function contextCommand(args: string[], io: Io): Promise<number> {
-  const { values, positionals } = parse(args, { json: { type: "boolean" }, leaf: { type: "string" } });
-  const file = oneFile(positionals);
+export async function contextCommand(file: string, values: { json?: boolean; leaf?: string }, io: Io): Promise<number> {
   const result = await readSessionFile(file, { validate: false });
   if (!result.ok) return reportUnreadable(result, !!values.json, io);
   let context;
   try {
-    context = buildContext(result.session, values.leaf as string | undefined);
+    context = buildContext(result.session, values.leaf);
   } catch (err) {
     if (err instanceof UnknownEntryError) throw new UsageError(`--leaf: ${err.message}`);
     throw err;
@@ -63,9 +60,7 @@ function renderContext(context: ReturnType<typeof buildContext>): string {
   return lines.join("\n");
 }
 
-export async function lintCommand(args: string[], io: Io): Promise<number> {
-  const { values, positionals } = parse(args, { json: { type: "boolean" } });
-  if (positionals.length === 0) throw new UsageError("missing FILE");
+export async function lintCommand(positionals: string[], values: { json?: boolean }, io: Io): Promise<number> {
   let code = EXIT_OK;
   const report: unknown[] = [];
   for (const file of positionals) {

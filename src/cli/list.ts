@@ -1,7 +1,7 @@
 /** `pi-sessions list`: every session under the roots, with fork lineage; and the row shape of `list --json`. */
 import { formatDateTime, oneLine, truncate } from "../protocol/format.js";
 import { computeOwnership, type ParentState, type StoreSession } from "../node/store/index.js";
-import { EXIT_OK, type Io, openStore, parse, STORE_OPTIONS, text, UsageError } from "./args.js";
+import { EXIT_OK, type Io, openStore, type StoreValues, text, whyEmpty } from "./args.js";
 import { diagnosticLine } from "./fileCommands.js";
 import { formatTable, shortId } from "./table.js";
 
@@ -80,10 +80,10 @@ export function listedSession(s: StoreSession): ListedSession {
   };
 }
 
-export async function listCommand(args: string[], io: Io): Promise<number> {
-  const { values, positionals } = parse(args, STORE_OPTIONS);
-  if (positionals.length) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
+export async function listCommand(values: StoreValues, io: Io): Promise<number> {
   const { store, result } = await openStore(values);
+  const empty = whyEmpty(store, result, values.workspace);
+  if (empty) text(io).err(`pi-sessions list: ${empty}`);
   computeOwnership(result);
   const rows = result.map((s) => ({ row: listedSession(s), s }));
   rows.sort(
@@ -124,7 +124,7 @@ export async function listCommand(args: string[], io: Io): Promise<number> {
       oneLine(row.cwd ?? row.file),
     ]);
   }
-  text(io).out(formatTable(table, [2, 3]));
+  io.out(formatTable(table, [2, 3], false, io));
   for (const d of diagnostics) text(io).out(diagnosticLine(d.file, d));
   return EXIT_OK;
 }

@@ -1,11 +1,9 @@
 /** `pi-sessions repair`: remove an incomplete last line left by a crash, after a backup copy. */
 import { inspectTail, RepairRefused, repairTail } from "../node/repair.js";
 import { truncate } from "../protocol/format.js";
-import { EXIT_NOT_WRITTEN, EXIT_OK, EXIT_REJECTED, type Io, oneFile, parse, text } from "./args.js";
+import { EXIT_NOT_WRITTEN, EXIT_OK, EXIT_REJECTED, type Io, text } from "./args.js";
 
-export async function repairCli(args: string[], io: Io): Promise<number> {
-  const { values, positionals } = parse(args, { yes: { type: "boolean" }, json: { type: "boolean" } });
-  const file = oneFile(positionals);
+export async function repairCli(file: string, values: { yes?: boolean; json?: boolean }, io: Io): Promise<number> {
   let seen;
   try {
     seen = await inspectTail(file);

@@ -1,96 +1,131 @@
-/** `pi-sessions usage`: tokens and cost by session, model, day or project, forks never double-counted. */
+/**
+ * `pi-sessions usage`: tokens and cost by day, week, month, session, model or project, forks never double-counted;
+ * `--breakdown` adds per-model rows under each row, as ccusage does.
+ */
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
+import { isTimeZone, parseDay } from "../core/periods.js";
 import { summarize } from "../core/summary.js";
+import type { UsageTotals } from "../core/usage.js";
 import { readSessionFile } from "../node/readSession.js";
-import { type GroupBy, usageReport } from "../node/report.js";
+import { type GroupBy, modelKey, usageReport, type UsageRow } from "../node/report.js";
 import { newStoreSession, type StoreSession } from "../node/store/index.js";
 import { formatCost, formatCount, formatRowCost, oneLine, truncate, unpricedNote } from "../protocol/format.js";
-import { EXIT_OK, type Io, openStore, parse, reportUnreadable, STORE_OPTIONS, text, UsageError } from "./args.js";
+import { EXIT_OK, type Io, openStore, reportUnreadable, type StoreValues, text, UsageError, whyEmpty } from "./args.js";
 import { formatTable, shortId } from "./table.js";
 
-export async function usageCommand(args: string[], io: Io): Promise<number> {
-  const { values, positionals } = parse(args, {
-    ...STORE_OPTIONS,
-    file: { type: "string" },
-    by: { type: "string" },
-    since: { type: "string" },
-    until: { type: "string" },
-  });
-  if (positionals.length) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
-  const by = (values.by ?? "session") as GroupBy;
-  if (!["session", "model", "day", "project"].includes(by))
-    throw new UsageError(`--by must be session, model, day or project`);
-  for (const flag of ["since", "until"] as const) {
-    const v = values[flag];
-    if (v !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(v)) throw new UsageError(`--${flag} takes a date YYYY-MM-DD`);
-  }
+interface UsageValues extends StoreValues {
+  by: GroupBy;
+  since?: string;
+  until?: string;
+  timezone?: string;
+  breakdown?: boolean;
+  file?: string;
+}
+
+/** Per-model totals under a row (`--breakdown`), largest cost first. */
+type Breakdown = (UsageTotals & { model: string })[];
+
+function checkedDay(flag: string, value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const day = parseDay(value);
+  if (!day) throw new UsageError(`--${flag} ${JSON.stringify(value)} is not a date (YYYY-MM-DD or YYYYMMDD)`);
+  return day;
+}
+
+async function oneFileSessions(file: string, values: UsageValues, io: Io): Promise<StoreSession[] | number> {
+  const path = resolve(file);
+  const { store } = await openStore({ ...values, workspace: undefined });
+  const known = store.sessions.find((s) => s.file === path);
+  if (known) return [known];
+  const read = await readSessionFile(path, { validate: false });
+  if (!read.ok) return reportUnreadable(read, !!values.json, io);
+  const size = (await stat(path)).size;
+  const at = { file: path, root: { dir: path, agent: "any" as const, source: "--file" }, slug: null, nestedIn: null };
+  return [newStoreSession({ ...at, size }, summarize(read))];
+}
+
+export async function usageCommand(values: UsageValues, io: Io): Promise<number> {
+  const since = checkedDay("since", values.since);
+  const until = checkedDay("until", values.until);
+  if (since && until && since > until) throw new UsageError(`--since ${since} is after --until ${until}`);
+  if (values.timezone !== undefined && !isTimeZone(values.timezone))
+    throw new UsageError(`--timezone ${JSON.stringify(values.timezone)} is not a time zone (e.g. UTC, Europe/Berlin)`);
+  const by = values.by;
+  if (values.breakdown && (by === "model" || by === "session"))
+    throw new UsageError("--breakdown goes with --by day, week, month or project");
+
   let result: StoreSession[];
+  let empty: string | undefined;
   if (values.file !== undefined) {
-    const file = resolve(values.file);
-    const { store } = await openStore({ ...values, workspace: undefined });
-    const known = store.sessions.find((s) => s.file === file);
-    if (known) result = [known];
-    else {
-      const read = await readSessionFile(file, { validate: false });
-      if (!read.ok) return reportUnreadable(read, !!values.json, io);
-      result = [
-        newStoreSession(
-          {
-            file,
-            root: { dir: file, agent: "any", source: "--file" },
-            slug: null,
-            nestedIn: null,
-            size: (await stat(file)).size,
-          },
-          summarize(read),
-        ),
-      ];
-    }
+    const sessions = await oneFileSessions(values.file, values, io);
+    if (typeof sessions === "number") return sessions;
+    result = sessions;
   } else {
-    result = (await openStore(values)).result;
+    const opened = await openStore(values);
+    result = opened.result;
+    empty = whyEmpty(opened.store, result, values.workspace);
   }
-  const report = usageReport(result, { by, since: values.since, until: values.until });
+  const report = usageReport(result, {
+    by,
+    since,
+    until,
+    timeZone: values.timezone,
+    ...(values.breakdown ? { cellKey: modelKey } : {}),
+  });
+  const breakdown = (key: string): Breakdown =>
+    [...(report.cells?.get(key) ?? [])]
+      .map(([model, t]) => ({ model, ...t }))
+      .sort((a, b) => b.cost - a.cost || a.model.localeCompare(b.model));
+  if (!report.rows.length) {
+    const range = since || until ? ` between ${since ?? "the start"} and ${until ?? "today"}` : "";
+    text(io).err(`pi-sessions usage: ${empty ?? `no usage${range}`}`);
+  }
   if (values.json) {
-    io.out(JSON.stringify(report));
+    const { cells: _cells, ...json } = report;
+    const rows = values.breakdown ? report.rows.map((r) => ({ ...r, breakdown: breakdown(r.key) })) : report.rows;
+    io.out(JSON.stringify({ ...json, rows }));
     return EXIT_OK;
   }
   const table = [
     [by, "input", "output", "cache read", "cache write", "total tokens", "cost", "active", "inherited", "msgs"],
   ];
   for (const r of report.rows) {
-    const key =
-      by === "session"
-        ? `${oneLine(shortId(r.key))} ${truncate(r.name ?? "", 30)}${r.includedInParent ? " (in parent)" : ""}`
-        : oneLine(r.key);
-    table.push([
-      key,
-      formatCount(r.input),
-      formatCount(r.output),
-      formatCount(r.cacheRead),
-      formatCount(r.cacheWrite),
-      formatCount(r.totalTokens),
-      formatRowCost(r),
-      formatCost(r.activeCost),
-      r.inheritedCost === undefined ? "" : formatCost(r.inheritedCost),
-      formatCount(r.messages),
-    ]);
+    table.push(rowCells(r, by));
+    if (values.breakdown)
+      for (const m of breakdown(r.key))
+        table.push([`  └ ${m.model}`, ...tokenCells(m), formatRowCost(m), "", "", formatCount(m.messages)]);
   }
   const t = report.total;
   table.push([
     "TOTAL",
-    formatCount(t.input),
-    formatCount(t.output),
-    formatCount(t.cacheRead),
-    formatCount(t.cacheWrite),
-    formatCount(t.totalTokens),
+    ...tokenCells(t),
     formatRowCost(t),
     formatCost(t.activeCost),
     formatCost(t.inheritedCost),
     formatCount(t.messages),
   ]);
-  text(io).out(formatTable(table, [1, 2, 3, 4, 5, 6, 7, 8, 9], true));
+  io.out(formatTable(table, [1, 2, 3, 4, 5, 6, 7, 8, 9], true, io));
   const note = unpricedNote(t.unpriced);
   if (note) text(io).out(note);
   return EXIT_OK;
+}
+
+function tokenCells(t: UsageTotals): string[] {
+  return [t.input, t.output, t.cacheRead, t.cacheWrite, t.totalTokens].map(formatCount);
+}
+
+function rowCells(r: UsageRow, by: GroupBy): string[] {
+  const key =
+    by === "session"
+      ? `${shortId(r.key)} ${truncate(r.name ?? "", 30)}${r.includedInParent ? " (in parent)" : ""}`
+      : oneLine(r.key);
+  return [
+    key,
+    ...tokenCells(r),
+    formatRowCost(r),
+    formatCost(r.activeCost),
+    r.inheritedCost === undefined ? "" : formatCost(r.inheritedCost),
+    formatCount(r.messages),
+  ];
 }

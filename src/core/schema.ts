@@ -8,7 +8,7 @@
  *
  * References: docs/session-format.md#header, #entries, #usage.
  */
-import { z } from "zod";
+import * as z from "zod";
 
 // ---------------------------------------------------------------------------------------------
 // Headers

@@ -60,10 +60,3 @@ export function addRecord(target: UsageTotals, r: TokenBuckets & Partial<Pick<Us
   target.cost += r.cost;
   target.messages += 1;
 }
-
-/** Local calendar day (YYYY-MM-DD) of a ms timestamp. */
-export function localDay(ms: number): string {
-  if (!Number.isFinite(ms)) return "unknown";
-  const d = new Date(ms);
-  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, "0")}-${String(d.getDate()).padStart(2, "0")}`;
-}

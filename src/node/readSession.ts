@@ -1,6 +1,7 @@
 /** Node-side file access for the parser core. */
 import { type ParseOptions, type ParseResult, SessionReader } from "../core/session.js";
 import { readRegularFile } from "./fileAccess.js";
+import { ioReason } from "./ioReason.js";
 
 export type ReadResult = ParseResult;
 
@@ -58,11 +59,10 @@ export async function readSessionFile(file: string, options?: ParseOptions): Pro
   try {
     ({ bytes } = await readRegularFile(file));
   } catch (err) {
-    const e = err as NodeJS.ErrnoException;
     return {
       ok: false,
       file,
-      rejection: { line: 0, code: "unreadable", message: e.code ? `${e.code}: ${e.message}` : String(err) },
+      rejection: { line: 0, code: "unreadable", message: ioReason(err) },
       diagnostics: [],
     };
   }

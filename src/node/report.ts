@@ -4,10 +4,11 @@
  * - an OMP subagent session whose parent is in the result is already counted through the parent's `task`
  *   tool result (`details.usage`), so its own records are shown on its row but never added to totals.
  */
-import { addRecord, emptyTotals, localDay, type UsageRecord, type UsageTotals } from "../core/usage.js";
+import { dayOf, periodOf } from "../core/periods.js";
+import { addRecord, emptyTotals, type UsageRecord, type UsageTotals } from "../core/usage.js";
 import { computeOwnership, isOk, type StoreSession } from "./store/index.js";
 
-export type GroupBy = "session" | "model" | "day" | "project";
+export type GroupBy = "session" | "model" | "day" | "week" | "month" | "project";
 
 export interface UsageRow extends UsageTotals {
   key: string;
@@ -33,10 +34,12 @@ export interface UsageReport {
 
 export interface UsageOptions {
   by: GroupBy;
-  /** Keep records on or after this local day (YYYY-MM-DD). */
+  /** Keep records on or after this day (YYYY-MM-DD), in `timeZone`. */
   since?: string;
-  /** Keep records on or before this local day (YYYY-MM-DD). */
+  /** Keep records on or before this day (YYYY-MM-DD), in `timeZone`. */
   until?: string;
+  /** The IANA time zone days are cut in (default: local). */
+  timeZone?: string;
   /** Also fill `cells`: row key → `cellKey(record)` → totals (e.g. day × model for a stacked chart). */
   cellKey?: (r: UsageRecord) => string;
 }
@@ -66,8 +69,9 @@ export function usageReport(result: StoreSession[], options: UsageOptions): Usag
       if (includedInParent) sessionRow.includedInParent = true;
     }
     for (const r of sum.usage) {
-      if (options.since && localDay(r.time) < options.since) continue;
-      if (options.until && localDay(r.time) > options.until) continue;
+      const day = dayOf(r.time, options.timeZone);
+      if (options.since && day < options.since) continue;
+      if (options.until && day > options.until) continue;
       if (s.inherited.has(r.entryId)) {
         total.inheritedCost += r.cost;
         if (sessionRow) sessionRow.inheritedCost = (sessionRow.inheritedCost ?? 0) + r.cost;
@@ -78,10 +82,10 @@ export function usageReport(result: StoreSession[], options: UsageOptions): Usag
         options.by === "session"
           ? s.file
           : options.by === "model"
-            ? `${r.provider}/${r.model}${r.source === "server_compaction" ? " (server compaction)" : ""}`
-            : options.by === "day"
-              ? localDay(r.time)
-              : (sum.cwd ?? "(unknown)");
+            ? modelKey(r)
+            : options.by === "project"
+              ? (sum.cwd ?? "(unknown)")
+              : periodOf(day, options.by);
       const target = sessionRow ?? row(key);
       addRecord(target, r);
       if (cells && options.cellKey) {
@@ -99,7 +103,13 @@ export function usageReport(result: StoreSession[], options: UsageOptions): Usag
     }
   }
   const list = [...rows.values()].filter((r) => r.messages > 0 || (r.inheritedCost ?? 0) > 0);
-  if (options.by === "day") list.sort((a, b) => a.key.localeCompare(b.key));
+  if (options.by === "day" || options.by === "week" || options.by === "month")
+    list.sort((a, b) => a.key.localeCompare(b.key));
   else list.sort((a, b) => b.cost - a.cost || a.key.localeCompare(b.key));
   return { by: options.by, rows: list, total, ...(cells ? { cells } : {}) };
+}
+
+/** A record's model row: `provider/model`, with a server compaction's tokens kept apart (they carry no price). */
+export function modelKey(r: UsageRecord): string {
+  return `${r.provider}/${r.model}${r.source === "server_compaction" ? " (server compaction)" : ""}`;
 }

@@ -2,7 +2,7 @@
  * Messages between the extension host and the panels' webviews. The webview side is untrusted (it renders session
  * content), so the host validates every message with these schemas before acting on it.
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { PanelModel } from "./views.js";
 
 export const PANEL_KINDS = ["usage", "sessionUsage", "checkpoint", "lineage", "context"] as const;

@@ -6,6 +6,7 @@
 import { join, relative, sep } from "node:path";
 import type { SessionRoot } from "../roots.js";
 import { realFs, slicer, type StoreFs } from "./fs.js";
+import { ioReason } from "../ioReason.js";
 
 export interface DiscoveredFile {
   file: string;
@@ -60,7 +61,7 @@ export async function discover(
       try {
         return fs.readdir(dir);
       } catch (err) {
-        errors.push({ path: dir, message: String((err as Error).message) });
+        errors.push({ path: dir, message: ioReason(err) });
         return [];
       }
     };
@@ -93,7 +94,7 @@ export async function discover(
         }
       } catch (err) {
         // vanished meanwhile: left out
-        errors.push({ path: file, message: String((err as Error).message) });
+        errors.push({ path: file, message: ioReason(err) });
       }
     };
     /** Sessions in `dir` (a root or a slug folder), plus nested ones in their artifacts dirs. */

@@ -11,6 +11,7 @@ import { type DiscoveredFile, discover } from "./discover.js";
 import { realFs, slicer, type StoreFs } from "./fs.js";
 import { linkLineage } from "./lineage.js";
 import { newStoreSession, type StoreSession } from "./storeSession.js";
+import { ioReason } from "../ioReason.js";
 
 export { cacheFileFor, packSummary, unpackSummary } from "./cache.js";
 export { type DiscoveredFile, discover, type Placement, placeFile } from "./discover.js";
@@ -82,7 +83,7 @@ export async function loadStore(options: StoreOptions): Promise<Store> {
           continue;
         }
       } catch (err) {
-        errors.push({ path: f.file, message: String((err as Error).message) });
+        errors.push({ path: f.file, message: ioReason(err) });
         continue;
       }
     }
@@ -96,7 +97,7 @@ export async function loadStore(options: StoreOptions): Promise<Store> {
           filesRead++;
           results[k] = { summary: await readFull(f), partial: false };
         } catch (err) {
-          errors.push({ path: f.file, message: String((err as Error).message) });
+          errors.push({ path: f.file, message: ioReason(err) });
         }
       }),
     );
@@ -115,7 +116,7 @@ export async function loadStore(options: StoreOptions): Promise<Store> {
     try {
       await cache.save();
     } catch (err) {
-      errors.push({ path: options.cacheFile ?? "", message: `cache not saved: ${String((err as Error).message)}` });
+      errors.push({ path: options.cacheFile ?? "", message: `cache not saved: ${ioReason(err)}` });
     }
   };
   await save();
@@ -128,7 +129,7 @@ export async function loadStore(options: StoreOptions): Promise<Store> {
         read++;
         onEach?.(s);
       } catch (err) {
-        errors.push({ path: s.file, message: String((err as Error).message) });
+        errors.push({ path: s.file, message: ioReason(err) });
       }
     }
     await save();

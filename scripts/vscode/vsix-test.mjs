@@ -1,0 +1,164 @@
+// VSIX test: installs the packaged extension (`npm run package` first) into a fresh extensions directory of the real
+// VS Code (code-server 4.100.3), as a user would with `code --install-extension`, and starts it with no
+// extensionDevelopmentPath. Checks what the package holds (an allow-list, the size budgets, every image the README
+// and the walkthrough name), then in the workbench: the Sessions view lists the fixture sessions, a panel opens, the
+// walkthrough is listed and shows its steps, and the details page renders the README with its images loaded.
+// Exit code 0 = every check passed.
+import { spawnSync } from "child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "fs";
+import os from "os";
+import path from "path";
+import { fileURLToPath } from "url";
+import { launch, workbenchUrl } from "./browser.mjs";
+import { codeServerBin, startCodeServer } from "./code-server.mjs";
+import { ensureRuntime } from "./ensure-runtime.mjs";
+import { buildFixtureHome } from "./fixture-home.mjs";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
+const pkg = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
+const vsix = path.join(root, `${pkg.name}-${pkg.version}.vsix`);
+const shots = path.resolve(process.env.SHOTS || path.join(root, "test-results", "vsix"));
+/** The budgets the README reports against. */
+const MAX_VSIX = 2 * 1024 * 1024;
+const MAX_MAIN = 700 * 1024;
+/** What the installed extension may hold: the allow-list of .vscodeignore, seen from the installed side. */
+const ALLOWED = [
+  /^dist\/extension\.cjs$/,
+  /^dist\/webview\/[a-zA-Z]+\.js$/,
+  /^media\/[a-z-]+\.(css|svg|png)$/,
+  /^docs\/images\/[a-z-]+\.webp$/,
+  /^l10n\/bundle\.l10n(\.[a-z-]+)?\.json$/,
+  /^package(\.nls(\.[a-z-]+)?)?\.json$/,
+  /^(README|CHANGELOG)\.md$/i, // vsce stores them as readme.md and changelog.md
+  /^LICENSE(\.txt)?$/,
+  /^\.vsixmanifest$/, // written by VS Code on install
+];
+
+ensureRuntime();
+mkdirSync(shots, { recursive: true });
+const t0 = Date.now();
+const step = (m) => console.log(`[vsix ${((Date.now() - t0) / 1000).toFixed(1)}s] ${m}`);
+const fail = (m) => {
+  throw new Error(m);
+};
+const tmp = mkdtempSync(path.join(os.tmpdir(), "pi-sessions-vsix-"));
+let cs;
+let browser;
+let failed = false;
+try {
+  if (!existsSync(vsix)) fail(`${path.relative(root, vsix)} is missing: run \`npm run package\` first`);
+  const vsixBytes = statSync(vsix).size;
+  if (vsixBytes > MAX_VSIX) fail(`the VSIX is ${vsixBytes} bytes, over the ${MAX_VSIX} budget`);
+
+  // Install as a user does, into a fresh extensions directory.
+  const extensionsDir = path.join(tmp, "exts");
+  const install = spawnSync(codeServerBin(), ["--install-extension", vsix, "--extensions-dir", extensionsDir], {
+    encoding: "utf8",
+    env: { ...process.env, HOME: path.join(tmp, "install-home"), EXTENSIONS_GALLERY: "{}" },
+  });
+  if (install.status !== 0) fail(`--install-extension failed (${install.status}):\n${install.stdout}${install.stderr}`);
+  const id = `${pkg.publisher}.${pkg.name}-${pkg.version}`;
+  const installed = path.join(extensionsDir, id);
+  if (!existsSync(installed)) fail(`not installed at ${installed}: ${readdirSync(extensionsDir).join(", ")}`);
+  const files = readdirSync(installed, { recursive: true })
+    .map(String)
+    .filter((f) => statSync(path.join(installed, f)).isFile());
+  const stray = files.filter((f) => !ALLOWED.some((re) => re.test(f)));
+  if (stray.length) fail(`the package holds files outside the allow-list: ${stray.join(", ")}`);
+  const mainBytes = statSync(path.join(installed, "dist", "extension.cjs")).size;
+  if (mainBytes > MAX_MAIN) fail(`the main bundle is ${mainBytes} bytes, over the ${MAX_MAIN} budget`);
+  // The packaged README carries its images inline (scripts/package.mjs): the details page allows no other source.
+  const readme = readFileSync(path.join(installed, files.find((f) => /^readme\.md$/i.test(f)) ?? "README.md"), "utf8");
+  const readmeImages = [...readme.matchAll(/!\[[^\]]*\]\(([^)\s]+)\)/g)].map((m) => m[1]);
+  const sourceImages = [...readFileSync(path.join(root, "README.md"), "utf8").matchAll(/!\[[^\]]*\]\(/g)];
+  if (readmeImages.length !== sourceImages.length || readmeImages.length < 3)
+    fail(`the packaged README shows ${readmeImages.length} images, the README ${sourceImages.length}`);
+  const notInline = readmeImages.filter((src) => !/^data:image\/(webp|png);base64,/.test(src));
+  if (notInline.length) fail(`README images not inlined: ${notInline.join(", ")}`);
+  const walkthroughImages = pkg.contributes.walkthroughs.flatMap((w) => w.steps.map((s) => s.media.image));
+  for (const image of [...walkthroughImages, pkg.icon])
+    if (!files.includes(image)) fail(`${image} is named by package.json but not in the package`);
+  step(
+    `installed ${id}: ${files.length} files, VSIX ${(vsixBytes / 1024).toFixed(0)} KB, ` +
+      `main bundle ${(mainBytes / 1024).toFixed(0)} KB, ${readmeImages.length} README images present`,
+  );
+
+  // Start the real VS Code on the installed copy only: no extensionDevelopmentPath.
+  const { home, workspace } = buildFixtureHome(path.join(tmp, "home"));
+  process.env.EXT_HOST_HOME = home;
+  process.env.RUNTIME_TMP = tmp;
+  cs = await startCodeServer({ extensionsDir, settings: { "workbench.colorTheme": "Default Dark Modern" } });
+  browser = await launch(tmp);
+  const page = browser.ctx.pages()[0] ?? (await browser.ctx.newPage());
+  await page.goto(workbenchUrl(cs.port, { folder: workspace }), { waitUntil: "domcontentloaded" });
+  await page.locator(".monaco-workbench").waitFor({ timeout: 60000 });
+  const tab = page.locator('.activitybar [aria-label^="Pi Sessions"]').first();
+  await tab.waitFor({ timeout: 60000 });
+  await tab.click();
+  const sidebar = page.locator(".part.sidebar");
+  const row = (text) => sidebar.locator(".monaco-list-row", { hasText: text }).first();
+  await row("This Workspace").waitFor({ timeout: 30000 });
+  await row("Stats helpers (sum/avg/median)").waitFor({ timeout: 30000 });
+  step("the Sessions view lists the fixture sessions");
+
+  const input = page.locator(".quick-input-widget input");
+  const runCommand = async (title) => {
+    await sidebar.locator(".composite.title .title-label").first().click(); // focus the workbench, not a webview
+    await page.keyboard.press("F1");
+    await input.waitFor({ timeout: 10000 });
+    await input.fill(`>${title}`);
+    await page.locator(".quick-input-list .monaco-list-row", { hasText: title }).first().waitFor({ timeout: 10000 });
+    await page.keyboard.press("Enter");
+  };
+  const webview = () => page.frameLocator("iframe.webview.ready:visible").last().frameLocator("#active-frame");
+  await runCommand("Pi Sessions: Show Usage & Cost");
+  await webview().locator("#total-cost").waitFor({ timeout: 30000 });
+  step("a panel opened (Usage & Cost)");
+  await page.screenshot({ path: `${shots}/01-usage.png` });
+
+  // The walkthrough is listed, opens, and shows its four steps with their images.
+  const walkthrough = pkg.contributes.walkthroughs[0];
+  const nls = JSON.parse(readFileSync(path.join(root, "package.nls.json"), "utf8"));
+  const t = (s) => s.replace(/^%(.+)%$/, (_, k) => nls[k]);
+  await runCommand("Welcome: Open Walkthrough...");
+  const pick = page.locator(".quick-input-list .monaco-list-row", { hasText: t(walkthrough.title) }).first();
+  await pick.waitFor({ timeout: 15000 });
+  await pick.click();
+  const gettingStarted = page.locator(".gettingStartedContainer");
+  for (const s of walkthrough.steps)
+    await gettingStarted
+      .locator(".getting-started-step", { hasText: t(s.title) })
+      .first()
+      .waitFor({ timeout: 15000 });
+  step(`the walkthrough is listed and shows its ${walkthrough.steps.length} steps`);
+  await page.screenshot({ path: `${shots}/02-walkthrough.png` });
+
+  // The details page: the README rendered, every image loaded from the installed package.
+  await runCommand("Extensions: Show Enabled Extensions");
+  const entry = sidebar.locator(".extension-list-item", { hasText: t(pkg.displayName) }).first();
+  await entry.waitFor({ timeout: 30000 });
+  await entry.click();
+  const details = webview();
+  await details.locator("h2", { hasText: "Install" }).first().waitFor({ timeout: 30000 });
+  const images = details.locator("img");
+  for (let i = 0; ; i++) {
+    const state = await images.evaluateAll((imgs) => imgs.map((img) => img.complete && img.naturalWidth > 0));
+    if (state.length >= readmeImages.length && state.every(Boolean)) break;
+    if (i > 100) fail(`details page: ${state.filter(Boolean).length} of ${readmeImages.length} images loaded`);
+    await page.waitForTimeout(200);
+  }
+  step(`the details page renders the README with all ${readmeImages.length} images loaded`);
+  await page.screenshot({ path: `${shots}/03-details.png` });
+} catch (e) {
+  failed = true;
+  console.error("VSIX TEST FAILED:", e.message);
+  const page = browser?.ctx.pages()[0];
+  await page?.screenshot({ path: `${shots}/99-failure.png` }).catch(() => {});
+  if (cs) console.error(cs.log.split("\n").slice(-20).join("\n"));
+} finally {
+  await browser?.ctx.close().catch(() => {});
+  await cs?.stop();
+  rmSync(tmp, { recursive: true, force: true });
+}
+step(failed ? "FAILED" : "vsix test passed");
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,10 @@
+/**
+ * The reason of a file-system error, without the path: Node's messages repeat both the code and the path
+ * ("ENOENT: no such file or directory, open '/x'"), and every report here already names the file once.
+ */
+export function ioReason(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const code = (err as NodeJS.ErrnoException).code;
+  const reason = err.message.replace(/^[A-Z][A-Z0-9_]+: /, "").replace(/, [a-z]+ '[^']*'( -> '[^']*')?$/, "");
+  return code && !reason.includes(code) ? `${reason} (${code})` : reason;
+}

@@ -1,0 +1,65 @@
+// `pi-sessions` as an npm package (issue #15): `npm pack` gives a tarball that holds only the self-contained CLI
+// bundle and the documents, needs no runtime dependency, and installs a working `pi-sessions` globally (into a
+// temporary prefix, as `npm install -g ./pi-session-explorer-<version>.tgz` would). Needs `npm run build` first.
+import * as assert from "node:assert/strict";
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { withTempDir } from "./helpers.js";
+
+const pkg = JSON.parse(readFileSync("package.json", "utf8")) as {
+  name: string;
+  version: string;
+  bin: Record<string, string>;
+  dependencies?: Record<string, string>;
+  private?: boolean;
+};
+const npm = process.platform === "win32" ? "npm.cmd" : "npm";
+
+describe("the npm package", function () {
+  this.timeout(120_000);
+
+  it("packs only the CLI bundle and the documents, with no runtime dependency", () => {
+    assert.equal(pkg.private, undefined, "a private package cannot be published");
+    assert.deepEqual(pkg.dependencies ?? {}, {}, "the CLI bundle is self-contained: no runtime dependencies");
+    assert.deepEqual(pkg.bin, { "pi-sessions": "dist/cli.js" });
+    const [packed] = JSON.parse(execFileSync(npm, ["pack", "--dry-run", "--json"], { encoding: "utf8" })) as {
+      files: { path: string }[];
+    }[];
+    assert.deepEqual(packed!.files.map((f) => f.path).sort(), [
+      "CHANGELOG.md",
+      "LICENSE",
+      "README.md",
+      "dist/cli.js",
+      "package.json",
+    ]);
+  });
+
+  it("installs globally from the tarball; pi-sessions --version and list run", async () => {
+    await withTempDir((dir) => {
+      execFileSync(npm, ["pack", "--pack-destination", dir, "--silent"], { encoding: "utf8" });
+      const tarball = join(dir, `${pkg.name}-${pkg.version}.tgz`);
+      assert.ok(existsSync(tarball), tarball);
+      const prefix = join(dir, "prefix");
+      execFileSync(npm, ["install", "-g", "--prefix", prefix, "--offline", "--no-audit", "--no-fund", tarball], {
+        encoding: "utf8",
+        env: { ...process.env, npm_config_cache: join(dir, "npm-cache") },
+      });
+      const bin = join(prefix, "bin", "pi-sessions");
+      assert.ok(existsSync(bin), "the bin link is installed");
+      const version = spawnSync(bin, ["--version"], { encoding: "utf8" });
+      assert.equal(version.status, 0, version.stderr);
+      assert.equal(version.stdout.trim(), pkg.version);
+      const list = spawnSync(bin, ["list", "--agent-dir", "fixtures/real/pi", "--no-cache", "--json"], {
+        encoding: "utf8",
+      });
+      assert.equal(list.status, 0, list.stderr);
+      const sessions = (JSON.parse(list.stdout) as { sessions: { file: string }[] }).sessions;
+      assert.ok(sessions.length > 0);
+      assert.ok(sessions.every((s) => s.file.includes("fixtures/real/pi/")));
+      const help = spawnSync(bin, ["usage", "--help"], { encoding: "utf8" });
+      assert.equal(help.status, 0);
+      assert.match(help.stdout, /^Usage: pi-sessions usage/);
+    });
+  });
+});
