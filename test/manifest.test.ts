@@ -7,7 +7,11 @@ import { CommandId, ContainerId, ContextKey, PanelViewType, SessionsViewId } fro
 import { PANEL_KINDS } from "../src/protocol/messages.js";
 import { ROOT } from "./fixtures.js";
 
-const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
+/** package.json as VS Code shows it: every `%key%` replaced by its text in package.nls.json. */
+const nls = JSON.parse(readFileSync(join(ROOT, "package.nls.json"), "utf8")) as Record<string, string>;
+const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"), (_key, value: unknown) =>
+  typeof value === "string" ? value.replace(/^%([^%]+)%$/, (whole, k: string) => nls[k] ?? whole) : value,
+);
 const c = pkg.contributes;
 
 describe("package.json contributions", () => {

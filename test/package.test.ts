@@ -35,8 +35,8 @@ describe("the npm package", function () {
     ]);
   });
 
-  it("installs globally from the tarball; pi-sessions --version and list run", async () => {
-    await withTempDir((dir) => {
+  it("installs globally from the tarball; pi-sessions --version and list run", () => {
+    withTempDir((dir) => {
       execFileSync(npm, ["pack", "--pack-destination", dir, "--silent"], { encoding: "utf8" });
       const tarball = join(dir, `${pkg.name}-${pkg.version}.tgz`);
       assert.ok(existsSync(tarball), tarball);

@@ -110,8 +110,8 @@ export function buildProgram(io: Io, version: string, done: (code: number) => vo
     storeOptions(
       program
         .command("list")
-        .summary("every session under the agent dirs, with its title and fork lineage")
-        .description(`List every session, newest first, with its title and fork lineage.\n\n${STORE_HELP}`),
+        .summary("every session under the agent dirs, with its name and fork lineage")
+        .description(`List every session, newest first, with its name and fork lineage.\n\n${STORE_HELP}`),
     ).action(async (o) => done(await listCommand(o, io))),
     ["pi-sessions list --workspace ~/src/app", "pi-sessions list --agent-dir ~/.omp/agent --json"],
   );

@@ -14,8 +14,9 @@ export function registerCommand(
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       logger.error(`command ${id} failed`, err);
-      void vscode.window.showErrorMessage(`Pi Sessions: ${message}`, "Show Log").then((choice) => {
-        if (choice === "Show Log") logger.show();
+      const showLog = vscode.l10n.t("Show Log");
+      void vscode.window.showErrorMessage(vscode.l10n.t("Pi Sessions: {0}", message), showLog).then((choice) => {
+        if (choice === showLog) logger.show();
       });
       return undefined;
     }

@@ -23,19 +23,22 @@ import type { SessionService } from "./service.js";
 import type { PanelManager } from "./webviews/panels.js";
 
 const SECRET_KEY = (p: "openai" | "azure") => `piSessions.apiKey.${p}`;
-const PROVIDERS: { id: Provider; label: string; detail: string }[] = [
-  { id: "openai", label: "OpenAI", detail: "responses.compact on api.openai.com (API key)" },
-  {
-    id: "azure",
-    label: "Azure OpenAI",
-    detail: "responses.compact on <resource>.openai.azure.com/openai/v1 (API key)",
-  },
-  {
-    id: "codex",
-    label: "ChatGPT Codex",
-    detail: "compaction_trigger on chatgpt.com/backend-api (your pi or codex ChatGPT login)",
-  },
-];
+/** The providers Compact Branch offers (product names stay as they are; what they call is described). */
+function providers(): { id: Provider; label: string; detail: string }[] {
+  return [
+    { id: "openai", label: "OpenAI", detail: vscode.l10n.t("responses.compact on api.openai.com (API key)") },
+    {
+      id: "azure",
+      label: "Azure OpenAI",
+      detail: vscode.l10n.t("responses.compact on <resource>.openai.azure.com/openai/v1 (API key)"),
+    },
+    {
+      id: "codex",
+      label: "ChatGPT Codex",
+      detail: vscode.l10n.t("compaction_trigger on chatgpt.com/backend-api (your pi or codex ChatGPT login)"),
+    },
+  ];
+}
 
 /** Preset answers a caller may give (the provider, model and summary pickers); the confirmation is always asked. */
 export interface CompactArgs {
@@ -110,13 +113,15 @@ export function registerCompactCommands(
                     { label: "OpenAI", id: "openai" as const },
                     { label: "Azure OpenAI", id: "azure" as const },
                   ],
-                  { title: "Set the API key of which provider?" },
+                  { title: vscode.l10n.t("Set the API key of which provider?") },
                 )
               )?.id;
         if (!provider) return undefined;
         const key = await vscode.window.showInputBox({
-          title: `${provider === "openai" ? "OpenAI" : "Azure OpenAI"} API key`,
-          prompt: "Stored in VS Code's secret storage; never written to files or logs. Leave empty to remove it.",
+          title: vscode.l10n.t("{0} API key", provider === "openai" ? "OpenAI" : "Azure OpenAI"),
+          prompt: vscode.l10n.t(
+            "Stored in VS Code's secret storage; never written to files or logs. Leave empty to remove it.",
+          ),
           password: true,
           ignoreFocusOut: true,
         });
@@ -132,7 +137,11 @@ export function registerCompactCommands(
     registerCommand(
       CommandId.CompactBranch,
       async (target?: unknown, argsArg?: unknown) => {
-        requireTrust("Compact Branch");
+        requireTrust(vscode.l10n.t("Compact Branch"));
+        const compactButton = vscode.l10n.t("Compact");
+        const fallbackButton = vscode.l10n.t("Write Readable-Only Compaction");
+        const showLogButton = vscode.l10n.t("Show Log");
+        const inspectButton = vscode.l10n.t("Inspect Checkpoint");
         const args = (argsArg && typeof argsArg === "object" ? argsArg : {}) as CompactArgs;
         await service.ensureStarted();
         let file = fileOf(target);
@@ -145,18 +154,22 @@ export function registerCompactCommands(
               description: s.summary.ok ? (s.summary.cwd ?? "") : "",
               file: s.file,
             }));
-          file = (await vscode.window.showQuickPick(items, { title: "Compact the active branch of which session?" }))
-            ?.file;
+          file = (
+            await vscode.window.showQuickPick(items, {
+              title: vscode.l10n.t("Compact the active branch of which session?"),
+            })
+          )?.file;
         }
         if (!file) return undefined;
-        if (!service.lib.get(file)) throw new Error(`${file} is not a session under the configured session roots`);
+        if (!service.lib.get(file))
+          throw new Error(vscode.l10n.t("{0} is not a session under the configured session roots", file));
         const leafId = args.leafId ?? entryIdOf(target);
         const provider =
           args.provider ??
           (
             await vscode.window.showQuickPick(
-              PROVIDERS.map((p) => ({ ...p, description: "" })),
-              { title: "Compact through which provider?" },
+              providers().map((p) => ({ ...p, description: "" })),
+              { title: vscode.l10n.t("Compact through which provider?") },
             )
           )?.id;
         if (!provider) return undefined;
@@ -164,80 +177,92 @@ export function registerCompactCommands(
         const model =
           args.model ??
           (await vscode.window.showInputBox({
-            title: "Model to compact with",
+            title: vscode.l10n.t("Model to compact with"),
             value: cfgModel,
             prompt:
               provider === "azure"
-                ? "The model id (the deployment comes from piSessions.compaction.azureDeployment, else the model id)"
-                : "The model id, e.g. gpt-5.1",
+                ? vscode.l10n.t(
+                    "The model id (the deployment comes from piSessions.compaction.azureDeployment, else the model id)",
+                  )
+                : vscode.l10n.t("The model id, e.g. gpt-5.1"),
           }));
         if (!model) return undefined;
 
         const plan = await run(file, provider, model, { leafId, dryRun: true, summary: "llm" });
-        if (plan.state !== "planned") throw new Error(`cannot compact ${basename(file)}: ${describe(plan)}`);
+        if (plan.state !== "planned")
+          throw new Error(vscode.l10n.t("cannot compact {0}: {1}", basename(file), describe(plan)));
         const p = plan.plan;
         // The readable summary: extractive (free), or pi's prompt through the same provider, with its cost shown first.
         let summary = args.summary;
         if (!summary) {
           const cost = p.summaryCost;
           const llmDetail = cost
-            ? `~${cost.inputTokens} input tokens, up to ${cost.maxOutputTokens} output tokens` +
+            ? vscode.l10n.t("~{0} input tokens, up to {1} output tokens", cost.inputTokens, cost.maxOutputTokens) +
               (cost.maxCost === null
-                ? " (no price known for this model)"
-                : `: at most ${formatCostAtMost(cost.maxCost)}`)
+                ? ` ${vscode.l10n.t("(no price known for this model)")}`
+                : `: ${vscode.l10n.t("at most {0}", formatCostAtMost(cost.maxCost))}`)
             : "";
           summary = (
             await vscode.window.showQuickPick(
               [
                 {
-                  label: "Extractive summary",
-                  description: "no extra call",
-                  detail:
-                    "Goal, recent requests, last assistant state, previous summary and file lists, " +
-                    "taken from the branch.",
+                  label: vscode.l10n.t("Extractive summary"),
+                  description: vscode.l10n.t("no extra call"),
+                  detail: vscode.l10n.t(
+                    "Goal, recent requests, last assistant state, previous summary and file lists, from the branch.",
+                  ),
                   id: "extractive" as const,
                 },
                 {
-                  label: "LLM summary (pi's prompt)",
+                  label: vscode.l10n.t("LLM summary (pi's prompt)"),
                   description: llmDetail,
-                  detail:
-                    `Written by ${p.identity.model} through the same provider, ` +
-                    "in the format pi's own compactions use.",
+                  detail: vscode.l10n.t(
+                    "Written by {0} through the same provider, in the format pi's own compactions use.",
+                    p.identity.model,
+                  ),
                   id: "llm" as const,
                 },
               ],
-              { title: "Readable summary of the compacted history" },
+              { title: vscode.l10n.t("Readable summary of the compacted history") },
             )
           )?.id;
           if (!summary) return undefined;
         }
         {
           const detail = [
-            `Summarizes ${p.summarizedMessages} messages (~${p.tokensBefore} tokens of context) ` +
-              `and keeps the branch from entry ${p.firstKeptEntryId} (${p.keptEntries} entries).`,
-            `Provider: ${p.identity.surface} · ${p.identity.model}` +
-              (p.identity.deployment ? ` · deployment ${p.identity.deployment}` : "") +
-              (p.transport !== p.identity.endpoint ? ` (via ${p.transport})` : "") +
+            vscode.l10n.t(
+              "Summarizes {0} messages (~{1} tokens of context) and keeps the branch from entry {2} ({3} entries).",
+              p.summarizedMessages,
+              p.tokensBefore,
+              p.firstKeptEntryId,
+              p.keptEntries,
+            ),
+            vscode.l10n.t("Provider: {0}", `${p.identity.surface} · ${p.identity.model}`) +
+              (p.identity.deployment ? ` · ${vscode.l10n.t("deployment {0}", p.identity.deployment)}` : "") +
+              (p.transport !== p.identity.endpoint ? ` (${vscode.l10n.t("via {0}", p.transport)})` : "") +
               ".",
             summary === "llm" && p.summaryCost
-              ? `Readable summary by the model: ~${p.summaryCost.inputTokens} input tokens` +
-                (p.summaryCost.maxCost === null ? "" : `, at most ${formatCostAtMost(p.summaryCost.maxCost)}`) +
+              ? vscode.l10n.t("Readable summary by the model: ~{0} input tokens", p.summaryCost.inputTokens) +
+                (p.summaryCost.maxCost === null
+                  ? ""
+                  : `, ${vscode.l10n.t("at most {0}", formatCostAtMost(p.summaryCost.maxCost))}`) +
                 "."
-              : "Readable summary: extractive.",
-            "One compaction entry is appended to the session file; nothing else changes. " +
-              "Close pi on this session first.",
+              : vscode.l10n.t("Readable summary: extractive."),
+            vscode.l10n.t(
+              "One compaction entry is appended; nothing else in the file changes. Close pi on this session first.",
+            ),
           ].join("\n\n");
           const ok = await vscode.window.showInformationMessage(
-            `Compact "${sessionTitle(service.lib.get(file)!)}"?`,
+            vscode.l10n.t('Compact "{0}"?', sessionTitle(service.lib.get(file)!)),
             { modal: true, detail },
-            "Compact",
+            compactButton,
           );
-          if (ok !== "Compact") return undefined;
+          if (ok !== compactButton) return undefined;
         }
         let result = await vscode.window.withProgress(
           {
             location: vscode.ProgressLocation.Notification,
-            title: `Compacting through ${p.identity.surface}…`,
+            title: vscode.l10n.t("Compacting through {0}…", p.identity.surface),
             cancellable: true,
           },
           async (_progress, token) => {
@@ -252,23 +277,27 @@ export function registerCompactCommands(
         );
         if (result.state === "failed") {
           const choice = await vscode.window.showErrorMessage(
-            `Compaction failed (${result.failureClass}): ${result.message}. The session file is unchanged.`,
-            "Write Readable-Only Compaction",
-            "Show Log",
+            vscode.l10n.t(
+              "Compaction failed ({0}): {1}. The session file is unchanged.",
+              result.failureClass,
+              result.message,
+            ),
+            fallbackButton,
+            showLogButton,
           );
-          if (choice === "Show Log") logger.show();
-          if (choice === "Write Readable-Only Compaction")
+          if (choice === showLogButton) logger.show();
+          if (choice === fallbackButton)
             result = await run(file, provider, model, { leafId, localOnly: result.failureClass });
         }
         if (result.state === "written") {
           await service.refreshFile(file);
           void vscode.window
             .showInformationMessage(
-              result.checkpoint ? `Checkpoint written: ${result.message}.` : result.message,
-              "Inspect Checkpoint",
+              result.checkpoint ? vscode.l10n.t("Checkpoint written: {0}.", result.message) : result.message,
+              inspectButton,
             )
             .then((c) => {
-              if (c === "Inspect Checkpoint")
+              if (c === inspectButton)
                 panels.show({
                   panel: "checkpoint",
                   file: file!,
@@ -276,7 +305,7 @@ export function registerCompactCommands(
                 });
             });
         } else if (result.state === "refused") {
-          throw new Error(`not compacted: ${result.reason}`);
+          throw new Error(vscode.l10n.t("not compacted: {0}", result.reason));
         }
         return result;
       },

@@ -71,10 +71,12 @@ export function activate(context: vscode.ExtensionContext): PiSessionsApi {
   } catch (err) {
     // VS Code shows nothing when activation fails, so say it ourselves.
     logger.error("activation failed", err);
+    const showLog = vscode.l10n.t("Show Log");
+    const reason = err instanceof Error ? err.message : String(err);
     void vscode.window
-      .showErrorMessage(`Pi Sessions failed to start: ${err instanceof Error ? err.message : String(err)}`, "Show Log")
+      .showErrorMessage(vscode.l10n.t("Pi Sessions failed to start: {0}", reason), showLog)
       .then((c) => {
-        if (c === "Show Log") logger.show();
+        if (c === showLog) logger.show();
       });
     throw err;
   }

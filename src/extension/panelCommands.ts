@@ -38,7 +38,8 @@ export function registerPanelCommands(
   const sessionFile = async (arg: unknown, title: string, filter?: (s: StoreSession) => boolean) => {
     await service.ensureStarted();
     const file = fileOf(arg) ?? (await pickSession(lib(), title, filter))?.file;
-    if (file && !lib().get(file)) throw new Error(`${file} is not a session under the configured session roots`);
+    if (file && !lib().get(file))
+      throw new Error(vscode.l10n.t("{0} is not a session under the configured session roots", file));
     return file;
   };
   return vscode.Disposable.from(
@@ -46,7 +47,7 @@ export function registerPanelCommands(
     registerCommand(
       CommandId.ShowSessionUsage,
       async (arg?: unknown) => {
-        const file = await sessionFile(arg, "Show usage of which session?");
+        const file = await sessionFile(arg, vscode.l10n.t("Show usage of which session?"));
         return file ? panels.show({ panel: "sessionUsage", file }) : undefined;
       },
       logger,
@@ -56,7 +57,7 @@ export function registerPanelCommands(
       async (arg?: unknown) => {
         const file = await sessionFile(
           arg,
-          "Show the fork lineage of which session?",
+          vscode.l10n.t("Show the fork lineage of which session?"),
           (s) => s.summary.ok && (s.parent !== null || s.children.length > 0 || s.parentState !== "none"),
         );
         return file ? panels.show({ panel: "lineage", file }) : undefined;
@@ -66,7 +67,10 @@ export function registerPanelCommands(
     registerCommand(
       CommandId.ShowContext,
       async (arg?: unknown, entryArg?: unknown) => {
-        const file = await sessionFile(arg, "Show the effective context of which session (at its active leaf)?");
+        const file = await sessionFile(
+          arg,
+          vscode.l10n.t("Show the effective context of which session (at its active leaf)?"),
+        );
         if (!file) return undefined;
         const entryId = typeof entryArg === "string" ? entryArg : entryIdOf(arg);
         return panels.show({ panel: "context", file, ...(entryId ? { entryId } : {}) });
@@ -78,24 +82,27 @@ export function registerPanelCommands(
       async (arg?: unknown, entryArg?: unknown) => {
         const file = await sessionFile(
           arg,
-          "Inspect a compaction of which session?",
+          vscode.l10n.t("Inspect a compaction of which session?"),
           (s) => s.summary.ok && s.summary.compactions > 0,
         );
         if (!file) return undefined;
         let entryId = typeof entryArg === "string" ? entryArg : entryIdOf(arg);
         if (!entryId) {
           const r = await lib().open(file);
-          if (!r.ok || !r.session.compactions.length) throw new Error(`${basename(file)} has no compaction`);
+          if (!r.ok || !r.session.compactions.length)
+            throw new Error(vscode.l10n.t("{0} has no compaction", basename(file)));
           const pick = await vscode.window.showQuickPick(
             r.session.compactions.map((c) => ({
-              label: `Compaction ${c.id}`,
+              label: vscode.l10n.t("Compaction {0}", c.id),
               description:
-                `line ${c.line} · ` +
-                (c.tokensBefore === null ? "" : `${formatTokens(c.tokensBefore)} tokens summarized`) +
-                (c.onActivePath ? " · active path" : ""),
+                vscode.l10n.t("line {0}", c.line) +
+                (c.tokensBefore === null
+                  ? ""
+                  : ` · ${vscode.l10n.t("{0} tokens summarized", formatTokens(c.tokensBefore))}`) +
+                (c.onActivePath ? ` · ${vscode.l10n.t("active path")}` : ""),
               id: c.id,
             })),
-            { title: "Inspect which compaction?" },
+            { title: vscode.l10n.t("Inspect which compaction?") },
           );
           entryId = pick?.id;
         }

@@ -84,12 +84,14 @@ export class SessionService implements vscode.Disposable {
     this.setState("loading");
     const t0 = Date.now();
     this.logger.info(`session roots: ${library.roots.map((r) => `${r.dir} (${r.source})`).join(", ") || "none"}`);
-    await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: "Listing Pi sessions" }, () =>
-      library.ensureLoaded(),
+    await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Window, title: vscode.l10n.t("Listing Pi sessions") },
+      () => library.ensureLoaded(),
     );
     // Sessions listed from their first and last bytes are read in full in the background (costs, counts, forks).
-    void vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: "Reading Pi sessions" }, () =>
-      library.whenComplete(),
+    void vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Window, title: vscode.l10n.t("Reading Pi sessions") },
+      () => library.whenComplete(),
     );
     if (generation !== this.generation) return;
     this.logger.info(

@@ -15,13 +15,21 @@ import { hostPaths } from "../node/roots.js";
 import { relativeTime } from "../protocol/format.js";
 import { lastActivity, sessionTitle } from "../node/store/index.js";
 
-const FILTER_TEXT: Record<FilterMode, string> = {
-  default: "Default: hide settings and bookkeeping entries",
-  "no-tools": "No tools: default, without tool results and tool-call-only replies",
-  "user-only": "User only: just your prompts",
-  "labeled-only": "Labeled only: entries with a label",
-  all: "All: every entry",
-};
+/** What each filter mode hides, for the filter picker. */
+function filterText(mode: FilterMode): string {
+  switch (mode) {
+    case "default":
+      return vscode.l10n.t("Default: hide settings and bookkeeping entries");
+    case "no-tools":
+      return vscode.l10n.t("No tools: default, without tool results and tool-call-only replies");
+    case "user-only":
+      return vscode.l10n.t("User only: just your prompts");
+    case "labeled-only":
+      return vscode.l10n.t("Labeled only: entries with a label");
+    case "all":
+      return vscode.l10n.t("All: every entry");
+  }
+}
 
 export interface CommandContext {
   service: SessionService;
@@ -32,9 +40,9 @@ export interface CommandContext {
 }
 
 export function applyFilterDescription(view: vscode.TreeView<Element>, mode: FilterMode): void {
-  view.description = mode === "default" ? undefined : `Filter: ${mode}`;
+  view.description = mode === "default" ? undefined : vscode.l10n.t("Filter: {0}", mode);
   // The description is not shown when the view is alone in its container, so the message says it too.
-  view.message = mode === "default" ? undefined : `Filter: ${mode}. Some entries are hidden.`;
+  view.message = mode === "default" ? undefined : vscode.l10n.t("Filter: {0}. Some entries are hidden.", mode);
   void vscode.commands.executeCommand("setContext", ContextKey.Filter, mode);
 }
 
@@ -44,16 +52,16 @@ export function registerSessionCommands(ctx: CommandContext): vscode.Disposable 
 
   /** Only sessions the store listed (inside the configured roots) are ever opened. */
   const knownSession = (file: string | undefined) => {
-    if (!file) throw new Error("no session selected");
+    if (!file) throw new Error(vscode.l10n.t("no session selected"));
     const s = lib().get(file);
-    if (!s) throw new Error(`${file} is not a session under the configured session roots`);
+    if (!s) throw new Error(vscode.l10n.t("{0} is not a session under the configured session roots", file));
     return s;
   };
 
   const revealSession = async (file: string) => {
     knownSession(file);
     const el = await tree.sessionElementFor(file);
-    if (!el) throw new Error(`session ${basename(file)} is not in the tree`);
+    if (!el) throw new Error(vscode.l10n.t("session {0} is not in the tree", basename(file)));
     await view.reveal(el, { select: true, focus: true, expand: true });
     return el;
   };
@@ -61,7 +69,8 @@ export function registerSessionCommands(ctx: CommandContext): vscode.Disposable 
   const revealEntry = async (file: string, entryId: string) => {
     const sessionEl = await revealSession(file);
     const el = await tree.entryElementFor(sessionEl, entryId);
-    if (!el) throw new Error(`entry ${entryId} is not shown under the current filter (${tree.filter})`);
+    if (!el)
+      throw new Error(vscode.l10n.t("entry {0} is not shown under the current filter ({1})", entryId, tree.filter));
     await view.reveal(el, { select: true, focus: true, expand: false });
     return el;
   };
@@ -84,11 +93,14 @@ export function registerSessionCommands(ctx: CommandContext): vscode.Disposable 
           const pick = await vscode.window.showQuickPick(
             FILTER_MODES.map((m) => ({
               label: m,
-              description: m === tree.filter ? "(current)" : undefined,
-              detail: FILTER_TEXT[m],
+              description: m === tree.filter ? vscode.l10n.t("(current)") : undefined,
+              detail: filterText(m),
               mode: m,
             })),
-            { title: "Pi Sessions: filter the entry tree", placeHolder: `Current: ${tree.filter}` },
+            {
+              title: vscode.l10n.t("Pi Sessions: filter the entry tree"),
+              placeHolder: vscode.l10n.t("Current: {0}", tree.filter),
+            },
           );
           next = pick?.mode;
         }
@@ -117,7 +129,7 @@ export function registerSessionCommands(ctx: CommandContext): vscode.Disposable 
           if (!sum.ok) {
             items.push({
               label: `$(error) ${basename(s.file)}`,
-              description: "not readable",
+              description: vscode.l10n.t("not readable"),
               detail: sum.rejection.message,
               file: s.file,
             });
@@ -131,12 +143,17 @@ export function registerSessionCommands(ctx: CommandContext): vscode.Disposable 
             file: s.file,
           });
           for (const [entryId, label] of sum.labels) {
-            items.push({ label: `$(tag) ${label}`, description: `in ${title}`, file: s.file, entryId });
+            items.push({
+              label: `$(tag) ${label}`,
+              description: vscode.l10n.t("in {0}", title),
+              file: s.file,
+              entryId,
+            });
           }
         }
         const pick = await vscode.window.showQuickPick(items, {
-          title: "Pi Sessions: search",
-          placeHolder: "Session name, first prompt or label",
+          title: vscode.l10n.t("Pi Sessions: search"),
+          placeHolder: vscode.l10n.t("Session name, first prompt or label"),
           matchOnDescription: true,
           matchOnDetail: true,
         });
@@ -177,9 +194,9 @@ export function registerSessionCommands(ctx: CommandContext): vscode.Disposable 
       CommandId.CopyEntryId,
       async (el?: unknown) => {
         const id = entryIdOf(el);
-        if (!id) throw new Error("select an entry to copy its id");
+        if (!id) throw new Error(vscode.l10n.t("select an entry to copy its id"));
         await vscode.env.clipboard.writeText(id);
-        vscode.window.setStatusBarMessage(`Copied entry id ${id}`, 3000);
+        vscode.window.setStatusBarMessage(vscode.l10n.t("Copied entry id {0}", id), 3000);
         return id;
       },
       logger,
@@ -191,7 +208,7 @@ export function registerSessionCommands(ctx: CommandContext): vscode.Disposable 
         const s = knownSession(fileOf(el));
         const cmd = resumeCommand(s.summary.ok ? s.summary.flavor : null, s.file);
         await vscode.env.clipboard.writeText(cmd);
-        vscode.window.setStatusBarMessage(`Copied: ${cmd}`, 3000);
+        vscode.window.setStatusBarMessage(vscode.l10n.t("Copied: {0}", cmd), 3000);
         return cmd;
       },
       logger,
@@ -201,14 +218,21 @@ export function registerSessionCommands(ctx: CommandContext): vscode.Disposable 
       CommandId.RevealParent,
       async (el?: unknown) => {
         const s = knownSession(fileOf(el));
-        if (!s.summary.ok || !s.summary.parentSession) throw new Error(`${basename(s.file)} is not a fork`);
+        if (!s.summary.ok || !s.summary.parentSession)
+          throw new Error(vscode.l10n.t("{0} is not a fork", basename(s.file)));
         if (!s.parent) {
           throw new Error(
             s.parentState === "ambiguous"
-              ? `several sessions carry the parent id ${s.summary.parentSession.raw}; none is chosen`
+              ? vscode.l10n.t("several sessions carry the parent id {0}; none is chosen", s.summary.parentSession.raw)
               : s.parentState === "external"
-                ? `the parent ${s.summary.parentSession.raw} is outside the configured session roots; it is not opened`
-                : `the parent ${s.summary.parentSession.raw} is not under the session roots (orphan fork)`,
+                ? vscode.l10n.t(
+                    "the parent {0} is outside the configured session roots; it is not opened",
+                    s.summary.parentSession.raw,
+                  )
+                : vscode.l10n.t(
+                    "the parent {0} is not under the session roots (orphan fork)",
+                    s.summary.parentSession.raw,
+                  ),
           );
         }
         if (s.forkPointId) return revealEntry(s.parent.file, s.forkPointId);
@@ -221,32 +245,40 @@ export function registerSessionCommands(ctx: CommandContext): vscode.Disposable 
       CommandId.RepairTail,
       // The confirmation cannot be skipped by an argument, and the handler checks trust itself.
       async (el?: unknown) => {
-        requireTrust("Repair");
+        requireTrust(vscode.l10n.t("Repair"));
         const s = knownSession(fileOf(el));
         const seen = await inspectTail(s.file);
         if (!seen) {
           void vscode.window.showInformationMessage(
-            `${basename(s.file)}: the last line is complete; nothing to repair.`,
+            vscode.l10n.t("{0}: the last line is complete; nothing to repair.", basename(s.file)),
           );
           return undefined;
         }
         {
           const detail =
-            `The last line is incomplete (${seen.bytes} bytes; the agent crashed mid-write, or is still writing):\n\n` +
-            `${seen.text.slice(0, 300)}${seen.text.length > 300 ? "…" : ""}\n\n` +
-            "A backup copy is written next to the file first; nothing else in the file changes.";
+            vscode.l10n.t(
+              "The last line is incomplete ({0} bytes; the agent crashed mid-write, or is still writing):",
+              seen.bytes,
+            ) +
+            `\n\n${seen.text.slice(0, 300)}${seen.text.length > 300 ? "…" : ""}\n\n` +
+            vscode.l10n.t("A backup copy is written next to the file first; nothing else in the file changes.");
+          const removeButton = vscode.l10n.t("Back Up and Remove");
           const choice = await vscode.window.showWarningMessage(
-            `Remove the incomplete last line of "${basename(s.file)}"?`,
+            vscode.l10n.t('Remove the incomplete last line of "{0}"?', basename(s.file)),
             { modal: true, detail },
-            "Back Up and Remove",
+            removeButton,
           );
-          if (choice !== "Back Up and Remove") return undefined;
+          if (choice !== removeButton) return undefined;
         }
         const r = await repairTail(s.file, seen);
         logger.info(`repaired ${s.file}: removed ${r.removedBytes} bytes; backup ${r.backup}`);
         await service.refreshFile(s.file);
         void vscode.window.showInformationMessage(
-          `Removed the incomplete last line (${r.removedBytes} bytes). Backup: ${basename(r.backup)}`,
+          vscode.l10n.t(
+            "Removed the incomplete last line ({0} bytes). Backup: {1}",
+            r.removedBytes,
+            basename(r.backup),
+          ),
         );
         return r;
       },

@@ -6,5 +6,7 @@ import * as vscode from "vscode";
 
 export function requireTrust(what: string): void {
   if (!vscode.workspace.isTrusted)
-    throw new Error(`${what} writes to session files, which needs a trusted workspace (Restricted Mode is on)`);
+    throw new Error(
+      vscode.l10n.t("{0} writes to session files, which needs a trusted workspace (Restricted Mode is on)", what),
+    );
 }

@@ -23,8 +23,11 @@ export class BranchNode extends RowNode {
 
   protected render(t: vscode.TreeItem, { entry, desc }: RowContext): void {
     const { active, index, of, size } = this.item;
-    t.label = `${active ? "Active branch" : "Branch"} ${index}/${of}: ${entryLabel(entry)}`;
-    desc.push(`${size} entries`, relativeTime(Date.parse(entry.timestamp ?? "")));
+    const [i, n] = [String(index ?? "?"), String(of ?? "?")];
+    t.label = active
+      ? vscode.l10n.t("Active branch {0}/{1}: {2}", i, n, entryLabel(entry))
+      : vscode.l10n.t("Branch {0}/{1}: {2}", i, n, entryLabel(entry));
+    desc.push(vscode.l10n.t("{0} entries", String(size ?? 0)), relativeTime(Date.parse(entry.timestamp ?? "")));
     t.iconPath = new vscode.ThemeIcon(
       "git-branch",
       new vscode.ThemeColor(active ? "charts.green" : "disabledForeground"),

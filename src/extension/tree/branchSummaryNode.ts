@@ -11,7 +11,10 @@ export class BranchSummaryNode extends RowNode {
 
   protected render(t: vscode.TreeItem, { session, entry }: RowContext): void {
     const from = typeof entry.data.fromId === "string" ? session.byId.get(entry.data.fromId) : undefined;
-    t.label = `Branch summary · from ${from ? truncate(entryLabel(from), 40) : String(entry.data.fromId ?? "?")}`;
+    t.label = vscode.l10n.t(
+      "Branch summary · from {0}",
+      from ? truncate(entryLabel(from), 40) : String(entry.data.fromId ?? "?"),
+    );
     const color = this.item.active ? "charts.yellow" : "disabledForeground";
     t.iconPath = new vscode.ThemeIcon("note", new vscode.ThemeColor(color));
     t.collapsibleState = vscode.TreeItemCollapsibleState.Collapsed;

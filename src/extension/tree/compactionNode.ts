@@ -23,8 +23,13 @@ export class CompactionNode extends RowNode {
     const info = session.compactions.find((c) => c.id === entry.id);
     const kept = info?.keptFromId ? session.byId.get(info.keptFromId) : undefined;
     const tokens =
-      info?.tokensBefore != null ? `${formatTokens(info.tokensBefore)} tokens summarized` : "history summarized";
-    t.label = `Compaction · ${tokens} · ${kept ? `kept from ${truncate(entryLabel(kept), 40)}` : "nothing kept"}`;
+      info?.tokensBefore != null
+        ? vscode.l10n.t("{0} tokens summarized", formatTokens(info.tokensBefore))
+        : vscode.l10n.t("history summarized");
+    const keptText = kept
+      ? vscode.l10n.t("kept from {0}", truncate(entryLabel(kept), 40))
+      : vscode.l10n.t("nothing kept");
+    t.label = vscode.l10n.t("Compaction · {0} · {1}", tokens, keptText);
     const color = this.item.active ? "charts.yellow" : "disabledForeground";
     t.iconPath = new vscode.ThemeIcon("fold", new vscode.ThemeColor(color));
     t.collapsibleState = vscode.TreeItemCollapsibleState.Collapsed;

@@ -45,7 +45,7 @@ export class DetailNode extends TreeNode {
     switch (this.detail) {
       case "summary": {
         const text = typeof entry.data.summary === "string" ? entry.data.summary : "";
-        t.label = text.trim() ? `Summary: ${truncate(text, 80)}` : "Summary: (empty)";
+        t.label = text.trim() ? vscode.l10n.t("Summary: {0}", truncate(text, 80)) : vscode.l10n.t("Summary: (empty)");
         t.iconPath = new vscode.ThemeIcon("book");
         const md = untrustedMarkdown();
         md.appendText(text.length > TOOLTIP_SUMMARY_CHARS ? `${text.slice(0, TOOLTIP_SUMMARY_CHARS)}…` : text);
@@ -60,14 +60,17 @@ export class DetailNode extends TreeNode {
           .map((id) => session.byId.get(id))
           .find((e) => e !== undefined && isTimelineEntry(e));
         const data = timeline && isPlainObject(timeline.data.data) ? timeline.data.data : null;
-        t.label = `Made by: ${method}`;
+        t.label = vscode.l10n.t("Made by: {0}", method);
         t.description = data
-          ? `timeline ${[data.method, data.failureClass].filter((x) => typeof x === "string").join(" · ")}`
+          ? vscode.l10n.t(
+              "timeline {0}",
+              [data.method, data.failureClass].filter((x) => typeof x === "string").join(" · "),
+            )
           : undefined;
         t.iconPath = new vscode.ThemeIcon(method.startsWith("server") ? "cloud" : "warning");
         t.command = {
           command: CommandId.InspectCheckpoint,
-          title: "Inspect Checkpoint",
+          title: vscode.l10n.t("Inspect Checkpoint"),
           arguments: [this.file, entry.id],
         };
         break;
@@ -75,10 +78,14 @@ export class DetailNode extends TreeNode {
       case "kept": {
         const kept = info?.keptFromId ? session.byId.get(info.keptFromId) : undefined;
         const n = kept ? countPath(session, kept.id, info!.replacesThroughId) : 0;
-        t.label = kept ? `Kept: from ${truncate(entryLabel(kept), 50)}` : "Kept: nothing";
-        t.description = kept ? `line ${kept.line} · ${n} entries kept before the compaction` : undefined;
+        t.label = kept
+          ? vscode.l10n.t("Kept: from {0}", truncate(entryLabel(kept), 50))
+          : vscode.l10n.t("Kept: nothing");
+        t.description = kept
+          ? vscode.l10n.t("line {0} · {1} entries kept before the compaction", kept.line, n)
+          : undefined;
         t.iconPath = new vscode.ThemeIcon("pass");
-        if (kept) t.command = reveal("Reveal kept entry", kept.id);
+        if (kept) t.command = reveal(vscode.l10n.t("Reveal kept entry"), kept.id);
         break;
       }
       case "replaced": {
@@ -86,20 +93,20 @@ export class DetailNode extends TreeNode {
         const path = pathTo(session, entry.id);
         const keptIndex = info?.keptFromId ? path.findIndex((e) => e.id === info.keptFromId) : path.length - 1;
         const replaced = Math.max(0, keptIndex < 0 ? path.length - 1 : keptIndex);
-        t.label = `Replaced: ${replaced} entries summarized`;
-        t.description = through ? `through line ${through.line}` : undefined;
+        t.label = vscode.l10n.t("Replaced: {0} entries summarized", replaced);
+        t.description = through ? vscode.l10n.t("through line {0}", through.line) : undefined;
         t.iconPath = new vscode.ThemeIcon("archive");
-        if (path[0]) t.command = reveal("Reveal first replaced entry", path[0].id);
+        if (path[0]) t.command = reveal(vscode.l10n.t("Reveal first replaced entry"), path[0].id);
         break;
       }
       case "from": {
         const fromId = String(entry.data.fromId ?? "");
         const from = session.byId.get(fromId);
         t.label = from
-          ? `Summarizes the branch left at: ${truncate(entryLabel(from), 50)}`
-          : `Summarizes the branch left at ${fromId} (not in this file)`;
+          ? vscode.l10n.t("Summarizes the branch left at: {0}", truncate(entryLabel(from), 50))
+          : vscode.l10n.t("Summarizes the branch left at {0} (not in this file)", fromId);
         t.iconPath = new vscode.ThemeIcon("git-branch");
-        if (from) t.command = reveal("Reveal", from.id);
+        if (from) t.command = reveal(vscode.l10n.t("Reveal"), from.id);
         break;
       }
     }

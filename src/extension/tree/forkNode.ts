@@ -31,15 +31,22 @@ export class ForkNode extends TreeNode {
   getTreeItem(): vscode.TreeItem {
     const child = this.tree.lib.get(this.child);
     const title = child ? sessionTitle(child) : basename(this.child);
-    const t = new vscode.TreeItem(`Fork: ${truncate(title, 70)}`, vscode.TreeItemCollapsibleState.None);
+    const t = new vscode.TreeItem(
+      vscode.l10n.t("Fork: {0}", truncate(title, 70)),
+      vscode.TreeItemCollapsibleState.None,
+    );
     t.id = this.id;
     if (child) {
       const subagent = child.summary.ok && child.summary.subagent ? "subagent · " : "";
       t.description = `${subagent}${relativeTime(lastActivity(child))} · ${formatCost(ownCost(child))}`;
     }
     t.iconPath = themeIcon("repo-forked", "charts.purple");
-    t.tooltip = plainTooltip(`A session forked off here:\n${this.child}`);
-    t.command = { command: CommandId.RevealSession, title: "Reveal forked session", arguments: [this.child] };
+    t.tooltip = plainTooltip(`${vscode.l10n.t("A session forked off here:")}\n${this.child}`);
+    t.command = {
+      command: CommandId.RevealSession,
+      title: vscode.l10n.t("Reveal forked session"),
+      arguments: [this.child],
+    };
     t.contextValue = ContextValue.Fork;
     return t;
   }

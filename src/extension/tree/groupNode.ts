@@ -30,12 +30,13 @@ export class GroupNode extends TreeNode {
     if (!sessions.length) {
       // VS Code shows viewsWelcome only for an empty view, so an empty group gets a placeholder row of its own.
       const tooltip =
-        `Sessions appear here when pi or omp runs in ${folders.join(", ")}. ` +
-        "Sessions of other folders are under All Projects.";
+        vscode.l10n.t("Sessions appear here when pi or omp runs in {0}.", folders.join(", ")) +
+        " " +
+        vscode.l10n.t("Sessions of other folders are under All Projects.");
       return [
         this.tree.intern(
           new InfoNode(`${this.id}/empty`, this, this.tree, {
-            text: "No sessions for this workspace yet",
+            text: vscode.l10n.t("No sessions for this workspace yet"),
             tooltip,
             icon: "info",
           }),
@@ -53,7 +54,7 @@ export class GroupNode extends TreeNode {
 
   getTreeItem(): vscode.TreeItem {
     const workspace = this.group === "workspace";
-    const item = new vscode.TreeItem(workspace ? "This Workspace" : "All Projects");
+    const item = new vscode.TreeItem(workspace ? vscode.l10n.t("This Workspace") : vscode.l10n.t("All Projects"));
     item.id = this.id;
     item.contextValue = workspace ? ContextValue.GroupWorkspace : ContextValue.GroupAll;
     const lib = this.tree.lib;

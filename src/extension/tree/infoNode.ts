@@ -70,14 +70,14 @@ export function problemsNode(
   const severity = (d: Diagnostic) => (d.severity === "error" ? "error" : "warning");
   const node = tree.intern(
     new InfoNode(`${parent.id}/problems`, parent, tree, {
-      text: `${countOf(diagnostics.length, "problem")} in the file`,
+      text: vscode.l10n.t("{0} in the file", countOf(diagnostics.length, "problem")),
       icon: diagnostics.some((d) => d.severity === "error") ? "error" : "warning",
     }),
   );
   node.children = diagnostics.slice(0, 200).map(
     (d, i) =>
       new InfoNode(`${parent.id}/problems/${i}`, node, tree, {
-        text: `line ${d.line}: ${d.message}`,
+        text: vscode.l10n.t("line {0}: {1}", d.line, d.message),
         tooltip: `${parent.file}:${d.line} (${d.code})`,
         icon: severity(d),
         file: parent.file,

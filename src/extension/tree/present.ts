@@ -24,7 +24,7 @@ export function plainTooltip(text: string): vscode.MarkdownString {
 }
 
 export function openCommand(file: string, line: number): vscode.Command {
-  return { command: CommandId.OpenEntry, title: "Open at line", arguments: [file, line] };
+  return { command: CommandId.OpenEntry, title: vscode.l10n.t("Open at line"), arguments: [file, line] };
 }
 
 export function themeIcon(id: string, color?: string): vscode.ThemeIcon {

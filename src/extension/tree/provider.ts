@@ -187,7 +187,7 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<Element>, T
     // A large session that is not followed yet takes a moment to read: say so in the window's progress area.
     const lib = this.service.lib;
     const size = lib.get(file)?.sizeBytes ?? 0;
-    const title = `Reading ${basename(file)} (${formatBytes(size)})`;
+    const title = vscode.l10n.t("Reading {0} ({1})", basename(file), formatBytes(size));
     const result =
       !lib.tracker(file) && size > LARGE_SESSION_BYTES
         ? await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title }, () => lib.open(file))

@@ -77,8 +77,14 @@ export class SessionNode extends TreeNode {
       out.push(
         this.tree.intern(
           new InfoNode(`${this.id}/rejected`, this, this.tree, {
-            text: `Not readable: ${rejection.message}`,
-            tooltip: `${this.file}, line ${rejection.line}: ${rejection.message} (${rejection.code})`,
+            text: vscode.l10n.t("Not readable: {0}", rejection.message),
+            tooltip: vscode.l10n.t(
+              "{0}, line {1}: {2} ({3})",
+              this.file,
+              rejection.line,
+              rejection.message,
+              rejection.code,
+            ),
             icon: "error",
             file: this.file,
             line: rejection.line,
@@ -100,8 +106,10 @@ export class SessionNode extends TreeNode {
     if (live) this.tree.markLive(s.file);
     const flags: SessionFlag[] = [];
     if (!sum.ok) {
-      const at = sum.rejection.line ? `line ${sum.rejection.line}: ` : "";
-      item.description = `not readable · ${at}${truncate(sum.rejection.message, 60)}`;
+      const reason = truncate(sum.rejection.message, 60);
+      item.description = sum.rejection.line
+        ? vscode.l10n.t("not readable · line {0}: {1}", sum.rejection.line, reason)
+        : vscode.l10n.t("not readable · {0}", reason);
       item.iconPath = new vscode.ThemeIcon("error", new vscode.ThemeColor("list.errorForeground"));
       flags.push("rejected");
     } else {
@@ -157,34 +165,47 @@ function sessionTooltip(s: StoreSession): vscode.MarkdownString {
     md.appendMarkdown("**");
     md.appendText(truncate(sessionTitle(s), 120));
     md.appendMarkdown("**\n\n");
-    row("Id", sum.id);
-    row("Agent", sum.flavor === "omp" ? `Oh My Pi (v${sum.version} file)` : `pi (v${sum.version} file)`);
+    row(vscode.l10n.t("Id"), sum.id);
+    row(
+      vscode.l10n.t("Agent"),
+      vscode.l10n.t("{0} (v{1} file)", sum.flavor === "omp" ? "Oh My Pi" : "pi", sum.version),
+    );
   }
-  row("File", s.file);
+  row(vscode.l10n.t("File"), s.file);
   if (sum.ok) {
-    row("Cwd", sum.cwd ?? "(none)");
-    row("Created", Number.isFinite(sum.created) ? new Date(sum.created).toLocaleString() : "(unknown)");
+    row(vscode.l10n.t("Cwd"), sum.cwd ?? vscode.l10n.t("(none)"));
+    row(
+      vscode.l10n.t("Created"),
+      Number.isFinite(sum.created) ? new Date(sum.created).toLocaleString() : vscode.l10n.t("(unknown)"),
+    );
   }
-  row("Modified", s.mtimeMs ? new Date(s.mtimeMs).toLocaleString() : "(unknown)");
-  row("Size", formatBytes(s.sizeBytes));
+  row(vscode.l10n.t("Modified"), s.mtimeMs ? new Date(s.mtimeMs).toLocaleString() : vscode.l10n.t("(unknown)"));
+  row(vscode.l10n.t("Size"), formatBytes(s.sizeBytes));
   if (sum.ok && sum.partial) {
-    md.appendMarkdown("\n*Still reading this session: entries, branches, compactions and cost follow.*\n");
+    md.appendMarkdown(
+      `\n*${vscode.l10n.t("Still reading this session: entries, branches, compactions and cost follow.")}*\n`,
+    );
   } else if (sum.ok) {
-    const inherited = s.inherited.size ? ` (${s.inherited.size} inherited from the parent)` : "";
-    row("Entries", `${sum.entries.length}${inherited}`);
-    row("Branch points", String(sum.branchPoints));
-    row("Forks", String(s.children.length));
-    row("Compactions", String(sum.compactions));
-    if (sum.model) row("Model", sum.model);
-    const note = s.inherited.size ? " (inherited turns count for the parent)" : "";
-    row("Cost", `${formatCost(ownCost(s))} own${note}`);
-    if (sum.parentSession) row("Forked from", `${sum.parentSession.raw} (${parentStateText(s.parentState)})`);
-    if (sum.truncatedTail) row("Last line", "incomplete (the agent is writing, or crashed)");
+    const inherited = s.inherited.size ? ` (${vscode.l10n.t("{0} inherited from the parent", s.inherited.size)})` : "";
+    row(vscode.l10n.t("Entries"), `${sum.entries.length}${inherited}`);
+    row(vscode.l10n.t("Branch points"), String(sum.branchPoints));
+    row(vscode.l10n.t("Forks"), String(s.children.length));
+    row(vscode.l10n.t("Compactions"), String(sum.compactions));
+    if (sum.model) row(vscode.l10n.t("Model"), sum.model);
+    const note = s.inherited.size ? ` (${vscode.l10n.t("inherited turns count for the parent")})` : "";
+    row(vscode.l10n.t("Cost"), vscode.l10n.t("{0} own", formatCost(ownCost(s))) + note);
+    if (sum.parentSession)
+      row(vscode.l10n.t("Forked from"), `${sum.parentSession.raw} (${parentStateText(s.parentState)})`);
+    if (sum.truncatedTail)
+      row(vscode.l10n.t("Last line"), vscode.l10n.t("incomplete (the agent is writing, or crashed)"));
     if (s.sameIdAs.length)
-      row("Same session id as", `${s.sameIdAs.map((o) => o.file).join(", ")} (shared entries count once)`);
-    if (sum.diagnostics.length) row("Problems", String(sum.diagnostics.length));
+      row(
+        vscode.l10n.t("Same session id as"),
+        `${s.sameIdAs.map((o) => o.file).join(", ")} (${vscode.l10n.t("shared entries count once")})`,
+      );
+    if (sum.diagnostics.length) row(vscode.l10n.t("Problems"), String(sum.diagnostics.length));
   } else {
-    row("Not readable", `line ${sum.rejection.line}: ${sum.rejection.message}`);
+    row(vscode.l10n.t("Not readable"), vscode.l10n.t("line {0}: {1}", sum.rejection.line, sum.rejection.message));
   }
   return md;
 }

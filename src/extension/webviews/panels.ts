@@ -148,15 +148,15 @@ export class PanelManager implements vscode.Disposable {
     const name = s ? truncate(sessionTitle(s), 40) : state.file ? basename(state.file) : "";
     switch (state.panel) {
       case "usage":
-        return "Usage & Cost";
+        return vscode.l10n.t("Usage & Cost");
       case "sessionUsage":
-        return `Usage: ${name}`;
+        return vscode.l10n.t("Usage: {0}", name);
       case "checkpoint":
-        return `Checkpoint ${state.entryId ?? ""}`;
+        return vscode.l10n.t("Checkpoint {0}", state.entryId ?? "");
       case "lineage":
-        return `Lineage: ${name}`;
+        return vscode.l10n.t("Lineage: {0}", name);
       case "context":
-        return `Context: ${name}`;
+        return vscode.l10n.t("Context: {0}", name);
     }
   }
 
@@ -238,7 +238,7 @@ export class PanelManager implements vscode.Disposable {
     const uri =
       target ??
       (await vscode.window.showSaveDialog({
-        title: `Export ${table} usage`,
+        title: vscode.l10n.t("Export {0} usage", table),
         defaultUri: vscode.Uri.joinPath(
           vscode.workspace.workspaceFolders?.[0]?.uri ?? vscode.Uri.file(homedir()),
           `pi-usage-${table}.${format}`,
@@ -248,7 +248,7 @@ export class PanelManager implements vscode.Disposable {
     if (!uri) return undefined;
     await writeFile(uri.fsPath, text, "utf8");
     this.logger.info(`exported ${table} usage to ${uri.fsPath}`);
-    void vscode.window.showInformationMessage(`Exported ${table} usage to ${basename(uri.fsPath)}`);
+    void vscode.window.showInformationMessage(vscode.l10n.t("Exported {0} usage to {1}", table, basename(uri.fsPath)));
     return uri;
   }
 

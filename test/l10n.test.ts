@@ -1,0 +1,118 @@
+// Localization (issue #15): every user-facing string of package.json is a %key% that package.nls.json resolves, and
+// every key is used; the extension's runtime strings go through vscode.l10n.t, and l10n/bundle.l10n.json is exactly
+// what @vscode/l10n-dev extracts from the code (regenerate: npm run l10n).
+import * as assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { ROOT } from "./fixtures.js";
+import { withTempDir } from "./helpers.js";
+
+const raw = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as Record<string, unknown>;
+const nls = JSON.parse(readFileSync(join(ROOT, "package.nls.json"), "utf8")) as Record<string, string>;
+
+/** Keys of package.json whose string values users read. */
+const USER_FACING = new Set([
+  "displayName",
+  "description",
+  "title",
+  "name",
+  "contextualTitle",
+  "contents",
+  "markdownDescription",
+  "enumDescriptions",
+  "category",
+  "altText",
+]);
+
+/** Every [path, value] of a user-facing string in package.json (the manifest's own fields included). */
+function userStrings(value: unknown, path: string[] = []): [string, string][] {
+  if (typeof value === "string")
+    return USER_FACING.has(path.find((p) => USER_FACING.has(p)) ?? "") ? [[path.join("."), value]] : [];
+  if (Array.isArray(value)) return value.flatMap((v, i) => userStrings(v, [...path, String(i)]));
+  if (value && typeof value === "object")
+    return Object.entries(value).flatMap(([k, v]) =>
+      // Not shown to users: ids, when clauses, command ids, scripts, dependencies, enum values.
+      ["scripts", "devDependencies", "repository", "bugs", "engines", "galleryBanner", "keywords"].includes(k) &&
+      path.length === 0
+        ? []
+        : path.length === 0 && k === "name" // the package name, not a label
+          ? []
+          : userStrings(v, [...path, k]),
+    );
+  return [];
+}
+
+const sourceFiles = (dir: string): string[] =>
+  readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile() && e.name.endsWith(".ts"))
+    .map((e) => join(e.parentPath, e.name));
+
+describe("localization", () => {
+  it("every user-facing string in package.json is a %key% that package.nls.json resolves", () => {
+    const strings = userStrings(raw);
+    assert.ok(strings.length > 60, `found ${strings.length}`);
+    const literal = strings.filter(([, v]) => !/^%[^%]+%$/.test(v));
+    assert.deepEqual(literal, [], "literal strings in package.json");
+    const missing = strings.filter(([, v]) => nls[v.slice(1, -1)] === undefined);
+    assert.deepEqual(missing, [], "keys package.nls.json lacks");
+  });
+
+  it("no command has a literal title or category, and every nls key is used", () => {
+    const commands = (raw.contributes as { commands: { command: string; title: string; category: string }[] }).commands;
+    for (const c of commands) {
+      assert.match(c.title, /^%command\.[A-Za-z]+\.title%$/, c.command);
+      assert.equal(c.category, "%category%", c.command);
+    }
+    const used = new Set(
+      JSON.stringify(raw)
+        .match(/%[^%"]+%/g)!
+        .map((k) => k.slice(1, -1)),
+    );
+    assert.deepEqual(
+      Object.keys(nls).filter((k) => !used.has(k)),
+      [],
+      "unused keys in package.nls.json",
+    );
+    assert.equal(raw.l10n, "./l10n");
+  });
+
+  it("l10n/bundle.l10n.json is what @vscode/l10n-dev extracts from the code", function () {
+    this.timeout(60_000);
+    withTempDir((dir) => {
+      execFileSync(
+        process.execPath,
+        [
+          join(ROOT, "node_modules/@vscode/l10n-dev/dist/cli.js"),
+          "export",
+          "--outDir",
+          dir,
+          "./src/extension",
+          "./src/webview",
+        ],
+        { cwd: ROOT, encoding: "utf8" },
+      );
+      const extracted = JSON.parse(readFileSync(join(dir, "bundle.l10n.json"), "utf8")) as Record<string, string>;
+      const committed = JSON.parse(readFileSync(join(ROOT, "l10n/bundle.l10n.json"), "utf8")) as Record<string, string>;
+      assert.deepEqual(committed, extracted, "run npm run l10n");
+      assert.ok(Object.keys(extracted).length > 150);
+    });
+  });
+
+  it("the extension's messages, titles, labels and tree text are not literal English", () => {
+    // A call or a field that shows text to the user, given a literal that starts with a word: it must be l10n.t.
+    const shown =
+      /(show(Information|Warning|Error)Message|setStatusBarMessage|new vscode\.TreeItem)\(\s*["'`][A-Za-z]|\b(title|placeHolder|prompt|description|detail|text|tooltip|message):\s*["'`][A-Za-z(]|\.(label|description|message|tooltip) = ["'`][A-Za-z(]/;
+    // Product names are not translated.
+    const allowed = /label: "(OpenAI|Azure OpenAI|ChatGPT Codex)"/;
+    const offenders: string[] = [];
+    for (const file of sourceFiles(join(ROOT, "src/extension")))
+      readFileSync(file, "utf8")
+        .split("\n")
+        .forEach((line, i) => {
+          if (shown.test(line) && !allowed.test(line) && !line.trim().startsWith("*") && !line.trim().startsWith("//"))
+            offenders.push(`${file}:${i + 1}: ${line.trim()}`);
+        });
+    assert.deepEqual(offenders, []);
+  });
+});
