@@ -115,4 +115,24 @@ describe("localization", () => {
         });
     assert.deepEqual(offenders, []);
   });
+
+  it("the panels' text goes through l10n.t, with the display language's bundle passed in by the host", () => {
+    // A literal of two or more words, or one in parentheses, that is not the argument of l10n.t.
+    const literal = /(?<!l10n\.t\()(?<![\w.])"([A-Z][a-z]+|\([a-z]+)[ ,:][^"]*"|(?<!l10n\.t\()`[A-Z][a-z]+ [^`]*`/;
+    const offenders: string[] = [];
+    for (const file of sourceFiles(join(ROOT, "src/webview"))) {
+      const lines = readFileSync(file, "utf8").split("\n");
+      lines.forEach((line, i) => {
+        const inCall = /l10n\.t\($/.test(lines[i - 1]?.trim() ?? "");
+        if (literal.test(line) && !inCall && !/^\s*(\/\/|\*|\/\*\*)/.test(line))
+          offenders.push(`${file}:${i + 1}: ${line.trim()}`);
+      });
+    }
+    assert.deepEqual(offenders, []);
+    const common = readFileSync(join(ROOT, "src/webview/common.ts"), "utf8");
+    assert.match(common, /l10n\.config\(\{ contents \}\)/);
+    const html = readFileSync(join(ROOT, "src/extension/webviews/html.ts"), "utf8");
+    assert.match(html, /data-l10n="\$\{escapeAttribute\(l10n\)\}"/);
+    assert.match(html, /JSON\.stringify\(vscode\.l10n\.bundle \?\? \{\}\)/);
+  });
 });

@@ -2,6 +2,7 @@
 import MarkdownIt from "markdown-it";
 import type { CheckpointModel } from "../protocol/views.js";
 import { action, boot, cost, h, mount, section, table, tokens } from "./common.js";
+import * as l10n from "@vscode/l10n";
 
 // Raw HTML in the summary is escaped, and only http(s) links survive (rendered inert: clicks do not navigate).
 const md = new MarkdownIt({ html: false, linkify: false, typographer: false });
@@ -10,7 +11,7 @@ md.validateLink = (url: string) => /^https?:\/\//i.test(url);
 function renderSummary(text: string): HTMLElement {
   const box = h("div", { class: "markdown", id: "summary" });
   if (!text.trim()) {
-    box.append(h("p", { class: "muted" }, "(no readable summary)"));
+    box.append(h("p", { class: "muted" }, l10n.t("(no readable summary)")));
     return box;
   }
   // markdown-it output with html disabled contains only the tags it generates; parse it into an inert template.
@@ -21,7 +22,7 @@ function renderSummary(text: string): HTMLElement {
     a.removeAttribute("href");
   }
   for (const img of tpl.content.querySelectorAll("img"))
-    img.replaceWith(document.createTextNode(`[image: ${img.getAttribute("alt") ?? ""}]`));
+    img.replaceWith(document.createTextNode(`[${l10n.t("image: {0}", img.getAttribute("alt") ?? "")}]`));
   box.append(tpl.content);
   return box;
 }
@@ -35,41 +36,47 @@ boot<CheckpointModel>((m) => {
   const root = document.getElementById("root")!;
   const b = m.blackmagic;
   const status = m.activeCheckpoint
-    ? "The active server checkpoint of the current branch."
+    ? l10n.t("The active server checkpoint of the current branch.")
     : m.supersededBy
-      ? `Superseded by the later compaction ${m.supersededBy}.`
+      ? l10n.t("Superseded by the later compaction {0}.", m.supersededBy)
       : m.onActivePath
-        ? "The latest compaction on the active branch."
-        : "Not on the active branch.";
+        ? l10n.t("The latest compaction on the active branch.")
+        : l10n.t("Not on the active branch.");
   mount(
     root,
     h(
       "header",
       {},
-      h("h1", {}, `Compaction ${m.entryId}`),
+      h("h1", {}, l10n.t("Compaction {0}", m.entryId)),
       h(
         "p",
         { class: "muted", id: "status" },
-        `${status} Line ${m.line}` +
+        `${status} ${l10n.t("Line {0}", m.line)}` +
           (m.timestamp ? ` · ${new Date(m.timestamp).toLocaleString()}` : "") +
           (m.method ? ` · ${m.method}` : "") +
-          (m.fromExtension ? " · written by an extension" : ""),
+          (m.fromExtension ? ` · ${l10n.t("written by an extension")}` : ""),
       ),
       m.copiedFromParent
         ? h(
             "p",
             { class: "muted", id: "copied" },
-            "Copied from the parent session when this fork was made: written, and paid for, in the parent.",
+            l10n.t("Copied from the parent session when this fork was made: written, and paid for, in the parent."),
           )
         : null,
     ),
     section(
-      "Tokens and ranges",
+      l10n.t("Tokens and ranges"),
       kv([
-        ["tokensBefore", m.tokensBefore === null ? "(not recorded)" : `${tokens(m.tokensBefore)} (${m.tokensBefore})`],
-        ["tokensAfter", m.tokensAfter === null ? "(not recorded)" : `${tokens(m.tokensAfter)} (${m.tokensAfter})`],
         [
-          "Kept",
+          "tokensBefore",
+          m.tokensBefore === null ? l10n.t("(not recorded)") : `${tokens(m.tokensBefore)} (${m.tokensBefore})`,
+        ],
+        [
+          "tokensAfter",
+          m.tokensAfter === null ? l10n.t("(not recorded)") : `${tokens(m.tokensAfter)} (${m.tokensAfter})`,
+        ],
+        [
+          l10n.t("Kept"),
           m.kept
             ? h(
                 "span",
@@ -77,30 +84,30 @@ boot<CheckpointModel>((m) => {
                 action(
                   m.kept.label,
                   { type: "revealEntry", file: m.file, entryId: m.kept.id },
-                  "Reveal in the Sessions tree",
+                  l10n.t("Reveal in the Sessions tree"),
                 ),
-                ` · ${m.kept.entries} entries up to the compaction`,
+                ` · ${l10n.t("{0} entries up to the compaction", m.kept.entries)}`,
               )
-            : "nothing (the context restarts from the summary)",
+            : l10n.t("nothing (the context restarts from the summary)"),
         ],
         [
-          "Replaced",
+          l10n.t("Replaced"),
           m.replaced.firstId
             ? h(
                 "span",
                 {},
                 action(
-                  `${m.replaced.entries} entries`,
+                  l10n.t("{0} entries", m.replaced.entries),
                   { type: "revealEntry", file: m.file, entryId: m.replaced.firstId },
-                  "Reveal the first replaced entry",
+                  l10n.t("Reveal the first replaced entry"),
                 ),
-                m.replaced.throughId ? ` through ${m.replaced.throughId}` : "",
+                m.replaced.throughId ? ` ${l10n.t("through {0}", m.replaced.throughId)}` : "",
               )
-            : "nothing",
+            : l10n.t("nothing"),
         ],
         [
-          "Context here",
-          action("Show the effective context after this compaction", {
+          l10n.t("Context here"),
+          action(l10n.t("Show the effective context after this compaction"), {
             type: "showContext",
             file: m.file,
             entryId: m.entryId,
@@ -109,73 +116,87 @@ boot<CheckpointModel>((m) => {
       ]),
     ),
     section(
-      "Readable summary",
+      l10n.t("Readable summary"),
       renderSummary(m.summary),
       m.summaryUsage
         ? h(
             "p",
             { class: "muted", id: "summary-usage" },
-            `Written by the harness's own summary call: ${tokens(m.summaryUsage.input)} in · ` +
-              `${tokens(m.summaryUsage.output)} out · ${cost(m.summaryUsage.cost)} ` +
-              "(counted apart from any server compaction).",
+            l10n.t(
+              "Written by the harness's own summary call: {0} in · {1} out · {2}",
+              tokens(m.summaryUsage.input),
+              tokens(m.summaryUsage.output),
+              cost(m.summaryUsage.cost),
+            ) +
+              " " +
+              l10n.t("(counted apart from any server compaction)."),
           )
         : null,
     ),
     section(
-      "Files",
+      l10n.t("Files"),
       h(
         "div",
         { class: "columns" },
         h(
           "div",
           {},
-          h("h3", {}, `Read (${m.readFiles.length})`),
+          h("h3", {}, l10n.t("Read ({0})", m.readFiles.length)),
           h("ul", {}, ...m.readFiles.map((f) => h("li", {}, h("code", {}, f)))),
         ),
         h(
           "div",
           {},
-          h("h3", {}, `Modified (${m.modifiedFiles.length})`),
+          h("h3", {}, l10n.t("Modified ({0})", m.modifiedFiles.length)),
           h("ul", {}, ...m.modifiedFiles.map((f) => h("li", {}, h("code", {}, f)))),
         ),
       ),
     ),
     m.omp
       ? section(
-          "Oh My Pi",
+          l10n.t("Oh My Pi"),
           kv([
-            ["method", m.omp.method ?? "(none)"],
-            ["shortSummary", m.omp.shortSummary ?? "(none)"],
-            ["preserveData", m.omp.preserveData ? "present" : "absent"],
-            ["fromExtension", m.fromExtension ? "yes" : "no"],
+            ["method", m.omp.method ?? l10n.t("(none)")],
+            ["shortSummary", m.omp.shortSummary ?? l10n.t("(none)")],
+            ["preserveData", m.omp.preserveData ? l10n.t("present") : l10n.t("absent")],
+            ["fromExtension", m.fromExtension ? l10n.t("yes") : l10n.t("no")],
           ]),
         )
       : null,
     b
       ? section(
-          "Server checkpoint (Blackmagic details)",
+          l10n.t("Server checkpoint (Blackmagic details)"),
           kv([
             [
-              "Replays",
-              b.invalidReason === null ? yesNo(true, "valid checkpoint", "") : yesNo(false, "", b.invalidReason),
+              l10n.t("Replays"),
+              b.invalidReason === null
+                ? yesNo(true, l10n.t("valid checkpoint"), "")
+                : yesNo(false, "", b.invalidReason),
             ],
-            ["Made by", m.method ?? "(unknown)"],
-            ["schemaVersion / state", `${JSON.stringify(b.schemaVersion)} / ${b.state ?? "(none)"}`],
+            [l10n.t("Made by"), m.method ?? l10n.t("(unknown)")],
+            ["schemaVersion / state", `${JSON.stringify(b.schemaVersion)} / ${b.state ?? l10n.t("(none)")}`],
             ...Object.entries(b.identity).map(([k, v]) => [`identity.${k}`, v] as [string, string]),
             ...(b.checkpoint
               ? ([
                   [
-                    "Artifact",
-                    `${b.checkpoint.items} items · ${b.checkpoint.bytes} bytes · ` +
-                      `retention ${b.checkpoint.retention ?? "(none)"}`,
+                    l10n.t("Artifact"),
+                    l10n.t(
+                      "{0} items · {1} bytes · retention {2}",
+                      b.checkpoint.items,
+                      b.checkpoint.bytes,
+                      b.checkpoint.retention ?? l10n.t("(none)"),
+                    ),
                   ],
-                  ["Items by type", m.itemTypes.map((t) => `${t.type} ×${t.count}`).join(" · ") || "(none)"],
+                  [
+                    l10n.t("Items by type"),
+                    m.itemTypes.map((t) => `${t.type} ×${t.count}`).join(" · ") || l10n.t("(none)"),
+                  ],
                   [
                     "sha256",
                     h(
                       "span",
                       {},
-                      yesNo(b.checkpoint.hashOk, "matches", "differs"),
+                      yesNo(b.checkpoint.hashOk, l10n.t("matches"), l10n.t("differs")),
                       " ",
                       h("code", {}, b.checkpoint.computedHash),
                     ),
@@ -185,42 +206,46 @@ boot<CheckpointModel>((m) => {
                     h(
                       "span",
                       {},
-                      yesNo(b.checkpoint.lengthOk, "matches", "differs"),
-                      ` computed ${b.checkpoint.computedLength}, stored ${b.checkpoint.storedLength ?? "(none)"}`,
+                      yesNo(b.checkpoint.lengthOk, l10n.t("matches"), l10n.t("differs")),
+                      ` ${l10n.t("computed {0}, stored {1}", b.checkpoint.computedLength, b.checkpoint.storedLength ?? l10n.t("(none)"))}`,
                     ),
                   ],
                 ] as [string, string | Node][])
-              : [["Artifact", "(none)"] as [string, string]]),
+              : [[l10n.t("Artifact"), l10n.t("(none)")] as [string, string]]),
             [
-              "Server compaction usage",
+              l10n.t("Server compaction usage"),
               b.usage
                 ? Object.entries(b.usage)
                     .map(([k, v]) => `${k} ${v}`)
-                    .join(" · ") + " (the provider gives no price)"
-                : "(none)",
+                    .join(" · ") + ` ${l10n.t("(the provider gives no price)")}`
+                : l10n.t("(none)"),
             ],
-            ["Server latency", b.latencyMs === null ? "(none)" : `${b.latencyMs} ms`],
+            [l10n.t("Server latency"), b.latencyMs === null ? l10n.t("(none)") : `${b.latencyMs} ms`],
             [
-              "Lineage",
+              l10n.t("Lineage"),
               b.lineage
                 ? Object.entries(b.lineage)
                     .map(([k, v]) => `${k} ${v}`)
                     .join(" · ")
-                : "(none)",
+                : l10n.t("(none)"),
             ],
             [
-              "Replay",
+              l10n.t("Replay"),
               b.replay
-                ? (b.replay.namespace ?? "(no namespace)") +
-                  (b.replay.scope ? ` · scope ${b.replay.scope}` : "") +
-                  ` · ${b.replay.hashes} item hashes${b.replay.hashesWellFormed ? "" : " (malformed)"}`
-                : "(none)",
+                ? (b.replay.namespace ?? l10n.t("(no namespace)")) +
+                  (b.replay.scope ? ` · ${l10n.t("scope {0}", b.replay.scope)}` : "") +
+                  ` · ${l10n.t("{0} item hashes", b.replay.hashes)}` +
+                  (b.replay.hashesWellFormed ? "" : ` ${l10n.t("(malformed)")}`)
+                : l10n.t("(none)"),
             ],
             ...(b.fallback
               ? ([
                   [
-                    "Local fallback",
-                    [b.fallback.method, b.fallback.failureClass && `(failure class ${b.fallback.failureClass})`]
+                    l10n.t("Local fallback"),
+                    [
+                      b.fallback.method,
+                      b.fallback.failureClass && `(${l10n.t("failure class {0}", b.fallback.failureClass)})`,
+                    ]
                       .filter(Boolean)
                       .join(" "),
                   ],
@@ -229,11 +254,11 @@ boot<CheckpointModel>((m) => {
           ]),
           b.checkpoint?.encrypted.length
             ? table(
-                "Encrypted content (never shown in full)",
+                l10n.t("Encrypted content (never shown in full)"),
                 [
-                  { title: "Length", value: (e) => e.length, numeric: true },
+                  { title: l10n.t("Length"), value: (e) => e.length, numeric: true },
                   { title: "sha256", value: (e) => h("code", {}, e.sha256) },
-                  { title: "Prefix", value: (e) => h("code", {}, `${e.prefix}…`) },
+                  { title: l10n.t("Prefix"), value: (e) => h("code", {}, `${e.prefix}…`) },
                 ],
                 b.checkpoint.encrypted,
               )

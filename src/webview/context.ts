@@ -2,14 +2,15 @@
 import { formatBytes } from "../protocol/format.js";
 import type { ContextImage, ContextModel } from "../protocol/views.js";
 import { action, boot, h, mount, section, table, tokens } from "./common.js";
+import * as l10n from "@vscode/l10n";
 
 const KIND: Record<string, string> = { compactionSummary: "compaction summary", branchSummary: "branch summary" };
 
 /** An image as a line: its type and size, or, for an OMP blob that is not there, the blob's hash. */
 function imageText(i: ContextImage): string {
-  if (i.missing) return `[image missing: blob sha256:${i.blob}]`;
+  if (i.missing) return `[${l10n.t("image missing: blob sha256:{0}", i.blob ?? "")}]`;
   const size = i.bytes === null ? "" : `, ${formatBytes(i.bytes)}`;
-  return `[image ${i.mimeType}${size}${i.blob ? ", from the blob store" : ""}]`;
+  return `[${l10n.t("image {0}", i.mimeType)}${size}${i.blob ? `, ${l10n.t("from the blob store")}` : ""}]`;
 }
 
 boot<ContextModel>((m) => {
@@ -19,37 +20,43 @@ boot<ContextModel>((m) => {
     h(
       "header",
       {},
-      h("h1", {}, `Context: ${m.title}`),
+      h("h1", {}, l10n.t("Context: {0}", m.title)),
       h(
         "p",
         { class: "muted" },
-        `At entry ${m.entryId ?? "(start)"} · ${m.rows.length} messages · about ${tokens(m.totalTokens)} tokens ` +
-          "(estimated as pi does: 4 characters per token)" +
-          (m.model ? ` · model ${m.model}` : "") +
-          (m.thinkingLevel ? ` · thinking ${m.thinkingLevel}` : ""),
+        l10n.t(
+          "At entry {0} · {1} messages · about {2} tokens",
+          m.entryId ?? l10n.t("(start)"),
+          m.rows.length,
+          tokens(m.totalTokens),
+        ) +
+          " " +
+          l10n.t("(estimated as pi does: 4 characters per token)") +
+          (m.model ? ` · ${l10n.t("model {0}", m.model)}` : "") +
+          (m.thinkingLevel ? ` · ${l10n.t("thinking {0}", m.thinkingLevel)}` : ""),
       ),
     ),
     m.compactions.length
       ? section(
-          "Compactions on this path",
+          l10n.t("Compactions on this path"),
           table(
-            "What each compaction dropped",
+            l10n.t("What each compaction dropped"),
             [
               {
-                title: "Compaction",
+                title: l10n.t("Compaction"),
                 value: (c) =>
                   action(
                     c.entryId,
                     { type: "inspectCheckpoint", file: m.file, entryId: c.entryId },
-                    "Inspect the checkpoint",
+                    l10n.t("Inspect the checkpoint"),
                   ),
               },
               {
-                title: "In effect here",
+                title: l10n.t("In effect here"),
                 value: (c) => (c.active ? "yes: its summary opens the context" : "no: replaced by a later one"),
               },
-              { title: "Entries dropped", value: (c) => c.droppedEntries, numeric: true },
-              { title: "Tokens dropped (est.)", value: (c) => tokens(c.droppedTokens), numeric: true },
+              { title: l10n.t("Entries dropped"), value: (c) => c.droppedEntries, numeric: true },
+              { title: l10n.t("Tokens dropped (est.)"), value: (c) => tokens(c.droppedTokens), numeric: true },
               {
                 title: "tokensBefore",
                 value: (c) => (c.tokensBefore === null ? "" : tokens(c.tokensBefore)),
@@ -61,14 +68,14 @@ boot<ContextModel>((m) => {
         )
       : null,
     section(
-      "Messages",
+      l10n.t("Messages"),
       table(
-        "The messages the model saw, in order",
+        l10n.t("The messages the model saw, in order"),
         [
           { title: "#", value: (r) => r.index + 1, numeric: true },
-          { title: "Role", value: (r) => KIND[r.kind] ?? r.role },
+          { title: l10n.t("Role"), value: (r) => KIND[r.kind] ?? r.role },
           {
-            title: "Content",
+            title: l10n.t("Content"),
             value: (r) =>
               h(
                 "div",
@@ -79,7 +86,7 @@ boot<ContextModel>((m) => {
                 ...(r.images ?? []).map((i) => h("p", { class: i.missing ? "error" : "muted" }, imageText(i))),
               ),
           },
-          { title: "Tokens (est.)", value: (r) => tokens(r.tokens), numeric: true },
+          { title: l10n.t("Tokens (est.)"), value: (r) => tokens(r.tokens), numeric: true },
         ],
         m.rows,
         (r) => ({ class: r.kind === "compactionSummary" || r.kind === "branchSummary" ? "summary-row" : undefined }),

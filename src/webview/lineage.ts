@@ -1,6 +1,7 @@
 /** Fork lineage graph: sessions as nodes, parent → child edges labelled with the fork point (dagre layout, SVG). */
 import type { LineageModel, LineageNode } from "../protocol/views.js";
 import { boot, cost, h, mount, section, send, svg, table } from "./common.js";
+import * as l10n from "@vscode/l10n";
 
 function clip(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
@@ -17,15 +18,15 @@ function nodeEl(n: LineageNode): SVGGElement {
     n.kind === "session"
       ? `${n.date ? n.date.slice(0, 10) : ""} · ${cost(n.ownCost)}${n.flavor === "omp" ? " · OMP" : ""}`
       : n.kind === "orphan"
-        ? "parent not found"
-        : "outside the session roots";
+        ? l10n.t("parent not found")
+        : l10n.t("outside the session roots");
   g.append(svg("text", { x: 10, y: 42, class: "sub" }, sub));
   g.append(svg("title", {}, n.label));
   if (n.file) {
     const file = n.file;
     g.setAttribute("tabindex", "0");
     g.setAttribute("role", "button");
-    g.setAttribute("aria-label", `Reveal ${n.label}`);
+    g.setAttribute("aria-label", l10n.t("Reveal {0}", n.label));
     g.addEventListener("click", () => send({ type: "revealSession", file }));
     g.addEventListener("keydown", (e) => {
       if (e.key === "Enter" || e.key === " ") send({ type: "revealSession", file });
@@ -41,7 +42,7 @@ boot<LineageModel>((m) => {
     height: m.height,
     viewBox: `0 0 ${m.width} ${m.height}`,
     role: "img",
-    "aria-label": "Fork lineage graph",
+    "aria-label": l10n.t("Fork lineage graph"),
   });
   graph.append(
     svg(
@@ -75,22 +76,25 @@ boot<LineageModel>((m) => {
     h(
       "header",
       {},
-      h("h1", {}, "Fork lineage"),
+      h("h1", {}, l10n.t("Fork lineage")),
       h(
         "p",
         { class: "muted" },
-        `${m.nodes.filter((n) => n.kind === "session").length} sessions. Click a session to reveal it in the tree.`,
+        l10n.t(
+          "{0} sessions. Click a session to reveal it in the tree.",
+          m.nodes.filter((n) => n.kind === "session").length,
+        ),
       ),
     ),
     h("div", { class: "graph" }, graph),
     section(
-      "As a table",
+      l10n.t("As a table"),
       table(
-        "Forks: parent → child",
+        l10n.t("Forks: parent → child"),
         [
-          { title: "Parent", value: (e) => byKey.get(e.from)?.label ?? e.from },
-          { title: "Child", value: (e) => byKey.get(e.to)?.label ?? e.to },
-          { title: "Fork point", value: (e) => e.label },
+          { title: l10n.t("Parent"), value: (e) => byKey.get(e.from)?.label ?? e.from },
+          { title: l10n.t("Child"), value: (e) => byKey.get(e.to)?.label ?? e.to },
+          { title: l10n.t("Fork point"), value: (e) => e.label },
         ],
         m.edges,
       ),

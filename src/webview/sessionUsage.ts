@@ -2,6 +2,7 @@
 import type { SessionUsageModel } from "../protocol/views.js";
 import { applyTheme, Chart } from "./charts.js";
 import { action, boot, cost, h, mount, section, seriesColor, table, themeColor, tokens } from "./common.js";
+import * as l10n from "@vscode/l10n";
 
 let charts: Chart[] = [];
 
@@ -13,7 +14,7 @@ boot<SessionUsageModel>((m) => {
   const labels = m.turns.map((_, i) => String(i + 1));
   const contextCanvas = h("canvas", {
     role: "img",
-    "aria-label": "Context size per assistant turn, with compaction markers",
+    "aria-label": l10n.t("Context size per assistant turn, with compaction markers"),
   });
   const markers = m.turns.map((t, i) => (m.compactions.some((c) => c.afterTurn === i) ? t.context : null));
   charts.push(
@@ -23,14 +24,14 @@ boot<SessionUsageModel>((m) => {
         labels,
         datasets: [
           {
-            label: "Context tokens (input + cache read + cache write)",
+            label: l10n.t("Context tokens (input + cache read + cache write)"),
             data: m.turns.map((t) => t.context),
             borderColor: seriesColor(0),
             backgroundColor: seriesColor(0),
             pointRadius: 2,
           },
           {
-            label: "Compaction (context replaced after this turn)",
+            label: l10n.t("Compaction (context replaced after this turn)"),
             data: markers,
             showLine: false,
             pointStyle: "triangle",
@@ -44,19 +45,21 @@ boot<SessionUsageModel>((m) => {
         responsive: true,
         maintainAspectRatio: false,
         scales: {
-          x: { title: { display: true, text: "assistant turn (active path)" } },
-          y: { beginAtZero: true, title: { display: true, text: "tokens" } },
+          x: { title: { display: true, text: l10n.t("assistant turn (active path)") } },
+          y: { beginAtZero: true, title: { display: true, text: l10n.t("tokens") } },
         },
       },
     }),
   );
-  const costCanvas = h("canvas", { role: "img", "aria-label": "Cost per assistant turn" });
+  const costCanvas = h("canvas", { role: "img", "aria-label": l10n.t("Cost per assistant turn") });
   charts.push(
     new Chart(costCanvas, {
       type: "bar",
       data: {
         labels,
-        datasets: [{ label: "Cost per turn (USD)", data: m.turns.map((t) => t.cost), backgroundColor: seriesColor(1) }],
+        datasets: [
+          { label: l10n.t("Cost per turn (USD)"), data: m.turns.map((t) => t.cost), backgroundColor: seriesColor(1) },
+        ],
       },
       options: { responsive: true, maintainAspectRatio: false, plugins: { legend: { display: false } } },
     }),
@@ -71,18 +74,20 @@ boot<SessionUsageModel>((m) => {
       h(
         "p",
         { class: "muted" },
-        `Own cost ${cost(t.cost)} · active path ${cost(t.activeCost)}` +
-          (t.inheritedCost ? ` · ${cost(t.inheritedCost)} inherited from the parent (counted there)` : "") +
-          ` · ${t.messages} priced messages`,
+        l10n.t("Own cost {0} · active path {1}", cost(t.cost), cost(t.activeCost)) +
+          (t.inheritedCost
+            ? ` · ${l10n.t("{0} inherited from the parent (counted there)", cost(t.inheritedCost))}`
+            : "") +
+          ` · ${l10n.t("{0} priced messages", t.messages)}`,
       ),
     ),
     section(
-      "Branches",
+      l10n.t("Branches"),
       table(
-        "Cost and tokens per branch segment (the active path is marked)",
+        l10n.t("Cost and tokens per branch segment (the active path is marked)"),
         [
           {
-            title: "Branch",
+            title: l10n.t("Branch"),
             value: (g) =>
               h(
                 "span",
@@ -91,53 +96,59 @@ boot<SessionUsageModel>((m) => {
                 action(
                   g.label,
                   { type: "revealEntry", file: m.file, entryId: g.startId },
-                  "Reveal in the Sessions tree",
+                  l10n.t("Reveal in the Sessions tree"),
                 ),
               ),
           },
-          { title: "Entries", value: (g) => g.entries, numeric: true },
-          { title: "Cost", value: (g) => cost(g.cost), numeric: true },
-          { title: "Input", value: (g) => tokens(g.input), numeric: true },
-          { title: "Output", value: (g) => tokens(g.output), numeric: true },
-          { title: "Cache read", value: (g) => tokens(g.cacheRead), numeric: true },
-          { title: "Inherited", value: (g) => cost(g.inheritedCost), numeric: true },
+          { title: l10n.t("Entries"), value: (g) => g.entries, numeric: true },
+          { title: l10n.t("Cost"), value: (g) => cost(g.cost), numeric: true },
+          { title: l10n.t("Input"), value: (g) => tokens(g.input), numeric: true },
+          { title: l10n.t("Output"), value: (g) => tokens(g.output), numeric: true },
+          { title: l10n.t("Cache read"), value: (g) => tokens(g.cacheRead), numeric: true },
+          { title: l10n.t("Inherited"), value: (g) => cost(g.inheritedCost), numeric: true },
         ],
         m.segments,
         (g) => ({ class: g.active ? "active" : "muted" }),
       ),
     ),
     section(
-      "Context size over time",
+      l10n.t("Context size over time"),
       h("div", { class: "chart" }, contextCanvas),
       h(
         "details",
         {},
-        h("summary", {}, "Table"),
+        h("summary", {}, l10n.t("Table")),
         table(
-          "Context per turn",
+          l10n.t("Context per turn"),
           [
-            { title: "Turn", value: (x) => x.i + 1, numeric: true },
-            { title: "Context", value: (x) => tokens(x.t.context), numeric: true },
-            { title: "Model", value: (x) => x.t.model },
-            { title: "Compaction after", value: (x) => (m.compactions.some((c) => c.afterTurn === x.i) ? "yes" : "") },
+            { title: l10n.t("Turn"), value: (x) => x.i + 1, numeric: true },
+            { title: l10n.t("Context"), value: (x) => tokens(x.t.context), numeric: true },
+            { title: l10n.t("Model"), value: (x) => x.t.model },
+            {
+              title: l10n.t("Compaction after"),
+              value: (x) => (m.compactions.some((c) => c.afterTurn === x.i) ? l10n.t("yes") : ""),
+            },
           ],
           m.turns.map((tt, i) => ({ t: tt, i })),
         ),
       ),
     ),
     section(
-      "Cost per turn",
+      l10n.t("Cost per turn"),
       h("div", { class: "chart" }, costCanvas),
       h(
         "details",
         {},
-        h("summary", {}, "Table"),
+        h("summary", {}, l10n.t("Table")),
         table(
-          "Cost per turn",
+          l10n.t("Cost per turn"),
           [
-            { title: "Turn", value: (x) => x.i + 1, numeric: true },
-            { title: "Cost", value: (x) => cost(x.t.cost), numeric: true },
-            { title: "When", value: (x) => (Number.isFinite(x.t.time) ? new Date(x.t.time).toLocaleString() : "") },
+            { title: l10n.t("Turn"), value: (x) => x.i + 1, numeric: true },
+            { title: l10n.t("Cost"), value: (x) => cost(x.t.cost), numeric: true },
+            {
+              title: l10n.t("When"),
+              value: (x) => (Number.isFinite(x.t.time) ? new Date(x.t.time).toLocaleString() : ""),
+            },
           ],
           m.turns.map((tt, i) => ({ t: tt, i })),
         ),

@@ -17,6 +17,7 @@ import {
   table,
   tokens,
 } from "./common.js";
+import * as l10n from "@vscode/l10n";
 
 let charts: Chart[] = [];
 
@@ -30,21 +31,21 @@ function exportButtons(t: "models" | "projects" | "sessions" | "days"): HTMLElem
   return h(
     "span",
     { class: "exports" },
-    action("Export CSV", { type: "export", format: "csv", table: t }),
+    action(l10n.t("Export CSV"), { type: "export", format: "csv", table: t }),
     " ",
-    action("Export JSON", { type: "export", format: "json", table: t }),
+    action(l10n.t("Export JSON"), { type: "export", format: "json", table: t }),
   );
 }
 
 const usageColumns = (first: string, key: (r: UsageTableRow) => Node | string): Column<UsageTableRow>[] => [
   { title: first, value: key },
-  { title: "Cost", value: (r) => formatRowCost(r), numeric: true },
-  { title: "Active path", value: (r) => cost(r.activeCost), numeric: true },
-  { title: "Input", value: (r) => tokens(r.input), numeric: true },
-  { title: "Output", value: (r) => tokens(r.output), numeric: true },
-  { title: "Cache read", value: (r) => tokens(r.cacheRead), numeric: true },
-  { title: "Cache write", value: (r) => tokens(r.cacheWrite), numeric: true },
-  { title: "Messages", value: (r) => r.messages, numeric: true },
+  { title: l10n.t("Cost"), value: (r) => formatRowCost(r), numeric: true },
+  { title: l10n.t("Active path"), value: (r) => cost(r.activeCost), numeric: true },
+  { title: l10n.t("Input"), value: (r) => tokens(r.input), numeric: true },
+  { title: l10n.t("Output"), value: (r) => tokens(r.output), numeric: true },
+  { title: l10n.t("Cache read"), value: (r) => tokens(r.cacheRead), numeric: true },
+  { title: l10n.t("Cache write"), value: (r) => tokens(r.cacheWrite), numeric: true },
+  { title: l10n.t("Messages"), value: (r) => r.messages, numeric: true },
 ];
 
 function barChart(label: string, rows: UsageTableRow[], color: string): HTMLElement {
@@ -54,7 +55,7 @@ function barChart(label: string, rows: UsageTableRow[], color: string): HTMLElem
       type: "bar",
       data: {
         labels: rows.map((r) => r.label),
-        datasets: [{ label: "Cost (USD)", data: rows.map((r) => r.cost), backgroundColor: color }],
+        datasets: [{ label: l10n.t("Cost (USD)"), data: rows.map((r) => r.cost), backgroundColor: color }],
       },
       options: {
         indexAxis: "y",
@@ -70,13 +71,13 @@ function barChart(label: string, rows: UsageTableRow[], color: string): HTMLElem
 function controls(m: DashboardModel): HTMLElement {
   const scope = h(
     "select",
-    { id: "scope", "aria-label": "Scope" },
-    h("option", { value: "workspace", selected: m.scope === "workspace" }, "This workspace"),
-    h("option", { value: "all", selected: m.scope === "all" }, "All projects"),
+    { id: "scope", "aria-label": l10n.t("Scope") },
+    h("option", { value: "workspace", selected: m.scope === "workspace" }, l10n.t("This workspace")),
+    h("option", { value: "all", selected: m.scope === "all" }, l10n.t("All projects")),
   );
-  const since = h("input", { id: "since", type: "date", value: m.since ?? "", "aria-label": "From" });
-  const until = h("input", { id: "until", type: "date", value: m.until ?? "", "aria-label": "To" });
-  const apply = h("button", { type: "button", id: "apply" }, "Apply");
+  const since = h("input", { id: "since", type: "date", value: m.since ?? "", "aria-label": l10n.t("From") });
+  const until = h("input", { id: "until", type: "date", value: m.until ?? "", "aria-label": l10n.t("To") });
+  const apply = h("button", { type: "button", id: "apply" }, l10n.t("Apply"));
   apply.addEventListener("click", () => {
     const next = { scope: scope.value as "workspace" | "all", since: since.value || null, until: until.value || null };
     saveState({ ...panelState(), ...next });
@@ -85,9 +86,9 @@ function controls(m: DashboardModel): HTMLElement {
   return h(
     "div",
     { class: "controls" },
-    h("label", {}, "Scope ", scope),
-    h("label", {}, "From ", since),
-    h("label", {}, "To ", until),
+    h("label", {}, l10n.t("Scope"), " ", scope),
+    h("label", {}, l10n.t("From"), " ", since),
+    h("label", {}, l10n.t("To"), " ", until),
     apply,
   );
 }
@@ -116,24 +117,29 @@ boot<DashboardModel>((m) => {
       options: {
         responsive: true,
         maintainAspectRatio: false,
-        scales: { x: { stacked: true }, y: { stacked: true, title: { display: true, text: "USD" } } },
+        scales: { x: { stacked: true }, y: { stacked: true, title: { display: true, text: l10n.t("USD") } } },
       },
     }),
   );
   const scopeText =
-    m.scope === "workspace" ? (m.folders.length ? m.folders.join(", ") : "no folder open") : "all projects";
+    m.scope === "workspace"
+      ? m.folders.length
+        ? m.folders.join(", ")
+        : l10n.t("no folder open")
+      : l10n.t("all projects");
   mount(
     root,
     h(
       "header",
       {},
-      h("h1", {}, "Usage & Cost"),
+      h("h1", {}, l10n.t("Usage & Cost")),
       h(
         "p",
         { class: "muted" },
-        `${m.sessions} sessions · ${scopeText}` +
-          (m.since || m.until ? ` · ${m.since ?? "…"} to ${m.until ?? "…"}` : "") +
-          ". Forks' inherited turns count once, for their parent.",
+        l10n.t("{0} sessions · {1}", m.sessions, scopeText) +
+          (m.since || m.until ? ` · ${l10n.t("{0} to {1}", m.since ?? "…", m.until ?? "…")}` : "") +
+          ". " +
+          l10n.t("Forks' inherited turns count once, for their parent."),
       ),
       unpricedNote(t.unpriced)
         ? h("p", { class: "muted", "data-testid": "unpriced-note" }, unpricedNote(t.unpriced)!)
@@ -143,32 +149,32 @@ boot<DashboardModel>((m) => {
     h(
       "div",
       { class: "cards" },
-      card("Cost", formatRowCost(t), "total-cost"),
-      card("Active path", cost(t.activeCost), "active-cost"),
-      card("Inherited by forks (not recounted)", cost(t.inheritedCost), "inherited-cost"),
-      card("Input", tokens(t.input), "total-input"),
-      card("Output", tokens(t.output), "total-output"),
-      card("Cache read", tokens(t.cacheRead), "total-cache-read"),
-      card("Cache write", tokens(t.cacheWrite), "total-cache-write"),
-      card("Messages", String(t.messages), "total-messages"),
+      card(l10n.t("Cost"), formatRowCost(t), "total-cost"),
+      card(l10n.t("Active path"), cost(t.activeCost), "active-cost"),
+      card(l10n.t("Inherited by forks (not recounted)"), cost(t.inheritedCost), "inherited-cost"),
+      card(l10n.t("Input"), tokens(t.input), "total-input"),
+      card(l10n.t("Output"), tokens(t.output), "total-output"),
+      card(l10n.t("Cache read"), tokens(t.cacheRead), "total-cache-read"),
+      card(l10n.t("Cache write"), tokens(t.cacheWrite), "total-cache-write"),
+      card(l10n.t("Messages"), String(t.messages), "total-messages"),
     ),
     section(
-      "Daily cost by model",
-      chartBox("Daily cost, stacked by model", daily),
+      l10n.t("Daily cost by model"),
+      chartBox(l10n.t("Daily cost, stacked by model"), daily),
       h(
         "details",
         {},
-        h("summary", {}, "Table"),
+        h("summary", {}, l10n.t("Table")),
         table(
-          "Daily cost by model",
+          l10n.t("Daily cost by model"),
           [
-            { title: "Day", value: (d) => d.day },
+            { title: l10n.t("Day"), value: (d) => d.day },
             ...models.map((model) => ({
               title: model,
               value: (d: DashboardModel["days"][number]) => cost(d.byModel[model] ?? 0),
               numeric: true,
             })),
-            { title: "Total", value: (d) => cost(d.cost), numeric: true },
+            { title: l10n.t("Total"), value: (d) => cost(d.cost), numeric: true },
           ],
           m.days,
         ),
@@ -176,41 +182,41 @@ boot<DashboardModel>((m) => {
       ),
     ),
     section(
-      "By model",
-      barChart("Cost by model", m.models, seriesColor(0)),
+      l10n.t("By model"),
+      barChart(l10n.t("Cost by model"), m.models, seriesColor(0)),
       table(
-        "Cost by model",
-        usageColumns("Model", (r) => r.label),
+        l10n.t("Cost by model"),
+        usageColumns(l10n.t("Model"), (r) => r.label),
         m.models,
       ),
       exportButtons("models"),
     ),
     section(
-      "By project",
-      barChart("Cost by project", m.projects, seriesColor(1)),
+      l10n.t("By project"),
+      barChart(l10n.t("Cost by project"), m.projects, seriesColor(1)),
       table(
-        "Cost by project",
-        usageColumns("Project", (r) => r.label),
+        l10n.t("Cost by project"),
+        usageColumns(l10n.t("Project"), (r) => r.label),
         m.projects,
       ),
       exportButtons("projects"),
     ),
     section(
-      "Top sessions",
+      l10n.t("Top sessions"),
       table(
-        "Top sessions by cost",
+        l10n.t("Top sessions by cost"),
         [
-          ...usageColumns("Session", (r) =>
+          ...usageColumns(l10n.t("Session"), (r) =>
             r.file
-              ? action(r.label || r.key, { type: "revealSession", file: r.file }, "Reveal in the Sessions tree")
+              ? action(r.label || r.key, { type: "revealSession", file: r.file }, l10n.t("Reveal in the Sessions tree"))
               : r.label,
           ),
-          { title: "Inherited (parent's)", value: (r) => cost(r.inheritedCost ?? 0), numeric: true },
+          { title: l10n.t("Inherited (parent's)"), value: (r) => cost(r.inheritedCost ?? 0), numeric: true },
         ],
         m.topSessions,
         (r) => ({
           class: r.includedInParent ? "muted" : undefined,
-          title: r.includedInParent ? "A subagent: counted through its parent's task result" : undefined,
+          title: r.includedInParent ? l10n.t("A subagent: counted through its parent's task result") : undefined,
         }),
       ),
       exportButtons("sessions"),

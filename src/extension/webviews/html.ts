@@ -1,6 +1,7 @@
 /**
  * The one HTML builder for every panel: a strict CSP (`default-src 'none'`, scripts by nonce only, styles and images
- * from the extension), resources through `asWebviewUri`, and startup data in an escaped `data-` attribute.
+ * from the extension), resources through `asWebviewUri`, and startup data (the panel's state, and the translations
+ * of the display language for `@vscode/l10n`) in escaped `data-` attributes.
  */
 import { randomBytes } from "node:crypto";
 import * as vscode from "vscode";
@@ -30,6 +31,8 @@ export function renderHtml(
   state: PanelState,
 ): string {
   const nonce = randomBytes(16).toString("base64");
+  // English needs no bundle: the strings in the code are the English text.
+  const l10n = JSON.stringify(vscode.l10n.bundle ?? {});
   const script = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, "dist", "webview", `${bundle}.js`));
   const style = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, "media", "webview.css"));
   const csp = [
@@ -41,7 +44,7 @@ export function renderHtml(
     `script-src 'nonce-${nonce}'`,
   ].join("; ");
   return `<!DOCTYPE html>
-<html lang="en">
+<html lang="${escapeAttribute(vscode.env.language)}">
 <head>
 <meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="${escapeAttribute(csp)}">
@@ -50,8 +53,8 @@ export function renderHtml(
 <link rel="stylesheet" href="${escapeAttribute(style.toString())}">
 </head>
 <body>
-<div id="bootstrap" data-state="${escapeAttribute(JSON.stringify(state))}"></div>
-<main id="root" aria-live="polite"><p class="muted">Loading…</p></main>
+<div id="bootstrap" data-state="${escapeAttribute(JSON.stringify(state))}" data-l10n="${escapeAttribute(l10n)}"></div>
+<main id="root" aria-live="polite"><p class="muted">${escapeAttribute(vscode.l10n.t("Loading…"))}</p></main>
 <script nonce="${nonce}" src="${escapeAttribute(script.toString())}"></script>
 </body>
 </html>`;
