@@ -207,7 +207,12 @@ boot<CheckpointModel>((m) => {
                       "span",
                       {},
                       yesNo(b.checkpoint.lengthOk, l10n.t("matches"), l10n.t("differs")),
-                      ` ${l10n.t("computed {0}, stored {1}", b.checkpoint.computedLength, b.checkpoint.storedLength ?? l10n.t("(none)"))}`,
+                      " ",
+                      l10n.t(
+                        "computed {0}, stored {1}",
+                        b.checkpoint.computedLength,
+                        b.checkpoint.storedLength ?? l10n.t("(none)"),
+                      ),
                     ),
                   ],
                 ] as [string, string | Node][])
