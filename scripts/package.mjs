@@ -6,7 +6,7 @@
 // links show as broken images there. The packaged README is therefore a copy with every image inlined as a `data:`
 // URI (it works offline, with no host to trust) and every other relative link made absolute on the repository.
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
 const pkg = JSON.parse(readFileSync("package.json", "utf8"));
@@ -19,7 +19,10 @@ export function packagedReadme(markdown) {
       if (/^[a-z]+:/i.test(target)) return whole;
       const mime = MIME[path.extname(target).toLowerCase()];
       if (!mime) throw new Error(`README image ${target}: not an image type the details page shows`);
-      return `${head}data:${mime};base64,${readFileSync(target).toString("base64")})`;
+      // The smaller copy made for the package (scripts/readme-images.mjs), when there is one.
+      const packaged = path.join(path.dirname(target), "packaged", path.basename(target));
+      const file = existsSync(packaged) ? packaged : target;
+      return `${head}data:${mime};base64,${readFileSync(file).toString("base64")})`;
     })
     .replace(/(\]\()([^)\s#][^)\s]*)\)/g, (whole, head, target) =>
       /^[a-z]+:/i.test(target) ? whole : `${head}${repo}/blob/main/${target})`,

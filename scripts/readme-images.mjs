@@ -2,7 +2,7 @@
 // walkthrough's images (docs/images/*.webp). WebP at quality 72 keeps UI text crisp at a third of the PNG's size,
 // which keeps the VSIX under its 2 MB budget; VS Code's details page and the marketplace both show WebP.
 // Run after a UI change: `npm run test:ui && node scripts/readme-images.mjs`. The images are committed.
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { launch } from "./vscode/browser.mjs";
 
 /** UI test screenshot → image name. */
@@ -20,25 +20,40 @@ const IMAGES = {
   "20-lineage-light.png": "panel-lineage-light",
 };
 
+mkdirSync("docs/images/packaged", { recursive: true });
 const { ctx } = await launch();
 try {
   const page = await ctx.newPage();
   for (const [source, name] of Object.entries(IMAGES)) {
     const png = readFileSync(`test-results/ui/${source}`).toString("base64");
-    const webp = await page.evaluate(async (data) => {
-      const img = new Image();
-      img.src = `data:image/png;base64,${data}`;
-      await img.decode();
-      const canvas = document.createElement("canvas");
-      canvas.width = img.naturalWidth;
-      canvas.height = img.naturalHeight;
-      canvas.getContext("2d").drawImage(img, 0, 0);
-      return canvas.toDataURL("image/webp", 0.72).split(",")[1];
-    }, png);
-    const bytes = Buffer.from(webp, "base64");
-    writeFileSync(`docs/images/${name}.webp`, bytes);
+    const encode = (width, quality) =>
+      page.evaluate(
+        async ({ data, width, quality }) => {
+          const img = new Image();
+          img.src = `data:image/png;base64,${data}`;
+          await img.decode();
+          const scale = Math.min(1, width / img.naturalWidth);
+          const canvas = document.createElement("canvas");
+          canvas.width = Math.round(img.naturalWidth * scale);
+          canvas.height = Math.round(img.naturalHeight * scale);
+          const g = canvas.getContext("2d");
+          g.imageSmoothingQuality = "high";
+          g.drawImage(img, 0, 0, canvas.width, canvas.height);
+          return canvas.toDataURL("image/webp", quality).split(",")[1];
+        },
+        { data: png, width, quality },
+      );
     const kb = (n) => `${(n / 1024).toFixed(0)} KB`;
-    console.log(`docs/images/${name}.webp: ${kb(bytes.length)} (PNG ${kb(png.length * 0.75)})`);
+    // Full size for the repository's README; a smaller copy that the packaged README inlines (the details page
+    // shows images at about 600 px), which keeps the VSIX in its budget.
+    for (const [path, width, quality] of [
+      [`docs/images/${name}.webp`, 4000, 0.72],
+      [`docs/images/packaged/${name}.webp`, 1100, 0.7],
+    ]) {
+      const bytes = Buffer.from(await encode(width, quality), "base64");
+      writeFileSync(path, bytes);
+      console.log(`${path}: ${kb(bytes.length)} (PNG ${kb(png.length * 0.75)})`);
+    }
   }
 } finally {
   await ctx.close();

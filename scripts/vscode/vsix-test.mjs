@@ -26,7 +26,7 @@ const ALLOWED = [
   /^dist\/extension\.cjs$/,
   /^dist\/webview\/[a-zA-Z]+\.js$/,
   /^media\/[a-z-]+\.(css|svg|png)$/,
-  /^docs\/images\/[a-z-]+\.webp$/,
+  /^docs\/images\/packaged\/[a-z-]+\.webp$/,
   /^l10n\/bundle\.l10n(\.[a-z-]+)?\.json$/,
   /^package(\.nls(\.[a-z-]+)?)?\.json$/,
   /^(README|CHANGELOG)\.md$/i, // vsce stores them as readme.md and changelog.md
@@ -103,12 +103,22 @@ try {
 
   const input = page.locator(".quick-input-widget input");
   const runCommand = async (title) => {
-    await sidebar.locator(".composite.title .title-label").first().click(); // focus the workbench, not a webview
-    await page.keyboard.press("F1");
-    await input.waitFor({ timeout: 10000 });
-    await input.fill(`>${title}`);
-    await page.locator(".quick-input-list .monaco-list-row", { hasText: title }).first().waitFor({ timeout: 10000 });
-    await page.keyboard.press("Enter");
+    // Focus the workbench, not a webview (which keeps F1 to itself), then run the command from the palette; retried
+    // as a whole, since focus moves while editors open.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await sidebar.locator(".composite.title .title-label").first().click();
+        await page.keyboard.press("F1");
+        await input.waitFor({ timeout: 3000 });
+        await input.fill(`>${title}`, { timeout: 3000 });
+        const row = page.locator(".quick-input-list .monaco-list-row", { hasText: title }).first();
+        await row.waitFor({ timeout: 5000 });
+        await page.keyboard.press("Enter");
+        return;
+      } catch (err) {
+        if (attempt === 5) throw err;
+      }
+    }
   };
   const webview = () => page.frameLocator("iframe.webview.ready:visible").last().frameLocator("#active-frame");
   await runCommand("Pi Sessions: Show Usage & Cost");
@@ -130,8 +140,43 @@ try {
       .locator(".getting-started-step", { hasText: t(s.title) })
       .first()
       .waitFor({ timeout: 15000 });
-  step(`the walkthrough is listed and shows its ${walkthrough.steps.length} steps`);
+  const open = gettingStarted.locator(".getting-started-step.expanded", { hasText: t(walkthrough.steps[0].title) });
+  await open.first().waitFor({ timeout: 15000 });
+  const media = gettingStarted.locator(".getting-started-media img").first();
+  await media.waitFor({ timeout: 15000 });
+  for (let i = 0; !(await media.evaluate((img) => img.complete && img.naturalWidth > 0)); i++) {
+    if (i > 50) fail("the walkthrough's image did not load");
+    await page.waitForTimeout(200);
+  }
+  step(`the walkthrough is listed and shows its ${walkthrough.steps.length} steps and its image`);
   await page.screenshot({ path: `${shots}/02-walkthrough.png` });
+
+  // Completion events track what the user did (VS Code counts them once the walkthrough service runs): searching
+  // completes "Find your sessions", Usage & Cost "See where the money went"; the other two stay open.
+  await runCommand("Pi Sessions: Search Sessions…");
+  await page.locator(".quick-input-list .monaco-list-row").first().waitFor({ timeout: 15000 });
+  await page.keyboard.press("Escape");
+  await runCommand("Pi Sessions: Show Usage & Cost");
+  await webview().locator("#total-cost").waitFor({ timeout: 30000 });
+  await runCommand("Welcome: Open Walkthrough...");
+  await page
+    .locator(".quick-input-list .monaco-list-row", { hasText: t(walkthrough.title) })
+    .first()
+    .click();
+  const checked = async () =>
+    Object.fromEntries(
+      await gettingStarted
+        .locator(".getting-started-step")
+        .evaluateAll((els) => els.map((e) => [e.dataset.stepId?.split("#").pop(), e.getAttribute("aria-checked")])),
+    );
+  const want = { "piSessions.find": "true", "piSessions.read": "false", "piSessions.money": "true" };
+  for (let i = 0; ; i++) {
+    const now = await checked();
+    if (Object.entries(want).every(([k, v]) => now[k] === v) && now["piSessions.checkpoint"] === "false") break;
+    if (i > 50) fail(`walkthrough completion: ${JSON.stringify(now)}`);
+    await page.waitForTimeout(200);
+  }
+  step("its completion events mark the steps the user did");
 
   // The details page: the README rendered, every image loaded from the installed package.
   await runCommand("Extensions: Show Enabled Extensions");
