@@ -44,13 +44,14 @@ export async function startCodeServer({
   settings = {},
   port: fixedPort,
   extensionsDir,
+  userDataDir,
 } = {}) {
   mkdirSync(tmpRoot, { recursive: true });
   const untrusted = process.env.PI_SESSIONS_UNTRUSTED === "1";
   const root = mkdtempSync(path.join(tmpRoot, "cs-"));
   const home = process.env.EXT_HOST_HOME || path.join(root, "home");
   const xdg = path.join(root, "xdg");
-  const userData = path.join(root, "ud");
+  const userData = userDataDir ?? path.join(root, "ud");
   mkdirSync(path.join(userData, "User"), { recursive: true });
   // Quiet, deterministic workbench: no welcome page, no telemetry banner, no gallery calls.
   writeFileSync(

@@ -2,10 +2,12 @@
 // VS Code (code-server 4.100.3), as a user would with `code --install-extension`, and starts it with no
 // extensionDevelopmentPath. Checks what the package holds (an allow-list, the size budgets, every image the README
 // and the walkthrough name), then in the workbench: the Sessions view lists the fixture sessions, a panel opens, the
-// walkthrough is listed and shows its steps, and the details page renders the README with its images loaded.
+// walkthrough is listed, shows its steps and image and marks the steps the user did, the details page renders the
+// README with its images loaded, and (restarted in German, with a pseudo-translation installed) translated text
+// reaches the view, the palette, the tree and a panel.
 // Exit code 0 = every check passed.
 import { spawnSync } from "child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "fs";
 import os from "os";
 import path from "path";
 import { fileURLToPath } from "url";
@@ -194,6 +196,59 @@ try {
   }
   step(`the details page renders the README with all ${readmeImages.length} images loaded`);
   await page.screenshot({ path: `${shots}/03-details.png` });
+
+  // Translations reach every surface: with a pseudo-translation of both bundles installed next to the package's own
+  // (each text wrapped in ⟦ ⟧, placeholders kept) and VS Code in that display language, the view, the palette, the
+  // tree and a panel show the translated text.
+  await browser.ctx.close();
+  await cs.stop();
+  const pseudo = (json) => Object.fromEntries(Object.entries(json).map(([k, v]) => [k, `⟦${v}⟧`]));
+  const nlsSource = JSON.parse(readFileSync(path.join(installed, "package.nls.json"), "utf8"));
+  const bundleSource = JSON.parse(readFileSync(path.join(installed, "l10n", "bundle.l10n.json"), "utf8"));
+  writeFileSync(path.join(installed, "package.nls.de.json"), JSON.stringify(pseudo(nlsSource)));
+  writeFileSync(path.join(installed, "l10n", "bundle.l10n.de.json"), JSON.stringify(pseudo(bundleSource)));
+  // VS Code takes a display language only from a language pack: a minimal one for German (no translations of its
+  // own), registered where VS Code looks for language packs, in the user data dir.
+  const userDataDir = path.join(tmp, "ud-de");
+  mkdirSync(path.join(userDataDir, "User"), { recursive: true });
+  const coreTranslations = path.join(tmp, "main.i18n.json");
+  writeFileSync(coreTranslations, JSON.stringify({ version: "1.0.0", contents: {} }));
+  writeFileSync(
+    path.join(userDataDir, "languagepacks.json"),
+    JSON.stringify({
+      de: {
+        hash: "0123456789abcdef0123456789abcdef",
+        extensions: [{ extensionIdentifier: { id: "test.test-language-pack-de" }, version: "1.0.0" }],
+        translations: { vscode: coreTranslations },
+        label: "Deutsch",
+      },
+    }),
+  );
+  cs = await startCodeServer({ extensionsDir, userDataDir, extraArgs: ["--locale", "de"] });
+  browser = await launch(tmp);
+  const de = browser.ctx.pages()[0] ?? (await browser.ctx.newPage());
+  await de.goto(workbenchUrl(cs.port, { folder: workspace }), { waitUntil: "domcontentloaded" });
+  await de.locator(".monaco-workbench").waitFor({ timeout: 60000 });
+  await de.locator(`.activitybar [aria-label^="⟦${nlsSource["viewsContainer.piSessions.title"]}⟧"]`).first().click();
+  const deSidebar = de.locator(".part.sidebar");
+  await deSidebar
+    .locator(".monaco-list-row", { hasText: `⟦${bundleSource["This Workspace"]}⟧` })
+    .first()
+    .waitFor({ timeout: 30000 });
+  await deSidebar.locator(".composite.title .title-label").first().click();
+  await de.keyboard.press("F1");
+  const title = `⟦${nlsSource.category}⟧: ⟦${nlsSource["command.showUsage.title"]}⟧`;
+  await de.locator(".quick-input-widget input").fill(`>${title}`);
+  await de.locator(".quick-input-list .monaco-list-row", { hasText: title }).first().waitFor({ timeout: 10000 });
+  await de.keyboard.press("Enter");
+  const deWebview = de.frameLocator("iframe.webview.ready:visible").last().frameLocator("#active-frame");
+  await deWebview.locator("h1", { hasText: `⟦${bundleSource["Usage & Cost"]}⟧` }).waitFor({ timeout: 30000 });
+  await deWebview
+    .locator(".card-label", { hasText: `⟦${bundleSource["Active path"]}⟧` })
+    .first()
+    .waitFor();
+  step("a translation reaches the view, the palette, the tree and a panel");
+  await de.screenshot({ path: `${shots}/04-translated.png` });
 } catch (e) {
   failed = true;
   console.error("VSIX TEST FAILED:", e.message);
