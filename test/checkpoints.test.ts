@@ -267,7 +267,10 @@ describe("checkpoints written by Blackmagic itself", () => {
     const dir = mkdtempSync(join(tmpdir(), "pse-cp-"));
     try {
       writeFileSync(join(dir, "s.jsonl"), jsonl(header(), message("u0000001", null, "user", "hello")));
-      assert.match((await cli("checkpoints", join(dir, "s.jsonl"))).out, /no compactions in this session/);
+      assert.match(
+        (await cli("checkpoints", join(dir, "s.jsonl"))).err,
+        /^pi-sessions checkpoints: no compactions in this session$/m,
+      );
       assert.deepEqual(JSON.parse((await cli("checkpoints", join(dir, "s.jsonl"), "--json")).out), { checkpoints: [] });
       writeFileSync(join(dir, "x.jsonl"), "#!/bin/sh\n");
       assert.equal((await cli("checkpoints", join(dir, "x.jsonl"))).code, 2);

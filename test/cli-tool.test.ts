@@ -93,6 +93,7 @@ describe("pi-sessions as a command-line tool", () => {
   it("a usage error is one line naming the problem and where to read more, exit 64", async () => {
     const cases: [string[], RegExp][] = [
       [[], /^pi-sessions: missing command$/],
+      [["--"], /^pi-sessions: missing command$/],
       [["frobnicate"], /^pi-sessions: unknown command 'frobnicate'/],
       [["usage", "--bogus"], /^pi-sessions usage: unknown option '--bogus'$/],
       [["usage", "--by", "fortnight"], /^pi-sessions usage: option '--by <group>' argument 'fortnight' is invalid/],

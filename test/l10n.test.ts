@@ -103,6 +103,8 @@ describe("localization", () => {
     // A call or a field that shows text to the user, given a literal that starts with a word: it must be l10n.t.
     const shown =
       /(show(Information|Warning|Error)Message|setStatusBarMessage|new vscode\.TreeItem)\(\s*["'`][A-Za-z]|\b(title|placeHolder|prompt|description|detail|text|tooltip|message):\s*["'`][A-Za-z(]|\.(label|description|message|tooltip) = ["'`][A-Za-z(]/;
+    // Any other literal of several words, in a return, a throw, a push or an argument, is text too.
+    const words = /(return|throw new Error\(|push\(|\? |: )\s*(["'][a-z][a-z]+[ :] ?[a-z]|`[^`]*[a-z]{2,} [a-z]{2,})/;
     // Product names are not translated.
     const allowed = /label: "(OpenAI|Azure OpenAI|ChatGPT Codex)"/;
     const offenders: string[] = [];
@@ -110,7 +112,10 @@ describe("localization", () => {
       readFileSync(file, "utf8")
         .split("\n")
         .forEach((line, i) => {
-          if (shown.test(line) && !allowed.test(line) && !line.trim().startsWith("*") && !line.trim().startsWith("//"))
+          // Interpolations are code, not text: `${vscode.l10n.t("…")}` inside a template is fine.
+          const outside = line.replace(/\$\{(?:[^{}]|\{[^{}]*\})*\}/g, "");
+          const text = shown.test(line) || (words.test(outside) && !/logger\.|contextValue|when:/.test(line));
+          if (text && !allowed.test(line) && !/^\s*(\*|\/\/|\/\*\*)/.test(line))
             offenders.push(`${file}:${i + 1}: ${line.trim()}`);
         });
     assert.deepEqual(offenders, []);

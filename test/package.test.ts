@@ -47,6 +47,10 @@ describe("the npm package", function () {
       });
       const bin = join(prefix, "bin", "pi-sessions");
       assert.ok(existsSync(bin), "the bin link is installed");
+      // `prepack` builds the production CLI: minified, and pointing at no source map the tarball lacks.
+      const installed = readFileSync(join(prefix, "lib", "node_modules", pkg.name, "dist", "cli.js"), "utf8");
+      assert.ok(!installed.includes("sourceMappingURL"), "no source map reference");
+      assert.ok(installed.length < 500_000, `minified (${installed.length} bytes)`);
       const version = spawnSync(bin, ["--version"], { encoding: "utf8" });
       assert.equal(version.status, 0, version.stderr);
       assert.equal(version.stdout.trim(), pkg.version);

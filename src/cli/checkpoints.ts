@@ -57,7 +57,7 @@ export async function checkpointsCommand(file: string, values: { json?: boolean 
     return EXIT_OK;
   }
   if (records.length === 0) {
-    text(io).out("no compactions in this session");
+    text(io).err("pi-sessions checkpoints: no compactions in this session");
     return EXIT_OK;
   }
   const table = [["entry", "time", "state", "surface · model", "integrity", "items", "branch"]];

@@ -28,7 +28,12 @@ export async function run(argv: string[], io: Io): Promise<number> {
   };
   const write = (sink: (t: string) => void) => (s: string) => sink(s.replace(/\n$/, ""));
   for (const c of [program, ...program.commands])
-    c.exitOverride().configureOutput({ writeOut: write(io.out), writeErr: write(io.err), outputError: () => {} });
+    c.exitOverride().configureOutput({
+      writeOut: write(io.out),
+      // Help shown as an error (no command given) is replaced by one usage line below.
+      writeErr: () => {},
+      outputError: () => {},
+    });
   if (argv.length === 0) return usageError("missing command");
   try {
     await program.parseAsync(argv, { from: "user" });
@@ -36,6 +41,8 @@ export async function run(argv: string[], io: Io): Promise<number> {
   } catch (err) {
     if (err instanceof CommanderError) {
       if (NOT_ERRORS.has(err.code) && err.exitCode === 0) return EXIT_OK;
+      // No command at all (e.g. `pi-sessions --`): commander would print the whole help as an error.
+      if (err.code === "commander.help") return usageError("missing command");
       return usageError(err.message.replace(/^error: /, ""));
     }
     if (err instanceof UsageError) return usageError(err.message);

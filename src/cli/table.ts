@@ -62,7 +62,8 @@ export function formatTable(
   style: TableStyle = {},
 ): string {
   const safe = rows.map((r) => r.map((c) => oneLine(c ?? "")));
-  const natural = safe[0]!.map((_, i) => Math.max(...safe.map((r) => stringWidth(r[i] ?? ""))));
+  // A reduce, not Math.max(...): a spread of 100,000+ rows overflows the stack.
+  const natural = safe[0]!.map((_, i) => safe.reduce((w, r) => Math.max(w, stringWidth(r[i] ?? "")), 0));
   const widths = fitColumns(natural, rightAligned, style.columns);
   const paint = (code: string, text: string) => (style.color ? `\x1b[${code}m${text}\x1b[0m` : text);
   const fmt = (r: string[]) =>

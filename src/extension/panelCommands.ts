@@ -25,7 +25,7 @@ async function pickSession(
       description: `${s.summary.ok ? (s.summary.cwd ?? "") : ""} · ${relativeTime(lastActivity(s))}`,
       s,
     }));
-  if (!items.length) throw new Error("no session to choose from");
+  if (!items.length) throw new Error(vscode.l10n.t("no session to choose from"));
   return (await vscode.window.showQuickPick(items, { title, matchOnDescription: true }))?.s;
 }
 

@@ -290,7 +290,7 @@ export function registerSessionCommands(ctx: CommandContext): vscode.Disposable 
     registerCommand(
       CommandId.RevealEntry,
       async (file?: unknown, entryId?: unknown) => {
-        if (typeof entryId !== "string") throw new Error("no entry given");
+        if (typeof entryId !== "string") throw new Error(vscode.l10n.t("no entry given"));
         return revealEntry(fileOf(file) ?? "", entryId);
       },
       logger,

@@ -4,7 +4,13 @@ import type { ContextImage, ContextModel } from "../protocol/views.js";
 import { action, boot, h, mount, section, table, tokens } from "./common.js";
 import * as l10n from "@vscode/l10n";
 
-const KIND: Record<string, string> = { compactionSummary: "compaction summary", branchSummary: "branch summary" };
+/** How a summary message is named in the role column. */
+const kindText = (kind: string): string | undefined =>
+  kind === "compactionSummary"
+    ? l10n.t("compaction summary")
+    : kind === "branchSummary"
+      ? l10n.t("branch summary")
+      : undefined;
 
 /** An image as a line: its type and size, or, for an OMP blob that is not there, the blob's hash. */
 function imageText(i: ContextImage): string {
@@ -53,7 +59,8 @@ boot<ContextModel>((m) => {
               },
               {
                 title: l10n.t("In effect here"),
-                value: (c) => (c.active ? "yes: its summary opens the context" : "no: replaced by a later one"),
+                value: (c) =>
+                  c.active ? l10n.t("yes: its summary opens the context") : l10n.t("no: replaced by a later one"),
               },
               { title: l10n.t("Entries dropped"), value: (c) => c.droppedEntries, numeric: true },
               { title: l10n.t("Tokens dropped (est.)"), value: (c) => tokens(c.droppedTokens), numeric: true },
@@ -73,7 +80,7 @@ boot<ContextModel>((m) => {
         l10n.t("The messages the model saw, in order"),
         [
           { title: "#", value: (r) => r.index + 1, numeric: true },
-          { title: l10n.t("Role"), value: (r) => KIND[r.kind] ?? r.role },
+          { title: l10n.t("Role"), value: (r) => kindText(r.kind) ?? r.role },
           {
             title: l10n.t("Content"),
             value: (r) =>

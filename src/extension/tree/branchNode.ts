@@ -5,6 +5,7 @@ import { entryLabel, relativeTime } from "../../protocol/format.js";
 import type { Element } from "./index.js";
 import { ContextValue } from "./contextValues.js";
 import { type RowContext, RowNode } from "./rowNode.js";
+import { entriesText } from "../counts.js";
 
 export class BranchNode extends RowNode {
   protected override get canHoldLeaf(): boolean {
@@ -27,7 +28,7 @@ export class BranchNode extends RowNode {
     t.label = active
       ? vscode.l10n.t("Active branch {0}/{1}: {2}", i, n, entryLabel(entry))
       : vscode.l10n.t("Branch {0}/{1}: {2}", i, n, entryLabel(entry));
-    desc.push(vscode.l10n.t("{0} entries", String(size ?? 0)), relativeTime(Date.parse(entry.timestamp ?? "")));
+    desc.push(entriesText(size ?? 0), relativeTime(Date.parse(entry.timestamp ?? "")));
     t.iconPath = new vscode.ThemeIcon(
       "git-branch",
       new vscode.ThemeColor(active ? "charts.green" : "disabledForeground"),

@@ -1,10 +1,11 @@
 /** An entry folded under its turn (an assistant reply, a tool call, a tool result). Clicking opens its line. */
 import * as vscode from "vscode";
-import { countOf, entryLabel } from "../../protocol/format.js";
+import { entryLabel } from "../../protocol/format.js";
 import type { Element } from "./index.js";
 import { ContextValue, withLeaf } from "./contextValues.js";
 import { type TreeContext, TreeNode } from "./node.js";
 import { assistantUsage, entryIcon, entryTooltip, leafMarker, openCommand } from "./present.js";
+import { forksText } from "../counts.js";
 
 export class FoldedEntryNode extends TreeNode {
   readonly kind = "entry";
@@ -35,7 +36,7 @@ export class FoldedEntryNode extends TreeNode {
     if (usage) desc.push(usage);
     const children = this.tree.lib.get(this.file)?.children ?? [];
     const forks = children.filter((c) => c.forkPointId && outline.nearestVisible(c.forkPointId) === entry.id).length;
-    if (forks) desc.push(`${countOf(forks, "fork")} here`);
+    if (forks) desc.push(vscode.l10n.t("{0} here", forksText(forks)));
     t.description = desc.join(" · ");
     t.iconPath = entryIcon(entry, outline.activePath.has(entry.id));
     t.tooltip = entryTooltip(this.file, entry, label);

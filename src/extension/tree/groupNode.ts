@@ -1,13 +1,13 @@
 /** The two top-level groups: This Workspace (its sessions) and All Projects (one node per project). */
 import * as vscode from "vscode";
 import { hostPaths } from "../../node/roots.js";
-import { countOf } from "../../protocol/format.js";
 import type { Element } from "./index.js";
 import { ContextValue } from "./contextValues.js";
 import { InfoNode } from "./infoNode.js";
 import { TreeNode } from "./node.js";
 import { ProjectNode } from "./projectNode.js";
 import { SessionNode } from "./sessionNode.js";
+import { projectsText, sessionsText } from "../counts.js";
 
 export class GroupNode extends TreeNode {
   readonly kind = "group";
@@ -60,13 +60,10 @@ export class GroupNode extends TreeNode {
     const lib = this.tree.lib;
     if (workspace) {
       item.collapsibleState = vscode.TreeItemCollapsibleState.Expanded;
-      item.description = countOf(
-        lib.workspaceSessions(this.tree.workspaceFolderPaths(), hostPaths()).length,
-        "session",
-      );
+      item.description = sessionsText(lib.workspaceSessions(this.tree.workspaceFolderPaths(), hostPaths()).length);
       item.iconPath = new vscode.ThemeIcon("root-folder");
     } else {
-      item.description = `${countOf(lib.sessions.length, "session")} · ${countOf(lib.projects().length, "project")}`;
+      item.description = `${sessionsText(lib.sessions.length)} · ${projectsText(lib.projects().length)}`;
       item.iconPath = new vscode.ThemeIcon("globe");
       // Expanded when it is the only group.
       item.collapsibleState = this.tree.workspaceFolderPaths().length

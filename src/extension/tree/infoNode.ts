@@ -4,11 +4,11 @@
  */
 import * as vscode from "vscode";
 import type { Diagnostic } from "../../core/diagnostics.js";
-import { countOf } from "../../protocol/format.js";
 import type { Element } from "./index.js";
 import { ContextValue } from "./contextValues.js";
 import { type TreeContext, TreeNode } from "./node.js";
 import { openCommand, plainTooltip, themeIcon } from "./present.js";
+import { problemsText } from "../counts.js";
 
 export interface InfoContent {
   text: string;
@@ -70,7 +70,7 @@ export function problemsNode(
   const severity = (d: Diagnostic) => (d.severity === "error" ? "error" : "warning");
   const node = tree.intern(
     new InfoNode(`${parent.id}/problems`, parent, tree, {
-      text: vscode.l10n.t("{0} in the file", countOf(diagnostics.length, "problem")),
+      text: vscode.l10n.t("{0} in the file", problemsText(diagnostics.length)),
       icon: diagnostics.some((d) => d.severity === "error") ? "error" : "warning",
     }),
   );

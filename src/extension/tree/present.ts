@@ -86,9 +86,10 @@ export function entryTooltip(file: string, entry: Entry, label: string | undefin
 
 /** The description of the row that shows the active leaf (it may stand in for a leaf the filter hides). */
 export function leafMarker(session: Session, rowId: string): string {
-  if (session.leafId === rowId) return "● active leaf";
+  if (session.leafId === rowId) return `● ${vscode.l10n.t("active leaf")}`;
   const leaf = session.leafId ? session.byId.get(session.leafId) : undefined;
-  return `● active leaf (${leaf ? leaf.type.replace(/_/g, " ") : "leaf"} hidden by the filter)`;
+  const hidden = leaf ? leaf.type.replace(/_/g, " ") : "leaf";
+  return `● ${vscode.l10n.t("active leaf ({0} hidden by the filter)", hidden)}`;
 }
 
 /** `12k ctx · $0.0042` for an assistant message with usage. */
@@ -107,14 +108,14 @@ export function assistantUsage(entry: Entry): string | undefined {
 export function parentStateText(state: ParentState): string {
   switch (state) {
     case "resolved":
-      return "parent found";
+      return vscode.l10n.t("parent found");
     case "orphan":
-      return "orphan: the parent session is not under the session roots any more";
+      return vscode.l10n.t("orphan: the parent session is not under the session roots any more");
     case "external":
-      return "the parent is outside the configured session roots and is never opened";
+      return vscode.l10n.t("the parent is outside the configured session roots and is never opened");
     case "ambiguous":
-      return "ambiguous: several sessions carry the parent's id; none is chosen";
+      return vscode.l10n.t("ambiguous: several sessions carry the parent's id; none is chosen");
     default:
-      return "not a fork";
+      return vscode.l10n.t("not a fork");
   }
 }

@@ -1,12 +1,13 @@
 /** A project under All Projects: the sessions whose working directory it is, newest first. */
 import { basename } from "node:path";
 import * as vscode from "vscode";
-import { countOf, relativeTime } from "../../protocol/format.js";
+import { relativeTime } from "../../protocol/format.js";
 import type { Element } from "./index.js";
 import { ContextValue } from "./contextValues.js";
 import { TreeNode } from "./node.js";
 import { plainTooltip } from "./present.js";
 import { SessionNode } from "./sessionNode.js";
+import { sessionsText } from "../counts.js";
 
 export class ProjectNode extends TreeNode {
   readonly kind = "project";
@@ -33,8 +34,8 @@ export class ProjectNode extends TreeNode {
     const item = new vscode.TreeItem(basename(this.cwd) || this.cwd, vscode.TreeItemCollapsibleState.Collapsed);
     item.id = this.id;
     const n = project?.sessions.length ?? 0;
-    item.description = `${relativeTime(project?.lastActivity ?? 0)} · ${countOf(n, "session")}`;
-    item.tooltip = plainTooltip(`${this.cwd}\n${countOf(n, "session")}`);
+    item.description = `${relativeTime(project?.lastActivity ?? 0)} · ${sessionsText(n)}`;
+    item.tooltip = plainTooltip(`${this.cwd}\n${sessionsText(n)}`);
     item.iconPath = vscode.ThemeIcon.Folder;
     item.contextValue = ContextValue.Project;
     return item;

@@ -7,7 +7,6 @@
 import * as vscode from "vscode";
 import type { OutlineItem, SessionOutline } from "../../core/outline.js";
 import type { Entry, Session } from "../../core/session.js";
-import { countOf } from "../../protocol/format.js";
 import { type DetailKind, withLeaf } from "./contextValues.js";
 import type { Element } from "./index.js";
 import { DetailNode } from "./detailNode.js";
@@ -15,6 +14,7 @@ import { FoldedEntryNode } from "./foldedEntryNode.js";
 import { ForkNode } from "./forkNode.js";
 import { type FileNode, type TreeContext, TreeNode } from "./node.js";
 import { entryTooltip, leafMarker, openCommand } from "./present.js";
+import { forksText } from "../counts.js";
 
 /** What a row renders from: the session's outline, the entry it stands for, and the description so far. */
 export interface RowContext {
@@ -103,10 +103,10 @@ export abstract class RowNode extends TreeNode {
     if (label) row.desc.push(`[${label}]`);
     this.render(t, row);
     const { desc, forks } = row;
-    if (forks) desc.push(countOf(forks, "fork"));
+    if (forks) desc.push(forksText(forks));
     if (isLeaf) desc.unshift(leafMarker(session, this.item.id));
     else if (holdsLeaf) desc.unshift("● leaf inside");
-    if (this.canHoldLeaf && !this.item.active) desc.push("abandoned branch");
+    if (this.canHoldLeaf && !this.item.active) desc.push(vscode.l10n.t("abandoned branch"));
     t.description = desc.join(" · ");
     t.tooltip = entryTooltip(this.file, entry, label);
     if (t.collapsibleState === vscode.TreeItemCollapsibleState.None) t.command = openCommand(this.file, entry.line);

@@ -13,6 +13,7 @@ import { InfoNode, problemsNode } from "./infoNode.js";
 import type { Element } from "./index.js";
 import { type TreeContext, TreeNode } from "./node.js";
 import { LIVE_MS, parentStateText, untrustedMarkdown } from "./present.js";
+import { entriesText } from "../counts.js";
 
 export class SessionNode extends TreeNode {
   readonly kind = "session";
@@ -49,7 +50,7 @@ export class SessionNode extends TreeNode {
     if (detached.length) {
       const group = this.tree.intern(
         new InfoNode(`${this.id}/detached`, this, this.tree, {
-          text: `${detached.length} entries in a parent cycle (reachable from no root)`,
+          text: vscode.l10n.t("{0} in a parent cycle (reachable from no root)", entriesText(detached.length)),
           icon: "warning",
         }),
       );

@@ -254,14 +254,20 @@ export class PanelManager implements vscode.Disposable {
 
   private session(file: string | undefined): StoreSession {
     const s = file ? this.service.lib.get(file) : undefined;
-    if (!s) throw new Error(`${file ?? "(no file)"} is not a session under the configured session roots`);
+    if (!s)
+      throw new Error(
+        vscode.l10n.t("{0} is not a session under the configured session roots", file ?? vscode.l10n.t("(no file)")),
+      );
     return s;
   }
 
   private async opened(file: string | undefined) {
     const s = this.session(file);
     const r = await this.service.lib.open(s.file);
-    if (!r.ok) throw new Error(`${basename(s.file)} cannot be read: line ${r.rejection.line}: ${r.rejection.message}`);
+    if (!r.ok)
+      throw new Error(
+        vscode.l10n.t("{0} cannot be read: line {1}: {2}", basename(s.file), r.rejection.line, r.rejection.message),
+      );
     return { s, session: r.session };
   }
 
@@ -287,7 +293,7 @@ export class PanelManager implements vscode.Disposable {
       }
       case "checkpoint": {
         const { s, session } = await this.opened(state.file);
-        if (!state.entryId) throw new Error("no compaction entry given");
+        if (!state.entryId) throw new Error(vscode.l10n.t("no compaction entry given"));
         // A fork's copy of its parent's compaction has the parent's id: ownership says it was inherited.
         return checkpointModel(session, state.entryId, { copiedFromParent: s.inherited.has(state.entryId) });
       }
@@ -307,10 +313,11 @@ export class PanelManager implements vscode.Disposable {
           ownCost,
           keyOf: (s) => s.file,
           forkLabel: (c) => {
-            if (!c.forkPointId) return c.summary.ok && c.summary.subagent ? "subagent" : "new conversation";
+            if (!c.forkPointId)
+              return c.summary.ok && c.summary.subagent ? vscode.l10n.t("subagent") : vscode.l10n.t("new conversation");
             const r = c.parent ? lib.peek(c.parent.file) : undefined;
             const e = r?.ok ? r.session.byId.get(c.forkPointId) : undefined;
-            return e ? `at ${truncate(describeEntry(e), 40)}` : `at ${c.forkPointId}`;
+            return vscode.l10n.t("at {0}", e ? truncate(describeEntry(e), 40) : c.forkPointId);
           },
         });
       }
