@@ -71,7 +71,7 @@ async function help(args: string[]): Promise<string> {
   return out.trimEnd();
 }
 
-const CLI_COMMANDS = ["tree", "context", "lint", "checkpoints", "list", "usage", "compact", "repair"];
+const CLI_COMMANDS = ["tree", "context", "export", "lint", "checkpoints", "list", "usage", "compact", "repair"];
 
 function cliCommandsTable(): string {
   const program = buildProgram({ out: () => {}, err: () => {} }, "", () => {});

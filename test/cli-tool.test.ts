@@ -12,7 +12,7 @@ import { fitWidth, formatTable } from "../src/cli/table.js";
 import { header, message, usage } from "./builders.js";
 import { jsonl, withTempDir } from "./helpers.js";
 
-const COMMANDS = ["tree", "context", "lint", "checkpoints", "list", "usage", "compact", "repair"];
+const COMMANDS = ["tree", "context", "export", "lint", "checkpoints", "list", "usage", "compact", "repair"];
 const CLI = "dist/cli.js";
 
 const cli = async (...args: string[]) => {

@@ -17,7 +17,7 @@ describe("generated documentation", () => {
     for (const key of Object.keys(pkg.contributes.configuration.properties))
       assert.ok(readme.includes(`| \`${key}\` |`), key);
     assert.equal((readme.match(/^\| \*\*/gm) ?? []).length, pkg.contributes.commands.length);
-    for (const c of ["tree", "context", "lint", "checkpoints", "list", "usage", "compact", "repair"])
+    for (const c of ["tree", "context", "export", "lint", "checkpoints", "list", "usage", "compact", "repair"])
       assert.ok(next.cli.includes(`## pi-sessions ${c}\n\n\`\`\`text\nUsage: pi-sessions ${c} `), c);
   });
 

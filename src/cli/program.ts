@@ -7,6 +7,7 @@ import { Command, Option } from "commander";
 import type { Io } from "./args.js";
 import { checkpointsCommand } from "./checkpoints.js";
 import { compactCli } from "./compact.js";
+import { exportCommand } from "./export.js";
 import { contextCommand, lintCommand, treeCommand } from "./fileCommands.js";
 import { listCommand } from "./list.js";
 import { repairCli } from "./repair.js";
@@ -79,6 +80,25 @@ export function buildProgram(io: Io, version: string, done: (code: number) => vo
       .option("--json", "{leafId, messages, thinkingLevel, model} on stdout")
       .action(async (file: string, o: { leaf?: string; json?: boolean }) => done(await contextCommand(file, o, io))),
     ["pi-sessions context session.jsonl --leaf 3f402e06 --json"],
+  );
+
+  example(
+    program
+      .command("export")
+      .summary("a branch as Markdown or one self-contained HTML file")
+      .description(
+        "Export the branch ending at a leaf (default: the active leaf), root first: messages, thinking, tool calls " +
+          "and results, bash runs, compaction and branch summaries. A fork's entries copied from its parent are " +
+          "marked as inherited. Markdown goes to stdout unless -o names a file.",
+      )
+      .argument("<file>", "a session file (.jsonl)")
+      .option("--leaf <id>", "export the branch ending here (default: the active leaf)")
+      .addOption(new Option("--format <format>", "the output format").choices(["md", "html"]).default("md"))
+      .option("-o, --output <file>", "write to this file (default: stdout)")
+      .option("--agent-dir <dir>", "the agent dirs whose sessions tell forks apart (repeatable)", collect)
+      .option("--no-cache", "bypass the metadata cache")
+      .action(async (file: string, o) => done(await exportCommand(file, o, io))),
+    ["pi-sessions export session.jsonl > session.md", "pi-sessions export session.jsonl --format html -o session.html"],
   );
 
   example(

@@ -1,0 +1,70 @@
+/** What both exporters say the same way: the document's heading facts and an assistant message's footer. */
+import { formatCost, formatDateTime, formatTokens } from "../../protocol/format.js";
+import type { Session } from "../session.js";
+import type { TranscriptItem } from "../transcript.js";
+
+export interface ExportInput {
+  session: Session;
+  items: TranscriptItem[];
+  /** The leaf the branch ends at. */
+  leafId: string | null;
+  /** The parent session's name or file, for a fork's inherited entries. */
+  parentName?: string | null;
+}
+
+/** The session's name, else its first prompt (cut to one line), else its id. */
+export function documentTitle(input: Pick<ExportInput, "session" | "items">): string {
+  const first = input.items
+    .find((i) => i.kind === "user")
+    ?.text.replace(/\s+/g, " ")
+    .trim();
+  const prompt = first && first.length > 80 ? `${first.slice(0, 79)}…` : first;
+  return input.session.name?.trim() || prompt || input.session.header.id || "Session";
+}
+
+export function documentFacts(input: ExportInput): string[] {
+  const s = input.session;
+  const agent = s.flavor === "omp" ? "Oh My Pi" : "pi";
+  return [
+    `${agent} session ${s.header.id ?? ""} (v${s.version} file)`.trim(),
+    `working directory ${String(s.header.cwd ?? "(none)")}`,
+    `branch ending at ${input.leafId ?? "(empty)"} · ${input.items.length} entries`,
+    ...(input.parentName ? [`forked from ${input.parentName}`] : []),
+  ];
+}
+
+/** `model · 1.2k in · 300 out · cache 4k read / 0 write · $0.0042`, for an assistant message. */
+export function assistantFooter(item: Extract<TranscriptItem, { kind: "assistant" }>): string {
+  const parts: string[] = [];
+  if (item.model) parts.push(item.model);
+  if (item.usage) {
+    const u = item.usage;
+    parts.push(`${formatTokens(u.input)} in`, `${formatTokens(u.output)} out`);
+    if (u.cacheRead || u.cacheWrite)
+      parts.push(`cache ${formatTokens(u.cacheRead)} read / ${formatTokens(u.cacheWrite)} write`);
+    parts.push(formatCost(u.cost));
+  }
+  if (item.stopReason === "error" || item.stopReason === "aborted") parts.push(item.error ?? item.stopReason);
+  return parts.join(" · ");
+}
+
+export function heading(item: TranscriptItem): string {
+  const when = item.timestamp ? ` · ${formatDateTime(item.timestamp)}` : "";
+  const what =
+    item.kind === "user"
+      ? "User"
+      : item.kind === "assistant"
+        ? "Assistant"
+        : item.kind === "toolResult"
+          ? `${item.isError ? "Tool error" : "Tool result"}: ${item.toolName}`
+          : item.kind === "bash"
+            ? "Bash"
+            : item.kind === "compaction"
+              ? "Compaction"
+              : item.kind === "branchSummary"
+                ? "Branch summary"
+                : item.kind === "custom"
+                  ? `Custom message: ${item.customType}`
+                  : "Note";
+  return `${what}${when}`;
+}

@@ -1,0 +1,246 @@
+// `pi-sessions export` (issue #16): a branch, root first, as Markdown or self-contained HTML. Expectations come from
+// the raw JSONL lines (a walk over parentIds written here), not from the exporter: every user and assistant text of
+// the active path appears, in order, and no text found only on other branches does.
+import * as assert from "node:assert/strict";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { run } from "../src/cli/main.js";
+import { fenced } from "../src/core/export/markdown.js";
+import { computeOwnership, loadStore } from "../src/node/store/index.js";
+import { resolveRoots } from "../src/node/roots.js";
+import { fork, header, message, toolCall, toolResult } from "./builders.js";
+import { OMP_FIXTURES, PI_FIXTURES, REAL } from "./fixtures.js";
+import { jsonl, withTempDir } from "./helpers.js";
+
+const cli = async (...args: string[]) => {
+  let out = "";
+  let err = "";
+  const code = await run(args, { out: (t) => (out += t + "\n"), err: (t) => (err += t + "\n") });
+  return { code, out, err };
+};
+
+type Raw = { type?: string; id?: string; parentId?: string | null; message?: { role?: string; content?: unknown } };
+
+/** The raw records of a file (malformed lines skipped, as the agents skip them). */
+function rawRecords(file: string): Raw[] {
+  const out: Raw[] = [];
+  for (const line of readFileSync(file, "utf8").split("\n")) {
+    try {
+      const v = JSON.parse(line) as Raw;
+      if (v && typeof v === "object") out.push(v);
+    } catch {
+      // skipped
+    }
+  }
+  return out;
+}
+
+function rawText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content
+    .filter((b): b is { type: string; text: string } => b?.type === "text" && typeof b.text === "string")
+    .map((b) => b.text)
+    .join("\n");
+}
+
+/** User and assistant texts on the path to the last line's entry, root first; and those only off that path. */
+function rawBranch(file: string): { path: string[]; elsewhere: string[] } | null {
+  const entries = rawRecords(file).filter((r) => r.type !== "session" && r.type !== undefined);
+  if (!entries.length || entries.some((e) => typeof e.id !== "string")) return null; // v1: ids are synthesized
+  const byId = new Map(entries.map((e) => [e.id!, e]));
+  const onPath = new Set<string>();
+  for (let e: Raw | undefined = entries[entries.length - 1]; e && !onPath.has(e.id!); e = byId.get(e.parentId ?? ""))
+    onPath.add(e.id!);
+  const text = (e: Raw) =>
+    e.type === "message" && (e.message?.role === "user" || e.message?.role === "assistant")
+      ? rawText(e.message.content).trim()
+      : "";
+  const path = entries
+    .filter((e) => onPath.has(e.id!))
+    .map(text)
+    .filter(Boolean);
+  // Distinctive texts only: long enough, and nowhere in the path's records (a tool output may quote them).
+  const pathRaw = JSON.stringify(entries.filter((e) => onPath.has(e.id!)));
+  const elsewhere = entries
+    .filter((e) => !onPath.has(e.id!))
+    .map(text)
+    .filter((t) => t.length >= 12 && !pathRaw.includes(JSON.stringify(t).slice(1, -1)));
+  return { path, elsewhere };
+}
+
+const escapeMd = (t: string) => t.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+const escapeHtml = (t: string) => escapeMd(t).replace(/"/g, "&quot;").replace(/'/g, "&#39;");
+
+describe("pi-sessions export", () => {
+  it("every fixture exports as Markdown and HTML: the active path's texts in order, none from elsewhere", async () => {
+    let checked = 0;
+    for (const file of [...PI_FIXTURES, ...OMP_FIXTURES]) {
+      const md = await cli("export", file, "--no-cache");
+      const html = await cli("export", file, "--format", "html", "--no-cache");
+      if (md.code === 2) continue; // rejected files (quirks) are reported, as everywhere
+      assert.equal(md.code, 0, `${file}: ${md.err}`);
+      assert.equal(html.code, 0, `${file}: ${html.err}`);
+      const branch = rawBranch(file);
+      if (!branch) continue;
+      for (const [doc, esc] of [
+        [md.out, escapeMd],
+        [html.out, escapeHtml],
+      ] as const) {
+        let at = 0;
+        for (const t of branch.path) {
+          const i = doc.indexOf(esc(t), at);
+          assert.ok(i >= 0, `${file}: ${JSON.stringify(t.slice(0, 60))} missing or out of order`);
+          at = i;
+        }
+        for (const t of branch.elsewhere)
+          assert.ok(!doc.includes(esc(t)), `${file}: off-branch text ${t.slice(0, 40)}`);
+      }
+      checked++;
+    }
+    assert.ok(checked >= 15, `checked ${checked} fixtures`);
+  });
+
+  it("--leaf exports the branch ending there; an unknown leaf is a usage error", async () => {
+    await withTempDir(async (dir) => {
+      const file = join(dir, "s.jsonl");
+      writeFileSync(
+        file,
+        jsonl(
+          header(),
+          message("u1", null, "user", "root prompt"),
+          message("a1", "u1", "assistant", "branch one answer"),
+          message("a2", "u1", "assistant", "branch two answer"),
+        ),
+      );
+      const active = await cli("export", file, "--no-cache");
+      assert.match(active.out, /branch two answer/);
+      assert.doesNotMatch(active.out, /branch one answer/);
+      const other = await cli("export", file, "--leaf", "a1", "--no-cache");
+      assert.match(other.out, /root prompt[\s\S]*branch one answer/);
+      assert.doesNotMatch(other.out, /branch two answer/);
+      const bad = await cli("export", file, "--leaf", "nope", "--no-cache");
+      assert.equal(bad.code, 64);
+    });
+  });
+
+  it("Markdown fences are longer than any backtick run inside them", async () => {
+    const text = "before ``` inside ```` more `````\nend";
+    assert.ok(fenced(text).startsWith("``````text\n"));
+    assert.ok(fenced("plain").startsWith("```text\n"));
+    await withTempDir(async (dir) => {
+      const file = join(dir, "s.jsonl");
+      writeFileSync(
+        file,
+        jsonl(
+          header(),
+          message("u1", null, "user", "show me"),
+          toolCall("a1", "u1", "bash", { command: "cat x" }),
+          toolResult("r1", "a1", "a1", "bash", text),
+        ),
+      );
+      const md = (await cli("export", file, "--no-cache")).out;
+      const block = /\n(`{6})text\n([\s\S]*?)\n\1\n/.exec(md);
+      assert.ok(block, md);
+      assert.equal(block[2], text);
+    });
+  });
+
+  it("HTML is self-contained and inert: a CSP, no script, nothing external, every hostile field escaped", async () => {
+    const hostile = `<script>window.pwned=1</script><img src=x onerror=alert(1)>"'&`;
+    await withTempDir(async (dir) => {
+      const file = join(dir, "s.jsonl");
+      writeFileSync(
+        file,
+        jsonl(
+          { ...header(), cwd: hostile },
+          message("u1", null, "user", hostile),
+          toolCall("a1", "u1", hostile, { path: hostile, command: hostile }),
+          toolResult("r1", "a1", "a1", hostile, hostile),
+          { type: "session_info", id: "n1", parentId: "r1", timestamp: "2026-01-01T00:00:09Z", name: hostile },
+          message("a2", "n1", "assistant", `[link](https://evil.example) ${hostile}`),
+        ),
+      );
+      const html = (await cli("export", file, "--format", "html", "--no-cache")).out;
+      assert.match(
+        html,
+        /<meta http-equiv="Content-Security-Policy" content="default-src &#39;none&#39;; style-src &#39;nonce-[A-Za-z0-9+/=]+&#39;; img-src data:">/,
+      );
+      assert.doesNotMatch(html, /<script/i);
+      assert.doesNotMatch(html, /<img src=x/);
+      assert.doesNotMatch(html, /\s(src|href)="(?!data:)/, "nothing loaded or linked from outside");
+      assert.ok(html.includes("&lt;script&gt;window.pwned=1&lt;/script&gt;"));
+      assert.ok(html.includes("<title>&lt;script&gt;"), "the name is the title, escaped");
+      // In Markdown, session text outside fenced blocks has its markup escaped; inside a fence it is literal code.
+      const md = (await cli("export", file, "--no-cache")).out;
+      const outsideFences = md.replace(/^(`{3,})[^\n]*\n[\s\S]*?^\1$/gm, "");
+      assert.doesNotMatch(outsideFences, /<script|<img src=x/);
+      assert.match(md, /```text\n<script>window\.pwned=1/);
+    });
+  });
+
+  it("a fork's copied entries are marked as inherited from its parent (the store's rule)", async () => {
+    await withTempDir(async (dir) => {
+      const agent = join(dir, "agent");
+      const slug = join(agent, "sessions", "--p--");
+      mkdirSync(slug, { recursive: true });
+      const parent = join(slug, "parent.jsonl");
+      const child = join(slug, "child.jsonl");
+      const shared = [
+        message("u1", null, "user", "shared prompt", { time: 1 }),
+        message("a1", "u1", "assistant", "shared answer", { time: 2 }),
+      ];
+      writeFileSync(parent, jsonl(header({ id: "p", time: 0 }), ...shared));
+      writeFileSync(
+        child,
+        jsonl(
+          fork(parent, { id: "c", time: 5 }),
+          ...shared,
+          message("u2", "a1", "user", "fork's own prompt", { time: 6 }),
+        ),
+      );
+      const store = await loadStore({ roots: resolveRoots({ agentDirs: [agent] }), cacheFile: null });
+      computeOwnership(store.sessions);
+      assert.equal(store.sessions.find((s) => s.file === child)!.inherited.size, 2, "the store's rule");
+      const md = (await cli("export", child, "--agent-dir", agent, "--no-cache")).out;
+      assert.equal((md.match(/^> inherited from shared prompt$/gm) ?? []).length, 2, md);
+      assert.match(md, /fork's own prompt/);
+      assert.doesNotMatch(md.slice(md.indexOf("fork's own prompt")), /inherited from/);
+    });
+  });
+
+  it("OMP: the title heads the export; blob images are embedded from the agent dir in HTML", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "pse-export-"));
+    try {
+      const agent = join(dir, "agent");
+      cpSync(join(REAL, "omp-blob"), agent, { recursive: true });
+      const slug = readdirSync(join(agent, "sessions"))[0]!;
+      const session = join(agent, "sessions", slug, readdirSync(join(agent, "sessions", slug))[0]!);
+      const oracle = JSON.parse(readFileSync(join(REAL, "omp-blob", "oracle.json"), "utf8")) as { imageBase64: string };
+      const html = (await cli("export", session, "--format", "html", "--no-cache")).out;
+      assert.ok(html.includes(`src="data:image/png;base64,${oracle.imageBase64}"`), "the blob's image is embedded");
+      const titled = OMP_FIXTURES.find((f) => /"type":"title_change"|"title"/.test(readFileSync(f, "utf8")));
+      if (titled) {
+        const r = await cli("export", titled, "--no-cache");
+        assert.equal(r.code, 0);
+        assert.match(r.out, /^# \S/);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("-o writes the file and says so on stderr; a path it cannot write is named once with its reason", async () => {
+    await withTempDir(async (dir) => {
+      const out = join(dir, "out.html");
+      const r = await cli("export", PI_FIXTURES[0]!, "--format", "html", "-o", out, "--no-cache");
+      assert.equal(r.code, 0, r.err);
+      assert.match(readFileSync(out, "utf8"), /^<!DOCTYPE html>/);
+      assert.match(r.err, /^wrote .*out\.html \(\d+ entries\)$/m);
+      const bad = await cli("export", PI_FIXTURES[0]!, "-o", join(dir, "missing", "x.md"), "--no-cache");
+      assert.equal(bad.code, 3);
+      assert.match(bad.err, /missing\/x\.md: no such file or directory \(ENOENT\)/);
+    });
+  });
+});
