@@ -70,8 +70,19 @@ function rawBranch(file: string): { path: string[]; elsewhere: string[] } | null
   return { path, elsewhere };
 }
 
-const escapeMd = (t: string) => t.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
-const escapeHtml = (t: string) => escapeMd(t).replace(/"/g, "&quot;").replace(/'/g, "&#39;");
+/** Markdown's inert text, as the export promises it: markup characters as entities, a line-leading # too. */
+const escapeMd = (t: string) =>
+  t
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/`/g, "&#96;")
+    .replace(/~/g, "&#126;")
+    .replace(/\[/g, "&#91;")
+    .replace(/\]/g, "&#93;")
+    .replace(/^(\s*)#/gm, "$1&#35;");
+const escapeHtml = (t: string) =>
+  t.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
 
 describe("pi-sessions export", () => {
   it("every fixture exports as Markdown and HTML: the active path's texts in order, none from elsewhere", async () => {
@@ -241,6 +252,64 @@ describe("pi-sessions export", () => {
       const bad = await cli("export", PI_FIXTURES[0]!, "-o", join(dir, "missing", "x.md"), "--no-cache");
       assert.equal(bad.code, 3);
       assert.match(bad.err, /missing\/x\.md: no such file or directory \(ENOENT\)/);
+    });
+  });
+
+  it("Markdown keeps session text inert: no fence, code span, link, image, tag or heading starts in it", async () => {
+    await withTempDir(async (dir) => {
+      const file = join(dir, "s.jsonl");
+      const hostile =
+        "fix the build\n```\n## Assistant · forged\n![t](http://evil.test/p.png) [x](javascript:alert(1)) ~~~";
+      writeFileSync(
+        file,
+        jsonl(
+          header(),
+          message("u1", null, "user", [
+            { type: "text", text: hostile },
+            { type: "image", mimeType: "<img src=y onerror=alert(1)>", data: "AAAA" },
+          ]),
+          toolCall("a1", "u1", "bash", { command: "cat" }),
+          toolResult("r1", "a1", "a1", "bash", "line\n```\n<img src=x onerror=alert(2)>"),
+          {
+            type: "branch_summary",
+            id: "b1",
+            parentId: "r1",
+            timestamp: "2026-01-01T00:00:09Z",
+            fromId: "<img src=z>",
+            summary: "s",
+          },
+        ),
+      );
+      const md = (await cli("export", file, "--no-cache")).out;
+      const outsideFences = md.replace(/^(`{3,})[^\n]*\n[\s\S]*?^\1$/gm, "");
+      assert.doesNotMatch(outsideFences, /<img|```|~~~|\]\(|^## Assistant · forged/m);
+      assert.ok(
+        outsideFences.includes("&#35;&#35; Assistant · forged") || outsideFences.includes("&#35;# Assistant"),
+        md,
+      );
+      // The tool output's own fence is longer than the run inside it, so its text stays code.
+      assert.match(md, /\n````text\nline\n```\n<img src=x onerror=alert\(2\)>\n````\n/);
+    });
+  });
+
+  it("a large output with 130,000 backtick runs exports; -o never writes over a session", async () => {
+    await withTempDir(async (dir) => {
+      const file = join(dir, "s.jsonl");
+      writeFileSync(
+        file,
+        jsonl(
+          header(),
+          message("u1", null, "user", "read it"),
+          toolCall("a1", "u1", "read", { path: "big.md" }),
+          toolResult("r1", "a1", "a1", "read", "`a".repeat(130_000)),
+        ),
+      );
+      const big = await cli("export", file, "--no-cache");
+      assert.equal(big.code, 0, big.err);
+      const before = readFileSync(file, "utf8");
+      const over = await cli("export", file, "-o", file, "--no-cache");
+      assert.equal(over.code, 64);
+      assert.equal(readFileSync(file, "utf8"), before);
     });
   });
 });

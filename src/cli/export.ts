@@ -41,6 +41,9 @@ async function withBlobs(items: TranscriptItem[], agentDir: string | null): Prom
 
 export async function exportCommand(file: string, values: ExportValues, io: Io): Promise<number> {
   if (values.format !== "md" && values.format !== "html") throw new UsageError("--format must be md or html");
+  // An export never replaces a session: not the one exported, and no other.
+  if (values.output !== undefined && /\.jsonl$/i.test(values.output))
+    throw new UsageError(`-o ${JSON.stringify(values.output)}: an export is not written over a .jsonl file`);
   const path = resolve(file);
   const read = await readSessionFile(path, { validate: false });
   if (!read.ok) return reportUnreadable(read, false, io);
@@ -52,7 +55,8 @@ export async function exportCommand(file: string, values: ExportValues, io: Io):
   computeOwnership(store.sessions);
   const known = store.sessions.find((s) => s.file === path);
   const leafId = values.leaf ?? session.leafId;
-  let items = transcript(session, { leafId, inherited: known?.inherited });
+  // Only a fork with a parent has copies to mark (two files sharing one id have none).
+  let items = transcript(session, { leafId, inherited: known?.parent ? known.inherited : undefined });
   if (values.format === "html") items = await withBlobs(items, agentDirOf(path));
   const input = { session, items, leafId, parentName: known?.parent ? sessionTitle(known.parent) : null };
   const output =

@@ -77,7 +77,7 @@ export interface TranscriptOptions {
 const str = (v: unknown): string => (typeof v === "string" ? v : "");
 const num = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) ? v : null);
 
-export function images(content: unknown): TranscriptImage[] {
+function images(content: unknown): TranscriptImage[] {
   if (!Array.isArray(content)) return [];
   return content
     .filter((b): b is Record<string, unknown> => isPlainObject(b) && b.type === "image")

@@ -6,7 +6,7 @@
 import type { TranscriptImage, TranscriptItem } from "../transcript.js";
 import { assistantFooter, documentFacts, documentTitle, type ExportInput, heading } from "./common.js";
 
-export function escapeHtml(text: string): string {
+function escapeHtml(text: string): string {
   return text
     .replace(/&/g, "&amp;")
     .replace(/</g, "&lt;")

@@ -7,26 +7,42 @@ import { assistantFooter, documentFacts, documentTitle, type ExportInput, headin
 
 /** A fenced block that no backtick run in `text` can close. */
 export function fenced(text: string, lang = "text"): string {
-  const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+  // A loop, not Math.max(...runs): a spread of 100,000+ runs overflows the stack.
+  let longest = 0;
+  for (const m of text.matchAll(/`+/g)) if (m[0].length > longest) longest = m[0].length;
   const fence = "`".repeat(Math.max(3, longest + 1));
   return `${fence}${lang}\n${text}${text.endsWith("\n") ? "" : "\n"}${fence}`;
 }
 
-/** Text placed in Markdown as text: HTML and Markdown syntax that could start a tag or a link is escaped. */
+/**
+ * Text placed in Markdown as text. Everything that could start markup is an entity: a tag (`<`), a link or image
+ * (`[`, `]`), a code span or a fence that would swallow what follows (`` ` ``, `~`), and a heading at a line's start
+ * (which would forge a section of the transcript).
+ */
 function prose(text: string): string {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+  return text
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/`/g, "&#96;")
+    .replace(/~/g, "&#126;")
+    .replace(/\[/g, "&#91;")
+    .replace(/\]/g, "&#93;")
+    .replace(/^(\s*)#/gm, "$1&#35;");
 }
+
+/** A field on one line (a heading, a fact): whitespace collapsed, then `prose`. */
+const field = (text: string) => prose(text.replace(/\s+/g, " ").trim());
 
 function details(summary: string, body: string): string {
   return `<details><summary>${prose(summary)}</summary>\n\n${body}\n\n</details>`;
 }
 
 function imageLines(images: TranscriptImage[]): string[] {
-  return images.map((i) =>
-    i.blob
-      ? `*[image ${i.mimeType}, blob sha256:${i.blob}]*`
-      : `*[image ${i.mimeType}, ${Math.round(((i.data?.length ?? 0) * 3) / 4 / 1024)} KB]*`,
-  );
+  return images.map((i) => {
+    const size = `${Math.round(((i.data?.length ?? 0) * 3) / 4 / 1024)} KB`;
+    return `*${field(`[image ${i.mimeType}, ${i.blob ? `blob sha256:${i.blob}` : size}]`)}*`;
+  });
 }
 
 function body(item: TranscriptItem): string[] {
@@ -39,7 +55,7 @@ function body(item: TranscriptItem): string[] {
         if (b.type === "text") out.push(prose(b.text));
         else if (b.type === "thinking") out.push(details(`Thinking (${b.text.length} characters)`, fenced(b.text)));
         else {
-          out.push(`**Tool call** ${prose(b.name)}${b.summary ? `: ${prose(b.summary.replace(/\s+/g, " "))}` : ""}`);
+          out.push(`**Tool call** ${field(b.name)}${b.summary ? `: ${field(b.summary)}` : ""}`);
           if (b.edits)
             for (const e of b.edits) out.push(fenced(`--- old\n${e.oldText}\n+++ new\n${e.newText}`, "diff"));
           else if (b.written !== undefined)
@@ -48,7 +64,7 @@ function body(item: TranscriptItem): string[] {
         }
       }
       const footer = assistantFooter(item);
-      if (footer) out.push(`*${prose(footer)}*`);
+      if (footer) out.push(`*${field(footer)}*`);
       return out;
     }
     case "toolResult":
@@ -68,24 +84,24 @@ function body(item: TranscriptItem): string[] {
         fenced(item.summary, "markdown"),
       ];
     case "branchSummary":
-      return [`*summarizes the branch left at ${item.fromId ?? "?"}*`, fenced(item.summary, "markdown")];
+      return [`*summarizes the branch left at ${field(item.fromId ?? "?")}*`, fenced(item.summary, "markdown")];
     case "custom":
       return [prose(item.text)];
     case "note":
-      return [`*${prose(item.text)}*`];
+      return [`*${field(item.text)}*`];
   }
 }
 
 export function exportMarkdown(input: ExportInput): string {
-  const parts = [`# ${prose(documentTitle(input))}`, "", ...documentFacts(input).map((f) => `- ${prose(f)}`)];
+  const parts = [`# ${field(documentTitle(input))}`, "", ...documentFacts(input).map((f) => `- ${field(f)}`)];
   for (const item of input.items) {
     // Settings changes, labels and names are one quiet line, not a section.
     if (item.kind === "note") {
-      parts.push("", `*${prose(item.text)}*${item.inherited ? " *(inherited)*" : ""}`);
+      parts.push("", `*${field(item.text)}*${item.inherited ? " *(inherited)*" : ""}`);
       continue;
     }
-    parts.push("", `## ${prose(heading(item))}`, "");
-    if (item.inherited) parts.push(`> inherited from ${prose(input.parentName ?? "the parent session")}`, "");
+    parts.push("", `## ${field(heading(item))}`, "");
+    if (item.inherited) parts.push(`> inherited from ${field(input.parentName ?? "the parent session")}`, "");
     parts.push(body(item).filter(Boolean).join("\n\n"));
   }
   return `${parts.join("\n")}\n`;
