@@ -10,6 +10,7 @@ import { readSettings, SessionService } from "./service.js";
 import { applyFilterDescription, registerSessionCommands } from "./sessionCommands.js";
 import { registerCompactCommands } from "./compactCommand.js";
 import { registerPanelCommands } from "./panelCommands.js";
+import { registerExportCommand } from "./exportCommand.js";
 import { SessionsTreeProvider, type Element } from "./tree/index.js";
 import { PanelManager } from "./webviews/panels.js";
 
@@ -49,6 +50,7 @@ export function activate(context: vscode.ExtensionContext): PiSessionsApi {
     context.subscriptions.push(
       panels,
       registerPanelCommands(service, panels, logger),
+      registerExportCommand(service, logger),
       registerCompactCommands(context, service, panels, logger),
       service,
       tree,

@@ -23,6 +23,7 @@ export const CommandId = {
   CompactBranch: "piSessions.compactBranch",
   SetApiKey: "piSessions.setApiKey",
   RepairTail: "piSessions.repairTail",
+  ExportBranch: "piSessions.exportBranch",
 } as const;
 export type CommandId = (typeof CommandId)[keyof typeof CommandId];
 

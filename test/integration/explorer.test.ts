@@ -218,6 +218,42 @@ suite("Pi Sessions explorer in a real VS Code", () => {
     await vscode.commands.executeCommand("workbench.action.closeAllEditors");
   });
 
+  test("Export Branch writes the active branch as Markdown or HTML where it is told; never a .jsonl", async () => {
+    const dir = fs.mkdtempSync(path.join(HOME, "export-"));
+    // The raw file's first user prompt and its last line's entry, read here, not through the extension.
+    const records = fs
+      .readFileSync(S2(), "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { type: string; id?: string; message?: { role?: string; content?: unknown } });
+    const first = records.find((r) => r.type === "message" && r.message?.role === "user")!.message!.content;
+    const prompt = typeof first === "string" ? first : (first as { text: string }[])[0]!.text;
+    const md = path.join(dir, "s2.md");
+    const written = await vscode.commands.executeCommand("piSessions.exportBranch", S2(), {
+      format: "md",
+      uri: vscode.Uri.file(md).toString(),
+    });
+    assert.equal(written, md);
+    const text = fs.readFileSync(md, "utf8");
+    // Markdown export writes markup characters of session text as entities (inert).
+    const inert = prompt.replace(/`/g, "&#96;").replace(/\[/g, "&#91;").replace(/\]/g, "&#93;");
+    assert.ok(text.includes(inert), "the first prompt is in the export");
+    assert.ok(text.includes(`branch ending at ${records.at(-1)!.id}`), "the active branch");
+    const html = path.join(dir, "s2.html");
+    await vscode.commands.executeCommand("piSessions.exportBranch", S2(), {
+      format: "html",
+      uri: vscode.Uri.file(html).toString(),
+    });
+    assert.match(fs.readFileSync(html, "utf8"), /^<!DOCTYPE html>[\s\S]*Content-Security-Policy[\s\S]*<\/html>\n$/);
+    const before = fs.readFileSync(S2(), "utf8");
+    const refused = await vscode.commands.executeCommand("piSessions.exportBranch", S2(), {
+      format: "md",
+      uri: vscode.Uri.file(S2()).toString(),
+    });
+    assert.equal(refused, undefined);
+    assert.equal(fs.readFileSync(S2(), "utf8"), before, "the session is untouched");
+  });
+
   test("a command error is shown, not thrown: paths outside the session roots are refused", async () => {
     const r = await vscode.commands.executeCommand("piSessions.openEntry", "/etc/passwd", 1);
     assert.equal(r, undefined);

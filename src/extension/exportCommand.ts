@@ -1,0 +1,109 @@
+/**
+ * "Pi Sessions: Export Branch…": the branch of a session (the selected entry's, else the active one) as Markdown or a
+ * self-contained HTML file, written where the user chooses, with progress and Cancel. Presets for callers and
+ * tests: `{ format, uri }` skip the two questions; the file is only ever written where the save dialog (or the
+ * caller) says.
+ */
+import { writeFile } from "node:fs/promises";
+import * as vscode from "vscode";
+import { lastActivity, sessionTitle } from "../node/store/index.js";
+import { exportBranch, type ExportFormat } from "../node/views/exportBranch.js";
+import { entryIdOf, fileOf } from "./args.js";
+import { registerCommand } from "./commands.js";
+import { CommandId } from "./ids.js";
+import type { Logger } from "./logging.js";
+import type { SessionService } from "./service.js";
+
+interface ExportArgs {
+  format?: ExportFormat;
+  /** Where to write (a file URI string), instead of asking. */
+  uri?: string;
+}
+
+/** A file name from a title: no path separators or characters file systems refuse, at most 60 characters. */
+function fileNameOf(title: string): string {
+  return (
+    title
+      .replace(/[\\/:*?"<>|\p{Cc}]+/gu, " ")
+      .replace(/\s+/g, " ")
+      .trim()
+      .slice(0, 60) || "session"
+  );
+}
+
+export function registerExportCommand(service: SessionService, logger: Logger): vscode.Disposable {
+  return registerCommand(
+    CommandId.ExportBranch,
+    async (target?: unknown, argsArg?: unknown) => {
+      const args = (argsArg && typeof argsArg === "object" ? argsArg : {}) as ExportArgs;
+      await service.ensureStarted();
+      const lib = service.lib;
+      let file = fileOf(target);
+      if (!file) {
+        const items = lib.sessions
+          .filter((s) => s.summary.ok)
+          .sort((a, b) => lastActivity(b) - lastActivity(a))
+          .map((s) => ({
+            label: sessionTitle(s),
+            description: s.summary.ok ? (s.summary.cwd ?? "") : "",
+            file: s.file,
+          }));
+        file = (await vscode.window.showQuickPick(items, { title: vscode.l10n.t("Export a branch of which session?") }))
+          ?.file;
+      }
+      if (!file) return undefined;
+      const stored = lib.get(file);
+      if (!stored) throw new Error(vscode.l10n.t("{0} is not a session under the configured session roots", file));
+      const format =
+        args.format ??
+        (
+          await vscode.window.showQuickPick(
+            [
+              { label: vscode.l10n.t("Markdown"), description: ".md", format: "md" as const },
+              { label: vscode.l10n.t("HTML, one self-contained file"), description: ".html", format: "html" as const },
+            ],
+            { title: vscode.l10n.t("Export as") },
+          )
+        )?.format;
+      if (!format) return undefined;
+      const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+      const name = `${fileNameOf(sessionTitle(stored))}.${format}`;
+      const uri = args.uri
+        ? vscode.Uri.parse(args.uri)
+        : await vscode.window.showSaveDialog({
+            title: vscode.l10n.t("Export Branch"),
+            defaultUri: folder ? vscode.Uri.joinPath(folder, name) : undefined,
+            filters: format === "md" ? { Markdown: ["md"] } : { HTML: ["html"] },
+          });
+      if (!uri) return undefined;
+      if (/\.jsonl$/i.test(uri.fsPath)) throw new Error(vscode.l10n.t("an export is not written over a .jsonl file"));
+      const leafId = entryIdOf(target);
+      const written = await vscode.window.withProgress(
+        {
+          location: vscode.ProgressLocation.Notification,
+          title: vscode.l10n.t("Exporting {0}…", sessionTitle(stored)),
+          cancellable: true,
+        },
+        async (_progress, token) => {
+          const r = await lib.open(file);
+          if (!r.ok) throw new Error(vscode.l10n.t("{0} cannot be read: {1}", file, r.rejection.message));
+          if (token.isCancellationRequested) return undefined;
+          const { text, entries } = await exportBranch(r.session, stored, { leafId, format });
+          if (token.isCancellationRequested) return undefined;
+          await writeFile(uri.fsPath, text, "utf8");
+          return entries;
+        },
+      );
+      if (written === undefined) return undefined;
+      logger.info(`exported ${written} entries of ${file} to ${uri.fsPath}`);
+      const open = vscode.l10n.t("Open");
+      void vscode.window
+        .showInformationMessage(vscode.l10n.t("Exported {0} entries to {1}", written, uri.fsPath), open)
+        .then((c) => {
+          if (c === open) void vscode.commands.executeCommand("vscode.open", uri);
+        });
+      return uri.fsPath;
+    },
+    logger,
+  );
+}

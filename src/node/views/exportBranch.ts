@@ -1,0 +1,48 @@
+/**
+ * One branch of a session as a Markdown or self-contained HTML document, for `pi-sessions export` and the
+ * extension's Export Branch command: the transcript, a fork's copies marked (the store's rule), and for HTML the
+ * OMP images stored as blobs read from the session's own agent dir (only there).
+ */
+import { randomBytes } from "node:crypto";
+import { exportHtml } from "../../core/export/html.js";
+import { exportMarkdown } from "../../core/export/markdown.js";
+import type { Session } from "../../core/session.js";
+import { transcript, type TranscriptItem } from "../../core/transcript.js";
+import { agentDirOf, readBlob } from "../blobs.js";
+import { sessionTitle, type StoreSession } from "../store/index.js";
+
+export type ExportFormat = "md" | "html";
+
+async function withBlobs(items: TranscriptItem[], agentDir: string | null): Promise<TranscriptItem[]> {
+  const out: TranscriptItem[] = [];
+  for (const item of items) {
+    if ((item.kind === "user" || item.kind === "toolResult") && item.images.some((i) => i.blob)) {
+      const images = [];
+      for (const i of item.images) {
+        const data = i.blob ? await readBlob(agentDir, i.blob) : null;
+        images.push(data ? { ...i, data: data.toString("base64") } : i);
+      }
+      out.push({ ...item, images });
+    } else out.push(item);
+  }
+  return out;
+}
+
+/**
+ * `stored`: the session as the store knows it (after `computeOwnership`), for a fork's inherited entries and its
+ * parent's name; undefined for a file outside the store.
+ */
+export async function exportBranch(
+  session: Session,
+  stored: StoreSession | undefined,
+  options: { leafId?: string | null; format: ExportFormat },
+): Promise<{ text: string; entries: number }> {
+  const leafId = options.leafId ?? session.leafId;
+  // Only a fork with a parent has copies to mark (two files sharing one id have none).
+  let items = transcript(session, { leafId, inherited: stored?.parent ? stored.inherited : undefined });
+  if (options.format === "html") items = await withBlobs(items, agentDirOf(session.file));
+  const input = { session, items, leafId, parentName: stored?.parent ? sessionTitle(stored.parent) : null };
+  const text =
+    options.format === "html" ? exportHtml(input, randomBytes(16).toString("base64")) : exportMarkdown(input);
+  return { text, entries: items.length };
+}
