@@ -231,12 +231,14 @@ describe("pi-sessions export", () => {
       const oracle = JSON.parse(readFileSync(join(REAL, "omp-blob", "oracle.json"), "utf8")) as { imageBase64: string };
       const html = (await cli("export", session, "--format", "html", "--no-cache")).out;
       assert.ok(html.includes(`src="data:image/png;base64,${oracle.imageBase64}"`), "the blob's image is embedded");
-      const titled = OMP_FIXTURES.find((f) => /"type":"title_change"|"title"/.test(readFileSync(f, "utf8")));
-      if (titled) {
-        const r = await cli("export", titled, "--no-cache");
-        assert.equal(r.code, 0);
-        assert.match(r.out, /^# \S/);
-      }
+      // The title from the raw title slot (first line) of an OMP file that never changes it later.
+      const titled = OMP_FIXTURES.map((f) => ({ f, lines: readFileSync(f, "utf8").split("\n") }))
+        .map(({ f, lines }) => ({ f, slot: JSON.parse(lines[0]!) as { type?: string; title?: string }, lines }))
+        .find((x) => x.slot.type === "title" && x.slot.title && !x.lines.some((l) => l.includes('"title_change"')));
+      assert.ok(titled, "an OMP fixture with a title slot");
+      const r = await cli("export", titled.f, "--no-cache");
+      assert.equal(r.code, 0);
+      assert.equal(r.out.split("\n")[0], `# ${titled.slot.title}`);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
