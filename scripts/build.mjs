@@ -57,7 +57,7 @@ const results = await Promise.all([
     sourcemap: !production,
     logLevel: "warning",
     logOverride: { "import-is-undefined": "error" },
-    entryPoints: ["usage", "sessionUsage", "checkpoint", "lineage", "context"].map((n) => ({
+    entryPoints: ["usage", "sessionUsage", "checkpoint", "lineage", "context", "transcript"].map((n) => ({
       in: `src/webview/${n}.ts`,
       out: n,
     })),

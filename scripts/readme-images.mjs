@@ -1,7 +1,8 @@
 // Turns the UI test's screenshots (test-results/ui, written by `npm run test:ui`) into the README's and the
 // walkthrough's images (docs/images/*.webp). WebP at quality 72 keeps UI text crisp at a third of the PNG's size,
 // which keeps the VSIX under its 2 MB budget; VS Code's details page and the marketplace both show WebP.
-// Run after a UI change: `npm run test:ui && node scripts/readme-images.mjs`. The images are committed.
+// Run after a UI change: `npm run test:ui && node scripts/readme-images.mjs [name…]` (names: only those images).
+// The images are committed.
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { launch } from "./vscode/browser.mjs";
 
@@ -18,13 +19,18 @@ const IMAGES = {
   "13-context-dark.png": "panel-context",
   "25-context-light.png": "panel-context-light",
   "20-lineage-light.png": "panel-lineage-light",
+  "40-transcript-branch-dark.png": "transcript-branch",
+  "43-transcript-branch-light.png": "transcript-branch-light",
+  "41-transcript-compaction-dark.png": "transcript-compaction",
 };
+const only = process.argv.slice(2);
 
 mkdirSync("docs/images/packaged", { recursive: true });
 const { ctx } = await launch();
 try {
   const page = await ctx.newPage();
   for (const [source, name] of Object.entries(IMAGES)) {
+    if (only.length && !only.includes(name)) continue;
     const png = readFileSync(`test-results/ui/${source}`).toString("base64");
     const encode = (width, quality) =>
       page.evaluate(

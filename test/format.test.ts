@@ -5,6 +5,7 @@ import {
   formatBytes,
   formatCost,
   formatCostAtMost,
+  formatDuration,
   formatTokens,
   oneLine,
   relativeTime,
@@ -38,6 +39,13 @@ describe("format", () => {
     assert.equal(relativeTime(now - 10_000, now), "just now");
     assert.equal(relativeTime(now - 5 * 60_000, now), "5 min ago");
     assert.equal(relativeTime(now - 40 * 86_400_000, now), "2026-10-21");
+  });
+
+  it("durations: ms below a second, then the two largest units", () => {
+    assert.deepEqual(
+      [850, 12_400, 60_000, 184_000, 7_500_000, 3 * 86_400_000 + 4 * 3_600_000, -1].map(formatDuration),
+      ["850 ms", "12 s", "1 min", "3 min 4 s", "2 h 5 min", "3 d 4 h", "-"],
+    );
   });
 
   it("terminal text: controls, DEL, C1 and bidi overrides become visible escapes; oneLine escapes newlines too", () => {

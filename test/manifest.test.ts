@@ -3,7 +3,14 @@ import * as assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { FILTER_MODES } from "../src/core/outline.js";
-import { CommandId, ContainerId, ContextKey, PanelViewType, SessionsViewId } from "../src/extension/ids.js";
+import {
+  CommandId,
+  ContainerId,
+  ContextKey,
+  PanelViewType,
+  SessionsViewId,
+  TranscriptViewType,
+} from "../src/extension/ids.js";
 import { PANEL_KINDS } from "../src/protocol/messages.js";
 import { ROOT } from "./fixtures.js";
 
@@ -26,10 +33,10 @@ describe("package.json contributions", () => {
     );
     assert.equal(pkg.main, "./dist/extension.cjs");
     // The view and the commands activate implicitly; panels left open are revived by their serializers.
-    assert.deepEqual(
-      pkg.activationEvents,
-      PANEL_KINDS.map((k) => `onWebviewPanel:${PanelViewType[k]}`),
-    );
+    assert.deepEqual(pkg.activationEvents, [
+      ...PANEL_KINDS.map((k) => `onWebviewPanel:${PanelViewType[k]}`),
+      `onWebviewPanel:${TranscriptViewType}`,
+    ]);
   });
 
   it("every command id in code is contributed with the Pi Sessions category, and vice versa", () => {

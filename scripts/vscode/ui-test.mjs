@@ -51,6 +51,8 @@ try {
   }
   const view = sidebar;
   const row = (text) => view.locator(".monaco-list-row", { hasText: text }).first();
+  // A click on an entry row opens its transcript (scripts/vscode/ui-transcript.mjs); its twistie expands it.
+  const expand = (text) => row(text).locator(".monaco-tl-twistie").click();
   await row("This Workspace").waitFor({ timeout: 30000 });
   await row("All Projects").waitFor({ timeout: 30000 });
   step("groups shown");
@@ -59,7 +61,7 @@ try {
   await row("Stats helpers (sum/avg/median)").click();
   await row("Active branch 1/2").waitFor({ timeout: 15000 });
   await row("Branch 2/2: Also add").waitFor({ timeout: 15000 });
-  await row("Write a `sum(xs: number[])` helper.").click();
+  await expand("Write a `sum(xs: number[])` helper.");
   await row("Fork: ").waitFor({ timeout: 15000 });
   await row("● leaf inside").waitFor({ timeout: 15000 });
   step("branch point, active branch, fork node and leaf marker shown");
@@ -73,7 +75,7 @@ try {
   await compacted.click();
   const compaction = row("Compaction · 4k tokens summarized · kept from");
   await compaction.waitFor({ timeout: 15000 });
-  await compaction.click();
+  await expand("Compaction · 4k tokens summarized · kept from");
   await row("Summary: ").waitFor({ timeout: 15000 });
   await row("Kept: from").waitFor({ timeout: 15000 });
   step("compaction node expanded");

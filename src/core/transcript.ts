@@ -6,66 +6,14 @@
  */
 import { contentText, describeEntry } from "../protocol/format.js";
 import { type Entry, isPlainObject, pathTo, type Session } from "./session.js";
-
-/** An image: inline base64 data, or an OMP blob reference (`blob:sha256:<hex>`) for the caller to resolve. */
-export interface TranscriptImage {
-  mimeType: string;
-  data: string | null;
-  blob: string | null;
-}
-
-export type ToolCallBlock = {
-  type: "toolCall";
-  id: string | null;
-  name: string;
-  /** One line: the path for file tools, the command for bash, else the arguments in short. */
-  summary: string;
-  /** The arguments as pretty JSON. */
-  arguments: string;
-  /** Whether the arguments say more than the summary (so they are worth showing). */
-  moreArguments: boolean;
-  /** `edit` calls: each replacement. */
-  edits?: { oldText: string; newText: string }[];
-  /** `write` calls: the content written. */
-  written?: string;
-  path?: string;
-};
-
-export type AssistantBlock = { type: "text"; text: string } | { type: "thinking"; text: string } | ToolCallBlock;
-
-interface Common {
-  entryId: string;
-  line: number;
-  timestamp: string | null;
-  /** Copied from the parent session when this fork was made. */
-  inherited: boolean;
-}
-
-export type TranscriptItem = Common &
-  (
-    | { kind: "user"; text: string; images: TranscriptImage[] }
-    | {
-        kind: "assistant";
-        blocks: AssistantBlock[];
-        model: string | null;
-        usage: { input: number; output: number; cacheRead: number; cacheWrite: number; cost: number } | null;
-        stopReason: string | null;
-        error: string | null;
-      }
-    | {
-        kind: "toolResult";
-        toolCallId: string | null;
-        toolName: string;
-        text: string;
-        isError: boolean;
-        images: TranscriptImage[];
-      }
-    | { kind: "bash"; command: string; output: string; exitCode: number | null }
-    | { kind: "compaction"; summary: string; tokensBefore: number | null; replaced: number }
-    | { kind: "branchSummary"; summary: string; fromId: string | null }
-    | { kind: "custom"; customType: string; text: string }
-    | { kind: "note"; text: string }
-  );
+import type {
+  AssistantBlock,
+  ToolCallBlock,
+  TranscriptCommon,
+  TranscriptImage,
+  TranscriptItem,
+} from "../protocol/transcript.js";
+export type { AssistantBlock, ToolCallBlock, TranscriptImage, TranscriptItem } from "../protocol/transcript.js";
 
 export interface TranscriptOptions {
   /** The branch's leaf (default: the active leaf). */
@@ -140,7 +88,7 @@ function usageOf(m: Record<string, unknown>) {
   };
 }
 
-function messageItem(entry: Entry, common: Common): TranscriptItem {
+function messageItem(entry: Entry, common: TranscriptCommon): TranscriptItem {
   const m = isPlainObject(entry.data.message) ? entry.data.message : {};
   switch (entry.role) {
     case "user":
@@ -179,53 +127,67 @@ function messageItem(entry: Entry, common: Common): TranscriptItem {
   }
 }
 
+/** One branch, root first, with each entry's position on it (found without reading any entry's body). */
+export interface BranchPath {
+  session: Session;
+  entries: Entry[];
+  position: Map<string, number>;
+  /** Entry ids copied from the parent (a fork's `inherited` set). */
+  inherited: ReadonlySet<string> | undefined;
+}
+
+export function branchPath(session: Session, options: TranscriptOptions = {}): BranchPath {
+  const leafId = options.leafId === undefined ? session.leafId : options.leafId;
+  const entries = pathTo(session, leafId);
+  const position = new Map<string, number>();
+  entries.forEach((e, i) => position.set(e.id, i));
+  return { session, entries, position, inherited: options.inherited };
+}
+
+/** Whether an entry shows in a transcript: extension state and OMP's bookkeeping carry nothing to read. */
+export const hasTranscriptItem = (entry: Entry): boolean => entry.type !== "custom" && entry.type !== "model_usage";
+
+/** The transcript item of the entry at `index` on the path, or null when it has nothing to read. */
+export function transcriptItem(path: BranchPath, index: number): TranscriptItem | null {
+  const entry = path.entries[index];
+  if (!entry || !hasTranscriptItem(entry)) return null;
+  const common: TranscriptCommon = {
+    entryId: entry.id,
+    line: entry.line,
+    timestamp: entry.timestamp ?? null,
+    inherited: path.inherited?.has(entry.id) ?? false,
+  };
+  const d = entry.data;
+  switch (entry.type) {
+    case "message":
+      return messageItem(entry, common);
+    case "compaction": {
+      const info = path.session.compactions.find((c) => c.id === entry.id);
+      const kept = info?.keptFromId ? (path.position.get(info.keptFromId) ?? -1) : -1;
+      return {
+        ...common,
+        kind: "compaction",
+        summary: str(d.summary),
+        tokensBefore: num(d.tokensBefore),
+        replaced: kept >= 0 && kept < index ? kept : index,
+      };
+    }
+    case "branch_summary":
+      return { ...common, kind: "branchSummary", summary: str(d.summary), fromId: str(d.fromId) || null };
+    case "custom_message":
+      return { ...common, kind: "custom", customType: str(d.customType) || "custom", text: contentText(d.content) };
+    default:
+      return { ...common, kind: "note", text: describeEntry(entry) };
+  }
+}
+
 /** The branch ending at the leaf, root first, as transcript items (`custom` entries carry no text: left out). */
 export function transcript(session: Session, options: TranscriptOptions = {}): TranscriptItem[] {
-  const leafId = options.leafId === undefined ? session.leafId : options.leafId;
-  const path = pathTo(session, leafId);
+  const path = branchPath(session, options);
   const items: TranscriptItem[] = [];
-  path.forEach((entry, index) => {
-    const common: Common = {
-      entryId: entry.id,
-      line: entry.line,
-      timestamp: entry.timestamp ?? null,
-      inherited: options.inherited?.has(entry.id) ?? false,
-    };
-    const d = entry.data;
-    switch (entry.type) {
-      case "message":
-        items.push(messageItem(entry, common));
-        return;
-      case "compaction": {
-        const info = session.compactions.find((c) => c.id === entry.id);
-        const kept = info?.keptFromId ? path.findIndex((e) => e.id === info.keptFromId) : -1;
-        items.push({
-          ...common,
-          kind: "compaction",
-          summary: str(d.summary),
-          tokensBefore: num(d.tokensBefore),
-          replaced: kept >= 0 ? kept : index,
-        });
-        return;
-      }
-      case "branch_summary":
-        items.push({ ...common, kind: "branchSummary", summary: str(d.summary), fromId: str(d.fromId) || null });
-        return;
-      case "custom_message":
-        items.push({
-          ...common,
-          kind: "custom",
-          customType: str(d.customType) || "custom",
-          text: contentText(d.content),
-        });
-        return;
-      // Extension state and OMP's bookkeeping carry nothing to read.
-      case "custom":
-      case "model_usage":
-        return;
-      default:
-        items.push({ ...common, kind: "note", text: describeEntry(entry) });
-    }
-  });
+  for (let i = 0; i < path.entries.length; i++) {
+    const item = transcriptItem(path, i);
+    if (item) items.push(item);
+  }
   return items;
 }

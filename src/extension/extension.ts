@@ -13,6 +13,7 @@ import { registerPanelCommands } from "./panelCommands.js";
 import { registerExportCommand } from "./exportCommand.js";
 import { SessionsTreeProvider, type Element } from "./tree/index.js";
 import { PanelManager } from "./webviews/panels.js";
+import { TranscriptPanels } from "./webviews/transcriptPanel.js";
 
 /** What tests (and other extensions) can reach. */
 export interface PiSessionsApi {
@@ -20,6 +21,7 @@ export interface PiSessionsApi {
   tree: SessionsTreeProvider;
   view: vscode.TreeView<Element>;
   panels: PanelManager;
+  transcripts: TranscriptPanels;
   /** Where this extension host writes its logs (the log channel's file is under its parent). */
   logDir: string;
 }
@@ -47,9 +49,11 @@ export function activate(context: vscode.ExtensionContext): PiSessionsApi {
     });
     applyFilterDescription(view, filter);
     const panels = new PanelManager(context.extensionUri, service, logger, tree.workspaceFolderPaths);
+    const transcripts = new TranscriptPanels(context.extensionUri, service, logger);
     context.subscriptions.push(
       panels,
-      registerPanelCommands(service, panels, logger),
+      transcripts,
+      registerPanelCommands(service, panels, transcripts, logger),
       registerExportCommand(service, logger),
       registerCompactCommands(context, service, panels, logger),
       service,
@@ -69,7 +73,7 @@ export function activate(context: vscode.ExtensionContext): PiSessionsApi {
       vscode.workspace.onDidChangeWorkspaceFolders(() => tree.refreshAll()),
     );
     logger.info(`activated (VS Code ${vscode.version}, ${vscode.env.appName})`);
-    return { service, tree, view, panels, logDir: vscode.Uri.joinPath(context.logUri, "..").fsPath };
+    return { service, tree, view, panels, transcripts, logDir: vscode.Uri.joinPath(context.logUri, "..").fsPath };
   } catch (err) {
     // VS Code shows nothing when activation fails, so say it ourselves.
     logger.error("activation failed", err);

@@ -24,6 +24,7 @@ export const CommandId = {
   SetApiKey: "piSessions.setApiKey",
   RepairTail: "piSessions.repairTail",
   ExportBranch: "piSessions.exportBranch",
+  OpenTranscript: "piSessions.openTranscript",
 } as const;
 export type CommandId = (typeof CommandId)[keyof typeof CommandId];
 
@@ -39,6 +40,9 @@ export const PanelViewType: Record<PanelKind, string> = {
   lineage: "piSessions.lineage",
   context: "piSessions.context",
 };
+
+/** The transcript editor's view type (revived by its own serializer). */
+export const TranscriptViewType = "piSessions.transcript";
 
 /** Context keys set with `setContext`, used by `when` clauses. */
 export const ContextKey = {

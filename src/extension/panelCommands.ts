@@ -11,6 +11,7 @@ import { CommandId } from "./ids.js";
 import type { Logger } from "./logging.js";
 import type { SessionService } from "./service.js";
 import type { PanelManager } from "./webviews/panels.js";
+import type { TranscriptPanels } from "./webviews/transcriptPanel.js";
 
 async function pickSession(
   lib: SessionLibrary,
@@ -32,6 +33,7 @@ async function pickSession(
 export function registerPanelCommands(
   service: SessionService,
   panels: PanelManager,
+  transcripts: TranscriptPanels,
   logger: Logger,
 ): vscode.Disposable {
   const lib = () => service.lib;
@@ -43,6 +45,16 @@ export function registerPanelCommands(
     return file;
   };
   return vscode.Disposable.from(
+    registerCommand(
+      CommandId.OpenTranscript,
+      async (arg?: unknown, entryArg?: unknown) => {
+        const file = await sessionFile(arg, vscode.l10n.t("Open the transcript of which session?"));
+        if (!file) return undefined;
+        const entryId = typeof entryArg === "string" ? entryArg : entryIdOf(arg);
+        return transcripts.show(file, entryId);
+      },
+      logger,
+    ),
     registerCommand(CommandId.ShowUsage, async () => panels.show({ panel: "usage" }), logger),
     registerCommand(
       CommandId.ShowSessionUsage,

@@ -12,7 +12,14 @@ export function formatCost(usd: number): string {
   const abs = Math.abs(usd);
   if (abs < 0.0001) return `${sign}<$0.0001`;
   if (abs < 0.01) return `${sign}$${abs.toFixed(4)}`;
-  return `${sign}$${abs.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+  return `${sign}$${grouped(abs.toFixed(2))}`;
+}
+
+/** `1234567.89` as `1,234,567.89`, without Intl (whose first use costs a webview tens of milliseconds). */
+function grouped(digits: string): string {
+  const [whole, fraction] = digits.split(".");
+  const out = whole!.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  return fraction === undefined ? out : `${out}.${fraction}`;
 }
 
 /** An upper bound in dollars, written as `formatCost` writes it but rounded up, so "at most" is never less. */
@@ -49,6 +56,7 @@ export function formatTokens(n: number): string {
 
 /** An exact whole number with thousands separators: `1,234,567`. */
 export function formatCount(n: number): string {
+  if (Number.isSafeInteger(n)) return (n < 0 ? "-" : "") + grouped(String(Math.abs(n)));
   return n.toLocaleString("en-US");
 }
 
@@ -63,6 +71,20 @@ export function formatBytes(n: number): string {
   if (n >= 1024 * 1024) return `${(n / 1024 / 1024).toFixed(1)} MB`;
   if (n >= 1024) return `${(n / 1024).toFixed(1)} KB`;
   return `${n} B`;
+}
+
+/** A span of time: `850 ms`, `12 s`, `3 min 4 s`, `2 h 5 min`, `3 d 4 h`. */
+export function formatDuration(ms: number): string {
+  if (!Number.isFinite(ms) || ms < 0) return "-";
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  const s = Math.round(ms / 1000);
+  if (s < 60) return `${s} s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return s % 60 ? `${m} min ${s % 60} s` : `${m} min`;
+  const h = Math.floor(m / 60);
+  if (h < 24) return m % 60 ? `${h} h ${m % 60} min` : `${h} h`;
+  const d = Math.floor(h / 24);
+  return h % 24 ? `${d} d ${h % 24} h` : `${d} d`;
 }
 
 /** How long ago: `just now`, `5 min ago`, `3 h ago`, `2 d ago`, then the date (`2026-11-01`). */

@@ -1,29 +1,15 @@
 /** Checkpoint inspector: one compaction entry, its readable summary (sanitized Markdown) and its server checkpoint. */
-import MarkdownIt from "markdown-it";
 import type { CheckpointModel } from "../protocol/views.js";
 import { action, boot, cost, h, mount, section, table, tokens } from "./common.js";
 import * as l10n from "@vscode/l10n";
-
-// Raw HTML in the summary is escaped, and only http(s) links survive (rendered inert: clicks do not navigate).
-const md = new MarkdownIt({ html: false, linkify: false, typographer: false });
-md.validateLink = (url: string) => /^https?:\/\//i.test(url);
+import { markdown } from "./markdown.js";
 
 function renderSummary(text: string): HTMLElement {
-  const box = h("div", { class: "markdown", id: "summary" });
-  if (!text.trim()) {
-    box.append(h("p", { class: "muted" }, l10n.t("(no readable summary)")));
-    return box;
-  }
-  // markdown-it output with html disabled contains only the tags it generates; parse it into an inert template.
-  const tpl = document.createElement("template");
-  tpl.innerHTML = md.render(text);
-  for (const a of tpl.content.querySelectorAll("a")) {
-    a.setAttribute("title", a.getAttribute("href") ?? "");
-    a.removeAttribute("href");
-  }
-  for (const img of tpl.content.querySelectorAll("img"))
-    img.replaceWith(document.createTextNode(`[${l10n.t("image: {0}", img.getAttribute("alt") ?? "")}]`));
-  box.append(tpl.content);
+  if (!text.trim())
+    return h("div", { class: "markdown", id: "summary" }, h("p", { class: "muted" }, l10n.t("(no readable summary)")));
+  // Sanitized Markdown built as DOM (./markdown.ts); its http(s) links are inert here (the URL is their tooltip).
+  const box = markdown(text, () => undefined);
+  box.id = "summary";
   return box;
 }
 

@@ -8,6 +8,8 @@ export async function run(): Promise<void> {
   const mod = require("mocha");
   const Mocha = (mod.default ?? mod) as typeof import("mocha");
   const mocha = new Mocha({ ui: "tdd", color: false, timeout: 60_000, reporter: "spec" });
+  // PI_SESSIONS_GREP=<text> runs only the tests whose title contains it (while working on one suite).
+  if (process.env.PI_SESSIONS_GREP) mocha.grep(process.env.PI_SESSIONS_GREP);
   // Two passes (scripts/vscode/run-integration.mjs): the trusted workspace runs every suite but untrusted.test,
   // Restricted Mode runs only that one.
   const untrusted = process.env.PI_SESSIONS_UNTRUSTED === "1";

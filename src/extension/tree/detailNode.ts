@@ -50,7 +50,7 @@ export class DetailNode extends TreeNode {
         const md = untrustedMarkdown();
         md.appendText(text.length > TOOLTIP_SUMMARY_CHARS ? `${text.slice(0, TOOLTIP_SUMMARY_CHARS)}…` : text);
         t.tooltip = md;
-        t.command = openCommand(this.file, entry.line);
+        t.command = openCommand(this.file, entry.id);
         break;
       }
       case "method": {

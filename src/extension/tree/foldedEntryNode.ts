@@ -40,7 +40,7 @@ export class FoldedEntryNode extends TreeNode {
     t.description = desc.join(" · ");
     t.iconPath = entryIcon(entry, outline.activePath.has(entry.id));
     t.tooltip = entryTooltip(this.file, entry, label);
-    t.command = openCommand(this.file, entry.line);
+    t.command = openCommand(this.file, entry.id);
     t.contextValue = withLeaf(ContextValue.FoldedEntry, isLeaf);
     return t;
   }

@@ -7,7 +7,7 @@ import type { Diagnostic } from "../../core/diagnostics.js";
 import type { Element } from "./index.js";
 import { ContextValue } from "./contextValues.js";
 import { type TreeContext, TreeNode } from "./node.js";
-import { openCommand, plainTooltip, themeIcon } from "./present.js";
+import { plainTooltip, rawLineCommand, themeIcon } from "./present.js";
 import { problemsText } from "../counts.js";
 
 export interface InfoContent {
@@ -55,7 +55,7 @@ export class InfoNode extends TreeNode implements InfoContent {
       t.iconPath = themeIcon(this.icon, color);
     }
     if (this.tooltip) t.tooltip = plainTooltip(this.tooltip);
-    if (this.file && this.line) t.command = openCommand(this.file, this.line);
+    if (this.file && this.line) t.command = rawLineCommand(this.file, this.line);
     t.contextValue = ContextValue.Info;
     return t;
   }

@@ -23,8 +23,14 @@ export function plainTooltip(text: string): vscode.MarkdownString {
   return md;
 }
 
-export function openCommand(file: string, line: number): vscode.Command {
+/** A diagnostic's click opens the raw line it is about. */
+export function rawLineCommand(file: string, line: number): vscode.Command {
   return { command: CommandId.OpenEntry, title: vscode.l10n.t("Open at line"), arguments: [file, line] };
+}
+
+/** A click on an entry opens the transcript there; the raw line is "Open Session File at Entry" in the menu. */
+export function openCommand(file: string, entryId: string): vscode.Command {
+  return { command: CommandId.OpenTranscript, title: vscode.l10n.t("Open Transcript"), arguments: [file, entryId] };
 }
 
 export function themeIcon(id: string, color?: string): vscode.ThemeIcon {

@@ -109,7 +109,8 @@ export abstract class RowNode extends TreeNode {
     if (this.canHoldLeaf && !this.item.active) desc.push(vscode.l10n.t("abandoned branch"));
     t.description = desc.join(" · ");
     t.tooltip = entryTooltip(this.file, entry, label);
-    if (t.collapsibleState === vscode.TreeItemCollapsibleState.None) t.command = openCommand(this.file, entry.line);
+    // A turn opens the transcript on a click too; its twistie expands it.
+    t.command = openCommand(this.file, entry.id);
     t.contextValue = withLeaf(t.contextValue ?? "", isLeaf);
     return t;
   }

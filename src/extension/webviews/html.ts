@@ -5,7 +5,6 @@
  */
 import { randomBytes } from "node:crypto";
 import * as vscode from "vscode";
-import type { PanelState } from "../../protocol/messages.js";
 
 /** Escape text for a double-quoted attribute value. */
 function escapeAttribute(value: string): string {
@@ -28,17 +27,27 @@ export function renderHtml(
   extensionUri: vscode.Uri,
   bundle: string,
   title: string,
-  state: PanelState,
+  state: object,
+  options: {
+    /** The transcript shows a session's images, which the host sends as data: URIs (only raster types). */
+    sessionImages?: boolean;
+    /** A stylesheet of its own, under media/, after the shared one. */
+    stylesheet?: string;
+  } = {},
 ): string {
+  const { sessionImages = false } = options;
   const nonce = randomBytes(16).toString("base64");
   // English needs no bundle: the strings in the code are the English text.
   const l10n = JSON.stringify(vscode.l10n.bundle ?? {});
   const script = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, "dist", "webview", `${bundle}.js`));
-  const style = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, "media", "webview.css"));
+  const styles = ["webview.css", ...(options.stylesheet ? [options.stylesheet] : [])].map((name) =>
+    webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, "media", name)).toString(),
+  );
   const csp = [
     `default-src 'none'`,
-    // Images from the extension only (SECURITY.md): no panel shows a session's images, and none is fetched.
-    `img-src ${webview.cspSource}`,
+    // Images from the extension, and for the transcript data: URIs the host made of a session's own images; nothing
+    // is ever fetched (SECURITY.md).
+    `img-src ${webview.cspSource}${sessionImages ? " data:" : ""}`,
     `style-src ${webview.cspSource}`,
     `font-src ${webview.cspSource}`,
     `script-src 'nonce-${nonce}'`,
@@ -50,7 +59,7 @@ export function renderHtml(
 <meta http-equiv="Content-Security-Policy" content="${escapeAttribute(csp)}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeAttribute(title)}</title>
-<link rel="stylesheet" href="${escapeAttribute(style.toString())}">
+${styles.map((href) => `<link rel="stylesheet" href="${escapeAttribute(href)}">`).join("\n")}
 </head>
 <body>
 <div id="bootstrap" data-state="${escapeAttribute(JSON.stringify(state))}" data-l10n="${escapeAttribute(l10n)}"></div>

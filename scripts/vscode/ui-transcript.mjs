@@ -1,0 +1,200 @@
+// UI test of the transcript editor: drives the real VS Code workbench (code-server 4.100.3) in headless Chromium.
+// Opens a transcript from the palette and from a click in the tree, switches a branch with the switcher, uses the
+// find widget, reads the hostile session (nothing runs, everything shows as text), and saves light and dark
+// screenshots under test-results/ui/ (the README's come from here). Needs `npm run build` first.
+import { mkdirSync, mkdtempSync, rmSync } from "fs";
+import os from "os";
+import path from "path";
+import { fileURLToPath } from "url";
+import { launch, workbenchUrl } from "./browser.mjs";
+import { startCodeServer } from "./code-server.mjs";
+import { ensureRuntime } from "./ensure-runtime.mjs";
+import { buildFixtureHome, HOSTILE } from "./fixture-home.mjs";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, "..", "..");
+const shots = path.resolve(process.env.SHOTS || path.join(root, "test-results", "ui"));
+ensureRuntime();
+mkdirSync(shots, { recursive: true });
+const tmp = mkdtempSync(path.join(os.tmpdir(), "pi-sessions-ui-transcript-"));
+const { workspace } = buildFixtureHome(path.join(tmp, "home"), { hostile: true });
+process.env.EXT_HOST_HOME = path.join(tmp, "home");
+process.env.RUNTIME_TMP = tmp;
+
+const t0 = Date.now();
+const step = (m) => console.log(`[ui-transcript ${((Date.now() - t0) / 1000).toFixed(1)}s] ${m}`);
+const cs = await startCodeServer({
+  settings: { "workbench.colorTheme": "Default Dark Modern", "window.commandCenter": false },
+});
+const { ctx } = await launch(tmp);
+const page = ctx.pages()[0] ?? (await ctx.newPage());
+const logs = [];
+page.on("console", (m) => logs.push(`${m.type()}: ${m.text()}`));
+page.on("pageerror", (e) => logs.push(`pageerror: ${e.message}`));
+const dialogs = [];
+page.on("dialog", async (d) => {
+  dialogs.push(d.message());
+  await d.dismiss().catch(() => {});
+});
+let failed = false;
+try {
+  await page.setViewportSize({ width: 1500, height: 950 });
+  await page.goto(workbenchUrl(cs.port, { folder: workspace, devPath: root }), { waitUntil: "domcontentloaded" });
+  await page.locator(".monaco-workbench").waitFor({ timeout: 60000 });
+  const tab = page.locator('.activitybar [aria-label^="Pi Sessions"]').first();
+  await tab.waitFor({ timeout: 60000 });
+  await tab.click();
+  const view = page.locator(".part.sidebar");
+  const row = (text) => view.locator(".monaco-list-row", { hasText: text }).first();
+  await row("This Workspace").waitFor({ timeout: 30000 });
+  step("workbench up");
+
+  const input = page.locator(".quick-input-widget .quick-input-box input");
+  const pickRow = (text) => page.locator(".quick-input-list .monaco-list-row", { hasText: text }).first();
+  const runCommand = async (title) => {
+    await page.keyboard.press("F1");
+    await input.waitFor({ timeout: 10000 });
+    await input.fill(`>${title}`);
+    await pickRow(title).waitFor({ timeout: 10000 });
+    await page.keyboard.press("Enter");
+  };
+  const webview = () => page.frameLocator("iframe.webview.ready:visible").last().frameLocator("#active-frame");
+
+  // From the palette: a quick pick of sessions by name or first prompt.
+  await runCommand("Pi Sessions: Open Transcript");
+  await input.fill("Stats helpers (sum");
+  await pickRow("Stats helpers (sum/avg/median)").waitFor({ timeout: 10000 });
+  await pickRow("Stats helpers (sum/avg/median)").click();
+  await page.locator(".tab", { hasText: "Stats helpers (sum" }).first().waitFor({ timeout: 15000 });
+  await webview().locator("h1", { hasText: "Stats helpers (sum/avg/median)" }).waitFor({ timeout: 30000 });
+  await webview().locator("article.row.assistant").first().waitFor({ timeout: 15000 });
+  await webview().getByText("ends at the active leaf", { exact: false }).waitFor({ timeout: 5000 });
+  step("opened from the palette at the active leaf");
+
+  // The branch switcher: the other branch, chosen in the quick pick; the header says it is not the active one.
+  await webview().locator("button.branch").first().click();
+  await pickRow("Also add").waitFor({ timeout: 10000 });
+  await pickRow("Also add").click();
+  await webview().getByText("not the active branch", { exact: false }).waitFor({ timeout: 15000 });
+  await webview().getByText("Now document both helpers", { exact: false }).first().waitFor({ timeout: 15000 });
+  step("switched to the other branch");
+  await page.mouse.move(1400, 900);
+  await page.screenshot({ path: `${shots}/40-transcript-branch-dark.png` });
+
+  // A click on a turn in the tree opens the transcript there (a compacted session: the card and its toggle).
+  await row("Explain the layout of this repo.").click();
+  await row("Compaction · 4k tokens summarized").waitFor({ timeout: 15000 });
+  await row("Compaction · 4k tokens summarized").click();
+  await page.locator(".tab", { hasText: "Explain the layout" }).first().waitFor({ timeout: 15000 });
+  await webview().locator("article.row.compaction.highlight").waitFor({ timeout: 30000 });
+  step("a tree click opened the transcript at the compaction");
+  await webview().locator("article.row.compaction button", { hasText: "Show the replaced entries" }).first().click();
+  await webview().locator("article.row.dimmed").first().waitFor({ timeout: 15000 });
+  step("replaced entries shown dimmed");
+  await page.mouse.move(1400, 900);
+  await page.screenshot({ path: `${shots}/41-transcript-compaction-dark.png` });
+
+  // Find: the webview's find widget (Ctrl+F inside the transcript).
+  await webview().locator("article.row").first().click();
+  await page.keyboard.press("Control+f");
+  const find = page.locator(".simple-find-part input, .simple-find-part textarea").first();
+  await find.waitFor({ timeout: 10000 });
+  await find.fill("tokens before");
+  await page.keyboard.press("Enter");
+  // In a browser the widget finds with the page's own find: the match becomes the page's selection.
+  const selected = async () => {
+    for (const frame of page.frames()) {
+      const text = await frame.evaluate(() => String(window.getSelection?.() ?? "")).catch(() => "");
+      if (text) return text;
+    }
+    return "";
+  };
+  for (let i = 0; i < 50 && !/tokens before/i.test(await selected()); i++) await page.waitForTimeout(200);
+  if (!/tokens before/i.test(await selected())) throw new Error(`find selected "${await selected()}"`);
+  step("the find widget finds text in the transcript");
+  await page.keyboard.press("Escape");
+
+  // Light theme.
+  await runCommand("Toggle between Light/Dark Themes");
+  await page.locator(".monaco-workbench.vs").waitFor({ timeout: 20000 });
+  await page.waitForTimeout(800);
+  await page.mouse.move(1400, 900);
+  await page.screenshot({ path: `${shots}/42-transcript-compaction-light.png` });
+  await page.locator(".tab", { hasText: "Stats helpers (sum" }).first().click();
+  await webview().locator("article.row.assistant").first().waitFor({ timeout: 30000 });
+  await page.waitForTimeout(500);
+  await page.screenshot({ path: `${shots}/43-transcript-branch-light.png` });
+  step("light theme screenshots");
+
+  // A window reload: the transcripts come back (their serializer), on the branch the reader chose.
+  await page.reload({ waitUntil: "domcontentloaded" });
+  await page.locator(".monaco-workbench").waitFor({ timeout: 60000 });
+  await page.locator(".tab", { hasText: "Stats helpers (sum" }).first().click({ timeout: 30000 });
+  await webview().getByText("not the active branch", { exact: false }).waitFor({ timeout: 30000 });
+  await page.locator('.activitybar [aria-label^="Pi Sessions"]').first().waitFor({ timeout: 30000 });
+  if (
+    !(await row("This Workspace")
+      .isVisible()
+      .catch(() => false))
+  )
+    await page.locator('.activitybar [aria-label^="Pi Sessions"]').first().click();
+  step("transcripts restored after a window reload, on the chosen branch");
+
+  // Hostile content: every field, with the replaced entries and tool output opened.
+  const logStart = logs.length;
+  await view.locator('[aria-label^="Collapse All"]').first().click();
+  await row("All Projects").click();
+  await row("hostile").first().click();
+  await row(HOSTILE.name).waitFor({ timeout: 15000 });
+  await row(HOSTILE.name).click({ button: "right" });
+  const entry = page.locator(".context-view .action-item", { hasText: "Open Transcript" }).first();
+  await entry.waitFor({ timeout: 10000 });
+  await entry.hover();
+  await page.keyboard.press("Enter");
+  await webview().locator("article.row.compaction").first().waitFor({ timeout: 30000 });
+  await webview().locator("article.row.compaction button", { hasText: "Show the replaced entries" }).first().click();
+  await webview().locator("article.row.dimmed").first().waitFor({ timeout: 15000 });
+  for (const d of await webview().locator("details").all()) await d.locator("summary").click();
+  for (const text of [
+    "<script>window.__pwned=2</script>",
+    "<iframe src=",
+    "</pre><script>alert(6)</script>",
+    "<script>alert(11)</script>",
+    "<svg><script>alert(9)</script></svg>",
+  ])
+    await webview().getByText(text, { exact: false }).first().waitFor({ timeout: 10000 });
+  // (VS Code adds its own script to the page, so scripts are checked by what ran: window.__pwned below.)
+  if (await webview().locator("#root a[href], #root iframe, #root img[src^='http'], #root script, #root svg").count())
+    throw new Error("the transcript has a live link, frame, remote image, script or SVG");
+  // Only http(s) links are links (opened by the host after asking); a command: or javascript: link stays literal text.
+  await webview()
+    .getByText("[open](command:workbench.action.closeWindow)", { exact: false })
+    .first()
+    .waitFor({ timeout: 10000 });
+  if (await webview().locator(".inert-link").count()) throw new Error("a non-http link is clickable");
+  await page.screenshot({ path: `${shots}/44-hostile-transcript.png` });
+  const pwned = [];
+  for (const frame of page.frames()) {
+    const v = await frame.evaluate(() => window.__pwned).catch(() => undefined);
+    if (v !== undefined) pwned.push(`${frame.url()}: ${v}`);
+  }
+  const csp = logs
+    .slice(logStart)
+    .filter((l) => /Content Security Policy|Refused to (execute|load|apply|run)/i.test(l));
+  if (dialogs.length) throw new Error(`a dialog opened: ${dialogs.join(" | ")}`);
+  if (pwned.length) throw new Error(`injected script ran: ${pwned.join(" | ")}`);
+  if (csp.length) throw new Error(`CSP violations: ${csp.join(" | ")}`);
+  if ((await page.locator(".monaco-workbench").count()) !== 1) throw new Error("the workbench is gone");
+  step("hostile transcript: nothing ran, no dialog, no CSP violation, links inert, text shown literally");
+} catch (e) {
+  failed = true;
+  console.error("UI TRANSCRIPT TEST FAILED:", e.message);
+  await page.screenshot({ path: `${shots}/99-transcript-failure.png` }).catch(() => {});
+  console.error(logs.slice(-30).join("\n"));
+} finally {
+  await ctx.close().catch(() => {});
+  await cs.stop();
+  rmSync(tmp, { recursive: true, force: true });
+}
+step(failed ? "FAILED" : `transcript ui test passed; screenshots in ${path.relative(root, shots)}`);
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,365 @@
+/**
+ * Transcript editors: one webview per session, showing one branch (src/node/views/transcript.ts) windowed in the page.
+ * The host sends a first chunk of rows around where the reader is going, then rows, images and full texts on request;
+ * when the agent appends, new rows follow within the watcher's debounce. Every message from the page is validated.
+ */
+import { basename } from "node:path";
+import * as vscode from "vscode";
+import { truncate } from "../../protocol/format.js";
+import {
+  type FromTranscript,
+  fromTranscriptSchema,
+  type ToTranscript,
+  type TranscriptState,
+  transcriptStateSchema,
+} from "../../protocol/transcript.js";
+import type { Facts } from "../../protocol/messages.js";
+import { TranscriptDocument } from "../../node/views/transcript.js";
+import { CommandId, TranscriptViewType } from "../ids.js";
+import type { Logger } from "../logging.js";
+import type { SessionService } from "../service.js";
+import { renderHtml, webviewOptions } from "./html.js";
+import { DiffTexts } from "./diffTexts.js";
+
+export interface OpenTranscript {
+  file: string;
+  panel: vscode.WebviewPanel;
+  doc: TranscriptDocument | null;
+  seq: number;
+  ready: boolean;
+  /** Where to go once ready (an entry to reveal), and what the page last reported. */
+  pendingEntry: string | null;
+  /** From a revived state: the branch the reader chose, and the entry they had at the top. */
+  restore: { leafId?: string; top?: string };
+  facts: Facts | null;
+  timer?: NodeJS.Timeout;
+}
+
+export class TranscriptPanels implements vscode.Disposable {
+  readonly open: OpenTranscript[] = [];
+  private readonly disposables: vscode.Disposable[] = [];
+  private readonly diffs: DiffTexts;
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly service: SessionService,
+    private readonly logger: Logger,
+  ) {
+    this.diffs = new DiffTexts();
+    this.disposables.push(
+      this.diffs,
+      service.onDidChange((set) => {
+        for (const t of this.open) if (!set || set.changes.some((c) => c.file === t.file)) this.scheduleUpdate(t);
+      }),
+      vscode.window.registerWebviewPanelSerializer(TranscriptViewType, {
+        deserializeWebviewPanel: async (panel, raw) => {
+          const parsed = transcriptStateSchema.safeParse(raw);
+          if (!parsed.success) {
+            logger.warn("not restoring a transcript: its saved state is not valid");
+            panel.dispose();
+            return;
+          }
+          this.attach(panel, parsed.data);
+        },
+      }),
+    );
+  }
+
+  /** Open the transcript of `file` (or reveal the one open), at `entryId` when given, else at the end. */
+  show(file: string, entryId?: string): OpenTranscript {
+    const existing = this.open.find((t) => t.file === file);
+    if (existing) {
+      existing.panel.reveal();
+      if (entryId) void this.reveal(existing, entryId);
+      return existing;
+    }
+    const panel = vscode.window.createWebviewPanel(TranscriptViewType, basename(file), vscode.ViewColumn.Active, {
+      ...webviewOptions(this.extensionUri),
+      enableFindWidget: true,
+    });
+    return this.attach(panel, { file, ...(entryId ? { entryId } : {}) });
+  }
+
+  private attach(panel: vscode.WebviewPanel, state: TranscriptState): OpenTranscript {
+    panel.webview.options = webviewOptions(this.extensionUri);
+    panel.iconPath = vscode.Uri.joinPath(this.extensionUri, "media", "pi-sessions.svg");
+    const t: OpenTranscript = {
+      file: state.file,
+      panel,
+      doc: null,
+      seq: 0,
+      ready: false,
+      pendingEntry: state.entryId ?? null,
+      restore: { leafId: state.leafId, top: state.top },
+      facts: null,
+    };
+    this.open.push(t);
+    const title = this.title(state.file);
+    panel.title = title;
+    panel.webview.html = renderHtml(panel.webview, this.extensionUri, "transcript", title, state, {
+      sessionImages: true,
+      stylesheet: "transcript.css",
+    });
+    const subs = [
+      panel.webview.onDidReceiveMessage((raw: unknown) => void this.receive(t, raw)),
+      // A hidden webview is torn down: when it shows again it says "ready" and gets the rows around where it was.
+      panel.onDidChangeViewState(() => {
+        if (!panel.visible) t.ready = false;
+      }),
+    ];
+    panel.onDidDispose(() => {
+      for (const s of subs) s.dispose();
+      if (t.timer) clearTimeout(t.timer);
+      this.open.splice(this.open.indexOf(t), 1);
+    });
+    return t;
+  }
+
+  private title(file: string): string {
+    const s = this.service.lib.get(file);
+    return s ? truncate(this.docTitle(file) ?? basename(file), 40) : basename(file);
+  }
+
+  private docTitle(file: string): string | null {
+    return this.open.find((t) => t.file === file)?.doc?.title ?? null;
+  }
+
+  private async load(t: OpenTranscript): Promise<TranscriptDocument> {
+    await this.service.ensureStarted();
+    const lib = this.service.lib;
+    const stored = lib.get(t.file);
+    if (!stored) throw new Error(vscode.l10n.t("{0} is not a session under the configured session roots", t.file));
+    const r = await lib.open(t.file);
+    if (!r.ok)
+      throw new Error(
+        vscode.l10n.t("{0} cannot be read: line {1}: {2}", basename(t.file), r.rejection.line, r.rejection.message),
+      );
+    if (t.doc) t.doc.rebuild(r.session, stored);
+    else t.doc = new TranscriptDocument(r.session, stored, t.restore.leafId);
+    t.panel.title = truncate(t.doc.title, 40);
+    return t.doc;
+  }
+
+  private async post(t: OpenTranscript, message: ToTranscript): Promise<void> {
+    if (this.open.includes(t)) await t.panel.webview.postMessage(message);
+  }
+
+  /** Send the page a fresh start: the header and the rows around `anchor` (or the end). */
+  private async reset(t: OpenTranscript, anchor: number | null, highlight: string | null): Promise<void> {
+    const doc = t.doc!;
+    const first = doc.firstChunk(anchor);
+    t.seq++;
+    await this.post(t, {
+      type: "reset",
+      seq: t.seq,
+      header: doc.header(),
+      start: first.start,
+      rows: first.rows,
+      anchor,
+      highlight,
+    });
+  }
+
+  /** Scroll the open page to an entry (opening what hides it), highlighted. */
+  async reveal(t: OpenTranscript, entryId: string): Promise<void> {
+    if (!t.ready || !t.doc) {
+      t.pendingEntry = entryId;
+      return;
+    }
+    const doc = t.doc;
+    if (!doc.plan.path.position.has(entryId) && doc.session.byId.has(entryId)) {
+      // On another branch: show the branch through it, down to the newest leaf under it.
+      doc.switchTo(doc.branches(entryId).find((b) => b.entryId === entryId)?.leafId ?? entryId);
+    }
+    const at = doc.reveal(entryId);
+    if (at === null) {
+      void vscode.window.showWarningMessage(vscode.l10n.t("Entry {0} is not in this session", entryId));
+      return;
+    }
+    await this.reset(t, at, entryId);
+  }
+
+  private scheduleUpdate(t: OpenTranscript): void {
+    if (t.timer) clearTimeout(t.timer);
+    t.timer = setTimeout(() => void this.update(t), 100);
+  }
+
+  /** The session changed on disk: send the new rows (or start over when the branch is no longer a prefix). */
+  private async update(t: OpenTranscript): Promise<void> {
+    if (!t.ready || !t.doc) return;
+    try {
+      const before = t.doc.plan;
+      const lastOld = before.rows[before.rows.length - 1];
+      const lastId = lastOld?.kind === "item" ? before.path.entries[lastOld.at]!.id : null;
+      const doc = await this.load(t);
+      const stillThere =
+        lastId === null ? before.rows.length === 0 : doc.plan.rowOf.get(lastId) === before.rows.length - 1;
+      if (!stillThere) {
+        await this.reset(t, null, null);
+        return;
+      }
+      const start = Math.max(0, before.rows.length - 1);
+      await this.post(t, {
+        type: "append",
+        seq: t.seq,
+        header: doc.header(),
+        start,
+        rows: doc.rows(start, doc.plan.rows.length, 512 * 1024),
+      });
+    } catch (err) {
+      this.logger.error("transcript update", err);
+    }
+  }
+
+  private async receive(t: OpenTranscript, raw: unknown): Promise<void> {
+    const parsed = fromTranscriptSchema.safeParse(raw);
+    if (!parsed.success) {
+      this.logger.warn("the transcript sent a message that is not valid; ignored");
+      return;
+    }
+    const msg = parsed.data;
+    try {
+      await this.handle(t, msg);
+    } catch (err) {
+      this.logger.error(`transcript: ${msg.type}`, err);
+      if (msg.type === "ready")
+        await this.post(t, { type: "error", message: err instanceof Error ? err.message : String(err) });
+      else void vscode.window.showErrorMessage(err instanceof Error ? err.message : String(err));
+    }
+  }
+
+  private async handle(t: OpenTranscript, msg: FromTranscript) {
+    const doc = t.doc;
+    switch (msg.type) {
+      case "ready": {
+        t.ready = true;
+        await this.load(t);
+        const entry = t.pendingEntry;
+        t.pendingEntry = null;
+        // Shown again after being hidden: back where the reader was, with nothing highlighted.
+        const first = typeof t.facts?.first === "string" ? t.facts.first : t.restore.top;
+        const top = first ? t.doc!.plan.rowOf.get(first) : undefined;
+        if (entry) await this.reveal(t, entry);
+        else await this.reset(t, top ?? null, null);
+        return;
+      }
+      case "rendered":
+        if (msg.seq === t.seq) t.facts = msg.facts;
+        return;
+      case "fetch":
+        if (doc && msg.seq === t.seq)
+          await this.post(t, {
+            type: "rows",
+            seq: t.seq,
+            start: msg.start,
+            rows: doc.rows(msg.start, Math.min(msg.end, msg.start + 200)),
+          });
+        return;
+      case "showAll": {
+        const row = doc?.row(msg.index, true);
+        if (row && msg.seq === t.seq) await this.post(t, { type: "rows", seq: t.seq, start: msg.index, rows: [row] });
+        return;
+      }
+      case "image":
+        if (doc && msg.seq === t.seq)
+          await this.post(t, {
+            type: "image",
+            seq: t.seq,
+            row: msg.row,
+            ref: msg.ref,
+            src: await doc.image(msg.row, msg.ref),
+          });
+        return;
+      case "toggleInherited":
+        doc?.toggleInherited();
+        if (doc) await this.reset(t, 0, null);
+        return;
+      case "toggleCompaction": {
+        if (!doc) return;
+        doc.toggleCompaction(msg.entryId);
+        await this.reset(t, doc.plan.rowOf.get(msg.entryId) ?? null, msg.entryId);
+        return;
+      }
+      case "chooseBranch":
+        await this.chooseBranch(t, msg.entryId);
+        return;
+      case "openDiff": {
+        const texts = doc?.editTexts(msg.entryId, msg.call, msg.edit);
+        if (!texts) return;
+        const what = msg.edit === null ? vscode.l10n.t("written by the agent") : vscode.l10n.t("edit by the agent");
+        await this.diffs.open(
+          texts.before,
+          texts.after,
+          `${basename(texts.path)} — ${what} (${doc!.title})`,
+          texts.path,
+        );
+        return;
+      }
+      case "openLink":
+        await openLink(msg.url);
+        return;
+      case "openParent": {
+        const parent = doc?.parent;
+        if (parent) this.show(parent.file, doc?.stored?.forkPointId ?? undefined);
+        return;
+      }
+      case "openRaw":
+        await vscode.commands.executeCommand(CommandId.OpenEntry, t.file, msg.entryId);
+        return;
+    }
+  }
+
+  /** The branch switcher: the sibling branches at `entryId`, with their first prompt and size; the tree follows. */
+  async chooseBranch(t: OpenTranscript, entryId: string, pickLeaf?: string): Promise<void> {
+    const doc = t.doc;
+    if (!doc) return;
+    const choices = doc.branches(entryId);
+    let leafId = pickLeaf;
+    if (!leafId) {
+      const pick = await vscode.window.showQuickPick(
+        choices.map((c, i) => ({
+          label:
+            (c.current ? "$(check) " : "") +
+            vscode.l10n.t("Branch {0}: {1}", i + 1, c.firstPrompt || vscode.l10n.t("(no prompt)")),
+          description: [vscode.l10n.t("{0} entries", c.entries), c.active ? vscode.l10n.t("● active leaf") : ""]
+            .filter(Boolean)
+            .join(" · "),
+          c,
+        })),
+        { title: vscode.l10n.t("Show which branch?") },
+      );
+      leafId = pick?.c.leafId;
+    }
+    const chosen = choices.find((c) => c.leafId === leafId);
+    if (!leafId || !chosen) return;
+    doc.switchTo(leafId);
+    await this.reset(t, doc.plan.rowOf.get(chosen.entryId) ?? null, chosen.entryId);
+    await vscode.commands.executeCommand(CommandId.RevealEntry, t.file, chosen.entryId);
+  }
+
+  dispose(): void {
+    for (const d of this.disposables) d.dispose();
+    for (const t of [...this.open]) t.panel.dispose();
+  }
+}
+
+/** A link in session text opens only over http(s), and only after the user says so. */
+async function openLink(url: string): Promise<void> {
+  let uri: vscode.Uri;
+  try {
+    uri = vscode.Uri.parse(url, true);
+  } catch {
+    return;
+  }
+  if (uri.scheme !== "http" && uri.scheme !== "https") {
+    void vscode.window.showInformationMessage(vscode.l10n.t("Only http and https links open from a transcript."));
+    return;
+  }
+  const open = vscode.l10n.t("Open Link");
+  const choice = await vscode.window.showWarningMessage(
+    vscode.l10n.t("Open {0}? It comes from a session's text.", truncate(url, 200)),
+    { modal: true },
+    open,
+  );
+  if (choice === open) await vscode.env.openExternal(uri);
+}
