@@ -6,7 +6,7 @@ import * as assert from "node:assert/strict";
 import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseSession } from "../src/core/session.js";
-import { ROW_LIMITS } from "../src/core/transcriptRows.js";
+import { ROW_CAPS, ROW_LIMITS } from "../src/core/transcriptRows.js";
 import { computeOwnership, loadStore } from "../src/node/store/index.js";
 import { resolveRoots } from "../src/node/roots.js";
 import { FIRST_CHUNK_BYTES, TranscriptDocument } from "../src/node/views/transcript.js";
@@ -234,5 +234,59 @@ describe("transcript view rows", () => {
     assert.deepEqual(doc.editTexts("a2", 0, null), { path: "b.ts", before: "", after: "export {}" });
     assert.equal(doc.editTexts("a2", 1, null), null);
     assert.equal(doc.editTexts("a1", 0, 3), null);
+  });
+});
+
+describe("transcript view rows on hostile shapes", () => {
+  it("a parent-id cycle under a branch point does not hang the branch switcher", () => {
+    // a ↔ b form a cycle; c hangs off a. The path to c is [b, a, c] and a has two children.
+    const session = parseOk(
+      jsonl(header(), message("a", "b", "user", "A"), message("b", "a", "user", "B"), message("c", "a", "user", "C")),
+    );
+    const doc = new TranscriptDocument(session, undefined, undefined);
+    for (const id of ["a", "b", "c"]) {
+      const choices = doc.branches(id);
+      assert.ok(
+        choices.every((c) => c.entries >= 1 && c.entries <= 3),
+        JSON.stringify(choices),
+      );
+    }
+  });
+
+  it("a row's lists are capped (results, images, edits) and what was left out is counted", () => {
+    const manyImages = Array.from({ length: 1000 }, () => ({ type: "image", mimeType: "image/png", data: "AAAA" }));
+    const edits = Array.from({ length: 300 }, (_, i) => ({ oldText: `a${i}`, newText: `b${i}` }));
+    const records: unknown[] = [
+      header(),
+      message("u1", null, "user", manyImages),
+      toolCall("a1", "u1", "edit", { path: "x.ts", edits }),
+    ];
+    for (let i = 0; i < 120; i++) records.push(toolResult(`r${i}`, i ? `r${i - 1}` : "a1", "a1", "edit", "ok"));
+    const doc = new TranscriptDocument(parseOk(jsonl(...records)), undefined, undefined);
+    const user = item(doc.row(0));
+    assert.ok(user.item.kind === "user");
+    assert.equal(user.item.images.length, ROW_CAPS.images);
+    assert.deepEqual(user.omitted, { images: 1000 - ROW_CAPS.images, edits: 0, blocks: 0 });
+    const call = item(doc.row(1));
+    assert.equal(call.results.length, ROW_CAPS.results, "results beyond the cap start rows of their own");
+    assert.equal(doc.plan.rows.length, 2 + (120 - ROW_CAPS.results));
+    const block = call.item.kind === "assistant" ? call.item.blocks[0] : undefined;
+    assert.equal(block?.type === "toolCall" ? block.edits?.length : 0, ROW_CAPS.edits);
+    assert.equal(call.omitted?.edits, 300 - ROW_CAPS.edits);
+  });
+
+  it("a chosen branch is followed again once the agent goes on from it", () => {
+    const base = [
+      header(),
+      message("u1", null, "user", "root"),
+      message("x", "u1", "user", "x"),
+      message("y", "u1", "user", "y"),
+    ];
+    const doc = new TranscriptDocument(parseOk(jsonl(...base)), undefined, undefined);
+    doc.switchTo("x");
+    assert.equal(doc.header().leafId, "x");
+    doc.rebuild(parseOk(jsonl(...base, message("z", "x", "user", "after x"))));
+    assert.equal(doc.leafId, undefined, "following the active leaf again");
+    assert.equal(doc.header().leafId, "z");
   });
 });

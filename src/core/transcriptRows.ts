@@ -4,6 +4,7 @@
  * a row's content is built when the page asks for it. An assistant message and the tool results that answer it share
  * a row. A compaction hides the entries it replaced until its card is opened; a fork's copies fold into one row.
  */
+import { entryLabel } from "../protocol/format.js";
 import type { ToolResultItem, TranscriptImage, TranscriptItem, TranscriptRow } from "../protocol/transcript.js";
 import type { Entry } from "./session.js";
 import { type BranchPath, hasTranscriptItem, transcriptItem } from "./transcript.js";
@@ -65,6 +66,7 @@ export function planRows(path: BranchPath, options: PlanOptions): RowPlan {
     if (
       isToolResult(e) &&
       last?.kind === "item" &&
+      last.results.length < ROW_CAPS.results &&
       last.dimmed === dimmed &&
       entries[last.at]!.role === "assistant" &&
       entries.slice(lastMember + 1, i).every((x) => !hasTranscriptItem(x))
@@ -87,11 +89,25 @@ export interface ClipLimits {
   output: number;
 }
 export const ROW_LIMITS: ClipLimits = { text: 32 * 1024, output: 8 * 1024 };
-const NO_LIMITS: ClipLimits = { text: Infinity, output: Infinity };
+/** "Show all": each text whole up to this (beyond it, the session file has the rest). */
+const FULL_LIMITS: ClipLimits = { text: 2 * 1024 * 1024, output: 2 * 1024 * 1024 };
+/** What one row lists at most, whatever the session holds: a row is sent and built whole. */
+export const ROW_CAPS = { images: 20, edits: 50, blocks: 200, results: 50 };
+
+/** An item's images as a row shows them (`rowData` numbers them, `rowImages` finds them by number). */
+const shownImages = (images: TranscriptImage[]) => images.slice(0, ROW_CAPS.images);
 
 class Clipper {
   clipped = false;
+  /** Parts left out of the row by the caps. */
+  readonly omitted = { images: 0, edits: 0, blocks: 0 };
   constructor(private readonly limits: ClipLimits) {}
+  cap<T>(list: T[], max: number, kind: keyof Clipper["omitted"]): T[] {
+    if (list.length <= max) return list;
+    this.omitted[kind] += list.length - max;
+    this.clipped = true;
+    return list.slice(0, max);
+  }
   private cut(text: string, max: number): string {
     if (text.length <= max) return text;
     this.clipped = true;
@@ -102,28 +118,31 @@ class Clipper {
 }
 
 /** Images travel without their data (the page asks for each by number when it shows it). */
-function imageRefs(images: TranscriptImage[], next: { n: number }): TranscriptImage[] {
-  return images.map((i) => ({ mimeType: i.mimeType, data: null, blob: i.blob, ref: next.n++ }));
+function imageRefs(images: TranscriptImage[], next: { n: number }, c: Clipper): TranscriptImage[] {
+  c.cap(images, ROW_CAPS.images, "images");
+  return shownImages(images).map((i) => ({ mimeType: i.mimeType, data: null, blob: i.blob, ref: next.n++ }));
 }
 
 function clipItem(item: TranscriptItem, c: Clipper, next: { n: number }): TranscriptItem {
   switch (item.kind) {
     case "user":
-      return { ...item, text: c.text(item.text), images: imageRefs(item.images, next) };
+      return { ...item, text: c.text(item.text), images: imageRefs(item.images, next, c) };
     case "assistant":
       return {
         ...item,
-        blocks: item.blocks.map((b) => {
+        blocks: c.cap(item.blocks, ROW_CAPS.blocks, "blocks").map((b) => {
           if (b.type !== "toolCall") return { ...b, text: c.text(b.text) };
           const call = { ...b, summary: c.output(b.summary), arguments: c.output(b.arguments) };
           if (b.edits)
-            call.edits = b.edits.map((e) => ({ oldText: c.output(e.oldText), newText: c.output(e.newText) }));
+            call.edits = c
+              .cap(b.edits, ROW_CAPS.edits, "edits")
+              .map((e) => ({ oldText: c.output(e.oldText), newText: c.output(e.newText) }));
           if (b.written !== undefined) call.written = c.output(b.written);
           return call;
         }),
       };
     case "toolResult":
-      return { ...item, text: c.output(item.text), images: imageRefs(item.images, next) };
+      return { ...item, text: c.output(item.text), images: imageRefs(item.images, next, c) };
     case "bash":
       return { ...item, command: c.output(item.command), output: c.output(item.output) };
     case "compaction":
@@ -158,8 +177,8 @@ function sincePrevious(path: BranchPath, at: number): number | null {
 }
 
 /**
- * Row `index` of the plan as the page shows it. `full` sends every text whole ("show all"); otherwise long texts are
- * clipped to `ROW_LIMITS`. Images are numbered in order (the message's, then each tool result's).
+ * Row `index` of the plan as the page shows it. `full` sends every text whole up to 2 MB ("show all"); otherwise long
+ * texts are clipped to `ROW_LIMITS`. Lists are capped by `ROW_CAPS` either way (`omitted` counts what was left out). Images are numbered in order (the message's, then each tool result's).
  */
 export function rowData(plan: RowPlan, index: number, parentTitle: string, full = false): TranscriptRow | null {
   const row = plan.rows[index];
@@ -167,7 +186,7 @@ export function rowData(plan: RowPlan, index: number, parentTitle: string, full 
   if (row.kind === "inherited") return { kind: "inherited", index, entries: row.to - row.from, parentTitle };
   const item = transcriptItem(plan.path, row.at);
   if (!item) return null;
-  const c = new Clipper(full ? NO_LIMITS : ROW_LIMITS);
+  const c = new Clipper(full ? FULL_LIMITS : ROW_LIMITS);
   const next = { n: 0 };
   const e = plan.path.entries[row.at]!;
   const out: TranscriptRow = {
@@ -183,6 +202,9 @@ export function rowData(plan: RowPlan, index: number, parentTitle: string, full 
     sincePrevious: item.kind === "assistant" ? sincePrevious(plan.path, row.at) : null,
     clipped: c.clipped,
   };
+  if (c.omitted.images || c.omitted.edits || c.omitted.blocks) out.omitted = { ...c.omitted };
+  const from = item.kind === "branchSummary" && item.fromId ? plan.path.session.byId.get(item.fromId) : undefined;
+  if (from) out.fromLabel = entryLabel(from, 80);
   if (item.kind === "compaction" && plan.compactions.has(item.entryId))
     out.expanded = plan.options.expanded.has(item.entryId);
   return out;
@@ -193,5 +215,5 @@ export function rowImages(plan: RowPlan, index: number): TranscriptImage[] {
   const row = plan.rows[index];
   if (row?.kind !== "item") return [];
   const items = [row.at, ...row.results].map((i) => transcriptItem(plan.path, i));
-  return items.flatMap((i) => (i?.kind === "user" || i?.kind === "toolResult" ? i.images : []));
+  return items.flatMap((i) => (i?.kind === "user" || i?.kind === "toolResult" ? shownImages(i.images) : []));
 }

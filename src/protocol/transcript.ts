@@ -87,6 +87,10 @@ export type TranscriptRow =
       clipped: boolean;
       /** Compaction rows: whether the entries it replaced are shown. */
       expanded?: boolean;
+      /** Branch-summary rows: the entry the summarized branch ended at, as its label. */
+      fromLabel?: string;
+      /** Parts of the entry left out of the row by its caps (they stay in the session file). */
+      omitted?: { images: number; edits: number; blocks: number };
     }
   | { kind: "inherited"; index: number; entries: number; parentTitle: string };
 
@@ -124,7 +128,7 @@ export type ToTranscript =
   | { type: "reveal"; seq: number; anchor: number; highlight: string }
   | { type: "error"; message: string };
 
-const id = z.string().min(1).max(200);
+const id = z.string().min(1).max(4096);
 const seq = z.number().int().min(0);
 const index = z.number().int().min(0);
 
@@ -152,10 +156,12 @@ export type FromTranscript = z.infer<typeof fromTranscriptSchema>;
  * What the transcript view is about; also its persisted webview state (revived after a reload). `leafId` absent:
  * follow the active leaf. `entryId`: reveal and highlight it. `top`: the entry the reader had at the top.
  */
+// An id that is not valid (too long for a message) is dropped, not the whole state: the view still comes back.
+const optionalId = id.optional().catch(undefined);
 export const transcriptStateSchema = z.object({
   file: z.string().min(1).max(4096),
-  leafId: id.optional(),
-  entryId: id.optional(),
-  top: id.optional(),
+  leafId: optionalId,
+  entryId: optionalId,
+  top: optionalId,
 });
 export type TranscriptState = z.infer<typeof transcriptStateSchema>;

@@ -15,11 +15,12 @@ import type {
   FromTranscript,
   ToTranscript,
   TranscriptHeader,
+  TranscriptImage,
   TranscriptRow,
   TranscriptState,
 } from "../protocol/transcript.js";
 import { h, mount } from "./dom.js";
-import { renderRow, type RowContext } from "./transcriptRows.js";
+import { imageElement, renderRow, type RowContext } from "./transcriptRows.js";
 
 const vscode = acquireVsCodeApi<TranscriptState>();
 /** What this view is about (the host's state); saved with where the reader is, for a revival after a reload. */
@@ -39,8 +40,19 @@ let header: TranscriptHeader | null = null;
 const rows = new Map<number, TranscriptRow>();
 const built = new Map<number, HTMLElement>();
 const requested = new Set<number>();
+/** Images the host sent, by `row:ref` (dropped with their row when it is evicted), and those asked for. */
 const images = new Map<string, string | null>();
+const askedImages = new Set<string>();
+/** Placeholders of rows not built yet, kept so that each is measured once. */
+const placeholders = new Map<number, HTMLElement>();
 let highlight: string | null = null;
+
+/** Image `ref` of a row (numbered in order: the message's, then each tool result's). */
+function findImage(row: TranscriptRow & { kind: "item" }, ref: number): TranscriptImage | undefined {
+  const item = row.item;
+  const own = item.kind === "user" || item.kind === "toolResult" ? item.images : [];
+  return [...own, ...row.results.flatMap((r) => r.images)].find((i) => i.ref === ref);
+}
 
 function post(message: FromTranscript): void {
   vscode.postMessage("seq" in message ? { ...message, seq: Math.max(0, seq) } : message);
@@ -55,18 +67,27 @@ const sizer = h("div", { class: "sizer" });
 const list = h("div", { class: "rows" });
 sizer.append(list);
 scroller.append(sizer);
-mount(root, h("header", { class: "transcript-header" }, title, facts, bar), scroller);
+const errorBox = h("div", { role: "alert" });
+mount(root, h("header", { class: "transcript-header" }, title, facts, bar, errorBox), scroller);
 root.removeAttribute("aria-live");
 
 const ctx: RowContext = {
   send: post,
-  image: (row, ref) => images.get(`${row}:${ref}`),
+  image(row, ref) {
+    const key = `${row}:${ref}`;
+    if (!images.has(key) && !askedImages.has(key)) {
+      askedImages.add(key);
+      post({ type: "image", seq, row, ref });
+    }
+    return images.get(key);
+  },
   open: new Set(),
   shownAll: new Set(),
   rerender(row) {
     built.delete(row);
     schedule();
   },
+  count: () => virtualizer.options.count,
 };
 
 const virtualizer = new Virtualizer<HTMLElement, HTMLElement>({
@@ -83,20 +104,51 @@ virtualizer._didMount();
 
 let frame = 0;
 let firstScreen = false;
-let measured = new WeakSet<HTMLElement>();
 function schedule(): void {
   if (!frame) frame = requestAnimationFrame(render);
 }
 
+/** Rows built per frame at most (a frame stays short when a jump brings a screenful of new rows). */
+const BUILD_PER_FRAME = 8;
+let buildBudget = BUILD_PER_FRAME;
+
 function rowElement(index: number): HTMLElement {
   let el = built.get(index);
-  if (el) return el;
+  if (el) {
+    // Most recently used last: eviction drops the rows least recently shown.
+    built.delete(index);
+    built.set(index, el);
+    return el;
+  }
   const data = rows.get(index);
-  el = data ? renderRow(ctx, data) : h("div", { class: "row placeholder", "aria-busy": "true" }, l10n.t("Loading…"));
-  if (data?.kind === "item" && data.item.entryId === highlight) el.classList.add("highlight");
-  el.dataset.index = String(index);
-  if (data) built.set(index, el);
-  return el;
+  if (data && buildBudget-- > 0) {
+    el = renderRow(ctx, data);
+    if (data.kind === "item" && data.item.entryId === highlight) el.classList.add("highlight");
+    el.dataset.index = String(index);
+    built.set(index, el);
+    placeholders.delete(index);
+    return el;
+  }
+  // Data here but over this frame's budget: built in the next frame.
+  if (data) schedule();
+  let p = placeholders.get(index);
+  if (!p) {
+    p = h("div", { class: "row placeholder", "aria-busy": "true", "data-index": index }, l10n.t("Loading…"));
+    placeholders.set(index, p);
+  }
+  return p;
+}
+
+/** Forget built rows beyond the budget, least recently shown first, with their images. */
+function evict(shown: Set<number>): void {
+  for (const k of built.keys()) {
+    if (built.size <= KEEP_BUILT / 2) break;
+    if (shown.has(k)) continue;
+    built.delete(k);
+    for (const key of images.keys()) if (key.startsWith(`${k}:`)) images.delete(key);
+    for (const key of askedImages) if (key.startsWith(`${k}:`)) askedImages.delete(key);
+  }
+  if (placeholders.size > KEEP_BUILT) placeholders.clear();
 }
 
 function request(items: VirtualItem[]): void {
@@ -112,31 +164,27 @@ let reported = "";
 let reportTimer: ReturnType<typeof setTimeout> | 0 = 0;
 function render(): void {
   frame = 0;
+  // The first screen after a reset is built at once: nothing is scrolling yet, and the reader is waiting for it.
+  buildBudget = firstScreen ? Infinity : BUILD_PER_FRAME;
   virtualizer._willUpdate();
   const items = virtualizer.getVirtualItems();
   sizer.style.height = `${virtualizer.getTotalSize()}px`;
   list.style.transform = `translateY(${items[0]?.start ?? 0}px)`;
   const els = items.map((v) => rowElement(v.index));
+  const before = new Set(list.children);
   if (els.length !== list.children.length || els.some((el, i) => list.children[i] !== el)) list.replaceChildren(...els);
-  // Measured once when inserted; the virtualizer's ResizeObserver follows later changes (a details opened). Measuring
-  // every element on every frame would force a layout each time.
-  for (const el of els)
-    if (!measured.has(el)) {
-      measured.add(el);
-      virtualizer.measureElement(el);
-    }
+  // Measured when inserted (the virtualizer stops observing an element that leaves the list, so a row put back is
+  // measured again); its ResizeObserver follows later changes. Measuring every row every frame would force layouts.
+  for (const el of els) if (!before.has(el)) virtualizer.measureElement(el);
   applyScroll();
   request(items);
-  if (firstScreen && items.length && items.every((v) => rows.has(v.index))) {
+  if (firstScreen && items.length && items.every((v) => built.has(v.index))) {
     firstScreen = false;
     // After this frame's layout: the rows are on screen.
     requestAnimationFrame(() => performance.mark("transcript:first-screen"));
   }
-  if (built.size > KEEP_BUILT) {
-    const shown = new Set(items.map((v) => v.index));
-    for (const k of built.keys()) if (!shown.has(k) && built.size > KEEP_BUILT / 2) built.delete(k);
-  }
-  scroller.setAttribute("aria-busy", String(items.some((v) => !rows.has(v.index))));
+  if (built.size > KEEP_BUILT || placeholders.size > KEEP_BUILT) evict(new Set(items.map((v) => v.index)));
+  scroller.setAttribute("aria-busy", String(items.some((v) => !built.has(v.index))));
   if (!reportTimer)
     reportTimer = setTimeout(
       () => {
@@ -155,7 +203,7 @@ function atBottom(): boolean {
 
 /** What the page shows, for tests and the log (sent when it changes). */
 function report(items: VirtualItem[]): void {
-  const loaded = items.filter((v) => rows.has(v.index));
+  const loaded = items.filter((v) => built.has(v.index));
   const entry = (v: VirtualItem | undefined) => {
     const r = v ? rows.get(v.index) : undefined;
     return r?.kind === "item" ? r.item.entryId : r ? "inherited" : "";
@@ -247,7 +295,8 @@ window.addEventListener("message", (event: MessageEvent<ToTranscript>) => {
   const msg = event.data;
   switch (msg.type) {
     case "error":
-      mount(root, h("p", { class: "error", role: "alert" }, msg.message));
+      // Shown above the rows; the next reset (the file became readable) clears it.
+      errorBox.replaceChildren(h("p", { class: "error" }, msg.message));
       return;
     case "reset":
       performance.mark("transcript:reset");
@@ -257,7 +306,10 @@ window.addEventListener("message", (event: MessageEvent<ToTranscript>) => {
       built.clear();
       requested.clear();
       images.clear();
-      measured = new WeakSet();
+      askedImages.clear();
+      placeholders.clear();
+      ctx.shownAll.clear();
+      errorBox.replaceChildren();
       highlight = msg.highlight;
       showHeader(msg.header);
       store(msg.start, msg.rows);
@@ -290,7 +342,12 @@ window.addEventListener("message", (event: MessageEvent<ToTranscript>) => {
     case "image":
       if (msg.seq !== seq) return;
       images.set(`${msg.row}:${msg.ref}`, msg.src);
-      built.delete(msg.row);
+      // In place: rebuilding the row would ask again for the images it has not received yet.
+      for (const el of built.get(msg.row)?.querySelectorAll(`[data-image="${msg.row}:${msg.ref}"]`) ?? []) {
+        const data = rows.get(msg.row);
+        const image = data?.kind === "item" ? findImage(data, msg.ref) : undefined;
+        if (image) el.replaceWith(imageElement(msg.src, image, msg.row));
+      }
       schedule();
       return;
     case "reveal":

@@ -19,13 +19,15 @@ import { codeBlock, languageOfPath, markdown } from "./markdown.js";
 
 export interface RowContext {
   send(message: FromTranscript): void;
-  /** An image's data: URI once the host sent it (undefined: not yet asked; null: not shown). */
+  /** An image's data: URI once the host sent it (undefined: not here yet, and asked for once; null: not shown). */
   image(row: number, ref: number): string | null | undefined;
   /** Details elements the user opened, by key, so a row rebuilt after scrolling keeps them open. */
   open: Set<string>;
   /** Outputs the user asked to see whole. */
   shownAll: Set<string>;
   rerender(row: number): void;
+  /** Rows on the branch (for the feed's aria-setsize). */
+  count(): number;
 }
 
 /** Lines of tool output shown before "show all". */
@@ -63,20 +65,28 @@ function details(ctx: RowContext, key: string, summary: Child, content: () => Ch
   return d;
 }
 
-function output(ctx: RowContext, row: TranscriptRow & { kind: "item" }, key: string, text: string): HTMLElement {
+/** Tool output in monospace: its first lines, and "Show all N lines" for the rest of what the row carries. */
+function output(ctx: RowContext, key: string, text: string): HTMLElement {
   const lines = text.split("\n");
-  const whole = ctx.shownAll.has(key);
-  if (whole || (lines.length <= OUTPUT_LINES && !row.clipped)) return h("pre", { class: "output" }, text);
-  const more = row.clipped ? l10n.t("Show all") : l10n.t("Show all {0} lines", lines.length);
-  return h(
-    "div",
-    {},
-    h("pre", { class: "output" }, lines.slice(0, OUTPUT_LINES).join("\n")),
-    button(more, () => {
+  if (ctx.shownAll.has(key) || lines.length <= OUTPUT_LINES) return h("pre", { class: "output" }, text);
+  const box = h("div", {}, h("pre", { class: "output" }, lines.slice(0, OUTPUT_LINES).join("\n")));
+  box.append(
+    button(l10n.t("Show all {0} lines", lines.length), () => {
       ctx.shownAll.add(key);
-      if (row.clipped) ctx.send({ type: "showAll", seq: 0, index: row.index });
-      else ctx.rerender(row.index);
+      box.replaceWith(output(ctx, key, text));
     }),
+  );
+  return box;
+}
+
+/** An image, or its placeholder until the host sends it (then replaced in place: `imageElement`). */
+export function imageElement(src: string | null | undefined, i: TranscriptImage, row: number): HTMLElement {
+  if (src) return h("img", { src, alt: l10n.t("image {0}", i.mimeType) });
+  const what = l10n.t("image {0}", i.mimeType);
+  return h(
+    "p",
+    { class: "muted", "data-image": `${row}:${i.ref}` },
+    src === undefined ? `[${what}…]` : `[${what}${i.blob ? ` · ${l10n.t("blob sha256:{0} not found", i.blob)}` : ""}]`,
   );
 }
 
@@ -85,18 +95,7 @@ function images(ctx: RowContext, row: number, list: TranscriptImage[]): HTMLElem
   return h(
     "div",
     { class: "images" },
-    ...list.map((i) => {
-      const src = i.ref === undefined ? null : ctx.image(row, i.ref);
-      if (src) return h("img", { src, alt: l10n.t("image {0}", i.mimeType) });
-      if (src === undefined && i.ref !== undefined) ctx.send({ type: "image", seq: 0, row, ref: i.ref });
-      return h(
-        "p",
-        { class: "muted" },
-        src === undefined
-          ? `[${l10n.t("image {0}", i.mimeType)}…]`
-          : `[${l10n.t("image {0}", i.mimeType)}${i.blob ? ` · ${l10n.t("blob sha256:{0} not found", i.blob)}` : ""}]`,
-      );
-    }),
+    ...list.map((i) => imageElement(i.ref === undefined ? null : ctx.image(row, i.ref), i, row)),
   );
 }
 
@@ -112,13 +111,18 @@ function result(ctx: RowContext, row: TranscriptRow & { kind: "item" }, r: ToolR
         ? l10n.t("Error ({0} lines)", lines)
         : l10n.t("Result ({0} lines)", lines);
   return details(ctx, key, h("span", { class: r.isError ? "error" : "muted" }, label), () => [
-    output(ctx, row, key, r.text),
+    output(ctx, key, r.text),
     images(ctx, row.index, r.images),
   ]);
 }
 
+/** Texts longer than this are not diffed in the page (Open as Diff shows them in VS Code's diff editor). */
+const DIFF_MAX = 64 * 1024;
+
 /** An edit as a line diff: removed lines, added lines, and unchanged lines around them. */
 function diffView(oldText: string, newText: string): HTMLElement {
+  if (oldText.length + newText.length > DIFF_MAX)
+    return h("p", { class: "muted" }, l10n.t("This edit is too long to show here: open it as a diff."));
   const pre = h("pre", { class: "diff", role: "group", "aria-label": l10n.t("Edit diff") });
   for (const part of diffLines(oldText, newText)) {
     const sign = part.added ? "+" : part.removed ? "-" : " ";
@@ -134,7 +138,8 @@ function toolCall(
   row: TranscriptRow & { kind: "item" },
   b: AssistantBlock & { type: "toolCall" },
   n: number,
-  resultOf: Map<string, ToolResultItem>,
+  resultOf: Map<string, ToolResultItem[]>,
+  shown: Set<ToolResultItem>,
 ): HTMLElement {
   const item = row.item;
   const openDiff = (edit: number | null) =>
@@ -162,11 +167,11 @@ function toolCall(
     );
   else if (b.moreArguments || !b.summary)
     parts.push(details(ctx, `${item.entryId}:${n}:args`, l10n.t("Arguments"), () => [codeBlock(b.arguments, "json")]));
-  const r = b.id ? resultOf.get(b.id) : undefined;
-  if (r) {
+  for (const r of (b.id ? resultOf.get(b.id) : undefined) ?? []) {
     parts.push(result(ctx, row, r));
-    resultOf.delete(b.id!);
+    shown.add(r);
   }
+  if (b.id) resultOf.delete(b.id);
   return h("div", { class: "tool" }, ...parts);
 }
 
@@ -192,7 +197,10 @@ function assistant(
   row: TranscriptRow & { kind: "item" },
   item: TranscriptItem & { kind: "assistant" },
 ) {
-  const resultOf = new Map(row.results.filter((r) => r.toolCallId).map((r) => [r.toolCallId!, r]));
+  // Results by call id, in order (a call id may be answered more than once); each shows under its call once.
+  const resultOf = new Map<string, ToolResultItem[]>();
+  for (const r of row.results) if (r.toolCallId) resultOf.set(r.toolCallId, [...(resultOf.get(r.toolCallId) ?? []), r]);
+  const shown = new Set<ToolResultItem>();
   let calls = 0;
   const parts = item.blocks.map((b, i) => {
     if (b.type === "text") return markdown(b.text, onLink(ctx));
@@ -200,10 +208,10 @@ function assistant(
       return details(ctx, `${item.entryId}:${i}:thinking`, l10n.t("Thinking ({0} characters)", b.text.length), () => [
         h("pre", { class: "thinking" }, b.text),
       ]);
-    return toolCall(ctx, row, b, calls++, resultOf);
+    return toolCall(ctx, row, b, calls++, resultOf, shown);
   });
   // Results whose call is not in this message (or that carry no call id) still show.
-  const rest = row.results.filter((r) => !r.toolCallId || resultOf.has(r.toolCallId));
+  const rest = row.results.filter((r) => !shown.has(r));
   const error =
     item.stopReason === "error" || item.stopReason === "aborted"
       ? h("p", { class: "error", role: "alert" }, item.error ?? item.stopReason)
@@ -244,7 +252,7 @@ function body(ctx: RowContext, row: TranscriptRow & { kind: "item" }): Child[] {
     case "bash":
       return [
         h("pre", { class: "command" }, `$ ${item.command}`),
-        output(ctx, row, `${item.entryId}:bash`, item.output),
+        output(ctx, `${item.entryId}:bash`, item.output),
         h("p", { class: item.exitCode ? "error" : "muted" }, l10n.t("exit code {0}", item.exitCode ?? "?")),
       ];
     case "compaction": {
@@ -266,7 +274,11 @@ function body(ctx: RowContext, row: TranscriptRow & { kind: "item" }): Child[] {
     }
     case "branchSummary":
       return [
-        h("p", { class: "muted" }, l10n.t("Summary of the branch that ended at {0}", item.fromId ?? "?")),
+        h(
+          "p",
+          { class: "muted" },
+          l10n.t("Summary of the branch that ended at {0}", row.fromLabel ?? item.fromId ?? "?"),
+        ),
         markdown(item.summary, onLink(ctx)),
       ];
     case "custom":
@@ -316,10 +328,40 @@ export function renderRow(ctx: RowContext, row: TranscriptRow): HTMLElement {
             "aria-label": l10n.t("Open Session File at Entry (line {0})", item.line),
           }),
         );
+  const om = row.omitted;
+  const cut = row.clipped
+    ? h(
+        "p",
+        { class: "cut muted" },
+        om
+          ? l10n.t(
+              "Not shown: {0} images, {1} edits, {2} parts of this message (the session file has them).",
+              om.images,
+              om.edits,
+              om.blocks,
+            )
+          : l10n.t("This entry is cut short here."),
+        " ",
+        ctx.shownAll.has(`row:${row.index}`)
+          ? null
+          : button(l10n.t("Show all of it"), () => {
+              ctx.shownAll.add(`row:${row.index}`);
+              ctx.send({ type: "showAll", seq: 0, index: row.index });
+            }),
+      )
+    : null;
   return h(
     "article",
-    { class: classes.join(" "), "data-entry": item.entryId, "aria-label": `${title} ${when}`.trim(), tabindex: -1 },
+    {
+      class: classes.join(" "),
+      "data-entry": item.entryId,
+      "aria-label": `${title} ${when}`.trim(),
+      "aria-posinset": row.index + 1,
+      "aria-setsize": ctx.count(),
+      tabindex: -1,
+    },
     head,
     ...body(ctx, row),
+    cut,
   );
 }

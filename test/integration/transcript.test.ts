@@ -179,7 +179,25 @@ suite("Pi Sessions transcript in a real VS Code", () => {
         ["warning", true],
       ],
     );
-    assert.match(ui.shown[1]!.text, /https:\/\/example\.com\/a/);
+    assert.match(ui.shown[1]!.text, /example\.com/);
+  });
+
+  test("the ⋯ button opens the session file at the entry's line", async () => {
+    const file = S2();
+    await vscode.commands.executeCommand("piSessions.openTranscript", file);
+    const t = await shown(file, "rows", (f) => (f.rendered as number) > 0);
+    const lines = fs.readFileSync(file, "utf8").split("\n");
+    const at = lines.findIndex((l) => l.includes('"id":"d3453f8f"'));
+    assert.ok(at > 0);
+    await (api.transcripts as unknown as { receive(t: OpenTranscript, m: unknown): Promise<void> }).receive(t, {
+      type: "openRaw",
+      entryId: "d3453f8f",
+    });
+    const editor = await waitFor("the session file in an editor", () =>
+      vscode.window.activeTextEditor?.document.uri.fsPath === file ? vscode.window.activeTextEditor : undefined,
+    );
+    assert.equal(editor.selection.active.line, at);
+    await vscode.commands.executeCommand("workbench.action.closeActiveEditor");
   });
 
   test("a fork folds its copied entries into one row, and unfolds them on request", async () => {

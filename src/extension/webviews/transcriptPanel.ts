@@ -21,6 +21,9 @@ import type { SessionService } from "../service.js";
 import { renderHtml, webviewOptions } from "./html.js";
 import { DiffTexts } from "./diffTexts.js";
 
+/** A chunk of rows the page asked for stays under this (at least one row). */
+const FETCH_BYTES = 1024 * 1024;
+
 export interface OpenTranscript {
   file: string;
   panel: vscode.WebviewPanel;
@@ -161,11 +164,13 @@ export class TranscriptPanels implements vscode.Disposable {
   }
 
   /** Scroll the open page to an entry (opening what hides it), highlighted. */
-  async reveal(t: OpenTranscript, entryId: string): Promise<void> {
+  async reveal(t: OpenTranscript, entryId: string, highlight = true): Promise<void> {
     if (!t.ready || !t.doc) {
       t.pendingEntry = entryId;
       return;
     }
+    // The tree may know an entry the document has not read yet (the update waits for the watcher's debounce).
+    if (!t.doc.session.byId.has(entryId)) await this.load(t);
     const doc = t.doc;
     if (!doc.plan.path.position.has(entryId) && doc.session.byId.has(entryId)) {
       // On another branch: show the branch through it, down to the newest leaf under it.
@@ -173,10 +178,11 @@ export class TranscriptPanels implements vscode.Disposable {
     }
     const at = doc.reveal(entryId);
     if (at === null) {
-      void vscode.window.showWarningMessage(vscode.l10n.t("Entry {0} is not in this session", entryId));
+      if (highlight) void vscode.window.showWarningMessage(vscode.l10n.t("That entry is not in this session."));
+      await this.reset(t, null, null);
       return;
     }
-    await this.reset(t, at, entryId);
+    await this.reset(t, at, highlight ? entryId : null);
   }
 
   private scheduleUpdate(t: OpenTranscript): void {
@@ -185,17 +191,39 @@ export class TranscriptPanels implements vscode.Disposable {
   }
 
   /** The session changed on disk: send the new rows (or start over when the branch is no longer a prefix). */
+  /** The row the reader has at the top (from what the page last reported), to keep them there on a reset. */
+  private topRow(t: OpenTranscript): number | null {
+    const first = t.facts?.first;
+    return typeof first === "string" && t.doc ? (t.doc.plan.rowOf.get(first) ?? null) : null;
+  }
+
+  /**
+   * The session changed on disk: send the new rows. When the branch shown is no longer what it was plus new entries
+   * (it moved, or a new branch started on it, which changes its switchers), start over where the reader was.
+   */
   private async update(t: OpenTranscript): Promise<void> {
-    if (!t.ready || !t.doc) return;
+    if (!t.ready) return;
     try {
+      if (!t.doc) {
+        // The first load failed (the file was not readable): try again now that it changed.
+        await this.load(t);
+        await this.reset(t, null, null);
+        return;
+      }
       const before = t.doc.plan;
+      const seen = t.doc.entriesSeen;
       const lastOld = before.rows[before.rows.length - 1];
       const lastId = lastOld?.kind === "item" ? before.path.entries[lastOld.at]!.id : null;
+      const oldLeaf = before.path.entries[before.path.entries.length - 1]?.id ?? null;
       const doc = await this.load(t);
-      const stillThere =
+      const branched = doc.session.entries
+        .slice(seen)
+        .some((e) => e.parentId !== null && e.parentId !== oldLeaf && before.path.position.has(e.parentId));
+      const extended =
         lastId === null ? before.rows.length === 0 : doc.plan.rowOf.get(lastId) === before.rows.length - 1;
-      if (!stillThere) {
-        await this.reset(t, null, null);
+      if (branched || !extended) {
+        const top = this.topRow(t);
+        await this.reset(t, top, null);
         return;
       }
       const start = Math.max(0, before.rows.length - 1);
@@ -204,7 +232,7 @@ export class TranscriptPanels implements vscode.Disposable {
         seq: t.seq,
         header: doc.header(),
         start,
-        rows: doc.rows(start, doc.plan.rows.length, 512 * 1024),
+        rows: doc.rows(start, doc.plan.rows.length, FETCH_BYTES),
       });
     } catch (err) {
       this.logger.error("transcript update", err);
@@ -236,11 +264,11 @@ export class TranscriptPanels implements vscode.Disposable {
         await this.load(t);
         const entry = t.pendingEntry;
         t.pendingEntry = null;
-        // Shown again after being hidden: back where the reader was, with nothing highlighted.
+        // Shown again after being hidden (or revived after a reload): back where the reader was, nothing highlighted.
         const first = typeof t.facts?.first === "string" ? t.facts.first : t.restore.top;
-        const top = first ? t.doc!.plan.rowOf.get(first) : undefined;
         if (entry) await this.reveal(t, entry);
-        else await this.reset(t, top ?? null, null);
+        else if (first && first !== "inherited") await this.reveal(t, first, false);
+        else await this.reset(t, null, null);
         return;
       }
       case "rendered":
@@ -252,7 +280,7 @@ export class TranscriptPanels implements vscode.Disposable {
             type: "rows",
             seq: t.seq,
             start: msg.start,
-            rows: doc.rows(msg.start, Math.min(msg.end, msg.start + 200)),
+            rows: doc.rows(msg.start, Math.min(msg.end, msg.start + 200), FETCH_BYTES),
           });
         return;
       case "showAll": {
@@ -303,9 +331,11 @@ export class TranscriptPanels implements vscode.Disposable {
         if (parent) this.show(parent.file, doc?.stored?.forkPointId ?? undefined);
         return;
       }
-      case "openRaw":
-        await vscode.commands.executeCommand(CommandId.OpenEntry, t.file, msg.entryId);
+      case "openRaw": {
+        const line = doc?.session.byId.get(msg.entryId)?.line;
+        if (line) await vscode.commands.executeCommand(CommandId.OpenEntry, t.file, line);
         return;
+      }
     }
   }
 
@@ -320,7 +350,7 @@ export class TranscriptPanels implements vscode.Disposable {
         choices.map((c, i) => ({
           label:
             (c.current ? "$(check) " : "") +
-            vscode.l10n.t("Branch {0}: {1}", i + 1, c.firstPrompt || vscode.l10n.t("(no prompt)")),
+            vscode.l10n.t("Branch {0}: {1}", i + 1, noIcons(c.firstPrompt) || vscode.l10n.t("(no prompt)")),
           description: [vscode.l10n.t("{0} entries", c.entries), c.active ? vscode.l10n.t("● active leaf") : ""]
             .filter(Boolean)
             .join(" · "),
@@ -333,7 +363,8 @@ export class TranscriptPanels implements vscode.Disposable {
     const chosen = choices.find((c) => c.leafId === leafId);
     if (!leafId || !chosen) return;
     doc.switchTo(leafId);
-    await this.reset(t, doc.plan.rowOf.get(chosen.entryId) ?? null, chosen.entryId);
+    // Through reveal: a later compaction on the new branch may have replaced the entry where it starts.
+    await this.reset(t, doc.reveal(chosen.entryId), chosen.entryId);
     await vscode.commands.executeCommand(CommandId.RevealEntry, t.file, chosen.entryId);
   }
 
@@ -342,6 +373,9 @@ export class TranscriptPanels implements vscode.Disposable {
     for (const t of [...this.open]) t.panel.dispose();
   }
 }
+
+/** Session text in a quick pick label: `$(name)` would render as an icon (and could fake the current-branch mark). */
+const noIcons = (text: string) => text.replace(/\$\(/g, "$\u200b(");
 
 /** A link in session text opens only over http(s), and only after the user says so. */
 async function openLink(url: string): Promise<void> {
@@ -357,8 +391,8 @@ async function openLink(url: string): Promise<void> {
   }
   const open = vscode.l10n.t("Open Link");
   const choice = await vscode.window.showWarningMessage(
-    vscode.l10n.t("Open {0}? It comes from a session's text.", truncate(url, 200)),
-    { modal: true },
+    vscode.l10n.t("Open a link from a session's text on {0}?", uri.authority),
+    { modal: true, detail: truncate(uri.toString(true), 500) },
     open,
   );
   if (choice === open) await vscode.env.openExternal(uri);

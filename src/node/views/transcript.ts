@@ -3,7 +3,7 @@
  * chunks under a byte budget, with the images, full texts, branch choices and edit texts it asks for. No vscode: the
  * panel (src/extension/webviews/transcriptPanel.ts) and the bench drive the same class.
  */
-import { type Entry, type Session } from "../../core/session.js";
+import { type Entry, pathTo, type Session } from "../../core/session.js";
 import { branchPath, transcriptItem } from "../../core/transcript.js";
 import { planRows, type RowPlan, rowData, rowImages } from "../../core/transcriptRows.js";
 import { contentText, truncate } from "../../protocol/format.js";
@@ -35,6 +35,8 @@ export class TranscriptDocument {
   showInherited = false;
   readonly expanded = new Set<string>();
   plan!: RowPlan;
+  /** How many entries the session had when the rows were last planned (a live update looks at the ones after). */
+  entriesSeen = 0;
 
   /**
    * `leafId` undefined: follow the session's active leaf (and its growth); otherwise the branch ending there.
@@ -61,10 +63,14 @@ export class TranscriptDocument {
     this.session = session;
     this.stored = stored;
     if (this.leafId !== undefined && !session.byId.has(this.leafId)) this.leafId = undefined;
+    // The agent went on from the branch the reader chose: follow it as it grows.
+    if (this.leafId !== undefined && pathTo(session, session.leafId).some((e) => e.id === this.leafId))
+      this.leafId = undefined;
     // Only a fork with a parent has copies to fold (two files sharing one id have none).
     const inherited = stored?.parent ? stored.inherited : undefined;
     const path = branchPath(session, { leafId: this.leafId ?? session.leafId, inherited });
     this.plan = planRows(path, { showInherited: this.showInherited, expanded: this.expanded });
+    this.entriesSeen = session.entries.length;
   }
 
   get title(): string {
@@ -199,14 +205,19 @@ export class TranscriptDocument {
     });
   }
 
+  /** `id` and everything under it (each entry once: a parent-id cycle must not loop). */
   private subtree(id: string): Entry[] {
     const out: Entry[] = [];
+    const seen = new Set<string>();
     const stack = [id];
     while (stack.length) {
-      const e = this.session.byId.get(stack.pop()!);
+      const next = stack.pop()!;
+      if (seen.has(next)) continue;
+      seen.add(next);
+      const e = this.session.byId.get(next);
       if (!e) continue;
       out.push(e);
-      stack.push(...(this.session.children.get(e.id) ?? []));
+      for (const c of this.session.children.get(e.id) ?? []) stack.push(c);
     }
     return out;
   }
