@@ -178,7 +178,8 @@ function sincePrevious(path: BranchPath, at: number): number | null {
 
 /**
  * Row `index` of the plan as the page shows it. `full` sends every text whole up to 2 MB ("show all"); otherwise long
- * texts are clipped to `ROW_LIMITS`. Lists are capped by `ROW_CAPS` either way (`omitted` counts what was left out). Images are numbered in order (the message's, then each tool result's).
+ * texts are clipped to `ROW_LIMITS`. Lists are capped by `ROW_CAPS` either way (`omitted` counts what was left out).
+ * Images are numbered in order (the message's, then each tool result's).
  */
 export function rowData(plan: RowPlan, index: number, parentTitle: string, full = false): TranscriptRow | null {
   const row = plan.rows[index];
