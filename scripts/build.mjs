@@ -2,7 +2,7 @@
 // `node scripts/build.mjs [--production] [--analyze]`
 // --production: minified, no source maps (stale ones removed), no test bundles: what the VSIX and npm tarball ship.
 // --analyze: prints the main bundle's largest inputs by package (from esbuild's metafile).
-import { chmodSync, existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import * as esbuild from "esbuild";
 
 const production = process.argv.includes("--production");
@@ -34,7 +34,10 @@ const results = await Promise.all([
       js: [
         "#!/usr/bin/env node",
         'import { createRequire as __createRequire } from "node:module";',
+        'import { fileURLToPath as __fileURLToPath } from "node:url";',
         "const require = __createRequire(import.meta.url);",
+        // node-sqlite3-wasm finds its .wasm next to the script, through __dirname (copied to dist/ below).
+        "const __dirname = __fileURLToPath(new URL('.', import.meta.url));",
       ].join("\n"),
     },
   }),
@@ -82,6 +85,9 @@ const results = await Promise.all([
       }),
 ]);
 chmodSync("dist/cli.js", 0o755);
+// The search index's SQLite, as WebAssembly: loaded from next to the bundle that uses it.
+mkdirSync("dist", { recursive: true });
+copyFileSync("node_modules/node-sqlite3-wasm/dist/node-sqlite3-wasm.wasm", "dist/node-sqlite3-wasm.wasm");
 
 if (analyze) {
   const inputs = Object.values(results[1].metafile.outputs).find((o) => o.entryPoint)?.inputs ?? {};

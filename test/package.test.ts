@@ -19,7 +19,7 @@ const npm = process.platform === "win32" ? "npm.cmd" : "npm";
 describe("the npm package", function () {
   this.timeout(120_000);
 
-  it("packs only the CLI bundle and the documents, with no runtime dependency", () => {
+  it("packs only the CLI bundle, the SQLite it loads for search, and the documents, with no runtime dependency", () => {
     assert.equal(pkg.private, undefined, "a private package cannot be published");
     assert.deepEqual(pkg.dependencies ?? {}, {}, "the CLI bundle is self-contained: no runtime dependencies");
     assert.deepEqual(pkg.bin, { "pi-sessions": "dist/cli.js" });
@@ -31,11 +31,12 @@ describe("the npm package", function () {
       "LICENSE",
       "README.md",
       "dist/cli.js",
+      "dist/node-sqlite3-wasm.wasm",
       "package.json",
     ]);
   });
 
-  it("installs globally from the tarball; pi-sessions --version and list run", () => {
+  it("installs globally from the tarball; pi-sessions --version, list and search run", () => {
     withTempDir((dir) => {
       execFileSync(npm, ["pack", "--pack-destination", dir, "--silent"], { encoding: "utf8" });
       const tarball = join(dir, `${pkg.name}-${pkg.version}.tgz`);
@@ -61,6 +62,12 @@ describe("the npm package", function () {
       const sessions = (JSON.parse(list.stdout) as { sessions: { file: string }[] }).sessions;
       assert.ok(sessions.length > 0);
       assert.ok(sessions.every((s) => s.file.includes("fixtures/real/pi/")));
+      // search loads its SQLite (WebAssembly) from the installed package, and only search does.
+      const search = spawnSync(bin, ["search", "median", "--agent-dir", "fixtures/real/pi", "--no-cache", "--json"], {
+        encoding: "utf8",
+      });
+      assert.equal(search.status, 0, search.stderr);
+      assert.ok((JSON.parse(search.stdout) as { hits: unknown[] }).hits.length > 0);
       const help = spawnSync(bin, ["usage", "--help"], { encoding: "utf8" });
       assert.equal(help.status, 0);
       assert.match(help.stdout, /^Usage: pi-sessions usage/);

@@ -61,7 +61,7 @@ export interface StoreValues {
   json?: boolean;
 }
 
-function cacheDir(): string {
+export function cacheDir(): string {
   const env = process.env;
   if (env.PI_SESSIONS_CACHE_DIR) return env.PI_SESSIONS_CACHE_DIR;
   return join(env.XDG_CACHE_HOME || join(homedir(), ".cache"), "pi-session-explorer");

@@ -11,6 +11,7 @@ import { exportCommand } from "./export.js";
 import { contextCommand, lintCommand, treeCommand } from "./fileCommands.js";
 import { listCommand } from "./list.js";
 import { repairCli } from "./repair.js";
+import { searchCommand } from "./search.js";
 import { usageCommand } from "./usage.js";
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -134,6 +135,33 @@ export function buildProgram(io: Io, version: string, done: (code: number) => vo
         .description(`List every session, newest first, with its name and fork lineage.\n\n${STORE_HELP}`),
     ).action(async (o) => done(await listCommand(o, io))),
     ["pi-sessions list --workspace ~/src/app", "pi-sessions list --agent-dir ~/.omp/agent --json"],
+  );
+
+  example(
+    storeOptions(
+      program
+        .command("search")
+        .argument("<query...>", "words to find")
+        .summary("full-text search over every session: prompts, replies, tool output, summaries")
+        .description(
+          "Search every session's text on an SQLite full-text index kept in the cache dir (built on the first run, " +
+            'then updated with what changed). Words are AND-ed; "a phrase"; prefix*; -word excludes; filters ' +
+            "role:user|assistant|tool|thinking|summary|meta|custom, tool:NAME, project:NAME, since:YYYY-MM-DD, " +
+            "until:YYYY-MM-DD, session:ID-PREFIX. Thinking is searched only with role:thinking. A fork's copied " +
+            "entries are indexed once, in the session that wrote them; a hit lists the forks that carry it (alsoIn)." +
+            `\n\n${STORE_HELP}`,
+        ),
+    )
+      .option("--limit <n>", "at most this many hits", "20")
+      .option("--role <roles>", "only these roles, e.g. user|assistant")
+      .option("--since <date>", "from this day on (YYYY-MM-DD)")
+      .option("--until <date>", "up to and including this day (YYYY-MM-DD)")
+      // `-word` excludes a word: an unknown option here is a query word, not a mistake.
+      .allowUnknownOption()
+      .action(async (words: string[], o) =>
+        done(await searchCommand(words, { ...o, progress: process.stderr.isTTY === true }, io)),
+      ),
+    ['pi-sessions search "parentheses bug" role:user', "pi-sessions search ENOENT tool:bash since:2026-11-01 --json"],
   );
 
   example(

@@ -1,0 +1,127 @@
+/**
+ * What full-text search indexes of a session: one text unit per readable part of an entry, on every branch (prompts,
+ * replies, thinking, tool calls with their arguments verbatim, tool output up to its first 16 KB, bash runs,
+ * compaction and branch summaries, labels, names and titles, custom messages). Never indexed: signatures, encrypted
+ * reasoning, and image data (only text blocks are read). Pure: the index (src/node/search) stores what this returns.
+ */
+import { contentText } from "../../protocol/format.js";
+import { type Entry, isPlainObject, type Session } from "../session.js";
+
+export type UnitRole = "user" | "assistant" | "thinking" | "tool" | "summary" | "meta" | "custom";
+export const UNIT_ROLES: readonly UnitRole[] = ["user", "assistant", "thinking", "tool", "summary", "meta", "custom"];
+
+export interface TextUnit {
+  entryId: string;
+  role: UnitRole;
+  /** Tool units: the tool's name. */
+  tool: string | null;
+  text: string;
+  /** Milliseconds since the epoch, or null. */
+  time: number | null;
+}
+
+/** Tool output and arguments beyond this are rarely searched and cost most of the index. */
+const TOOL_TEXT_MAX = 16 * 1024;
+/** Any other text unit is cut here (a runaway message must not bloat the index). */
+const TEXT_MAX = 256 * 1024;
+
+const str = (v: unknown): string => (typeof v === "string" ? v : "");
+
+/** The string leaves of a tool call's arguments, verbatim, space-separated (paths and commands as written). */
+function argumentText(args: unknown, depth = 0, out: string[] = []): string[] {
+  if (depth > 6 || out.length > 200) return out;
+  if (typeof args === "string") out.push(args);
+  else if (typeof args === "number" || typeof args === "boolean") out.push(String(args));
+  else if (Array.isArray(args)) for (const v of args) argumentText(v, depth + 1, out);
+  else if (isPlainObject(args)) for (const v of Object.values(args)) argumentText(v, depth + 1, out);
+  return out;
+}
+
+function messageUnits(e: Entry, time: number | null, push: (u: Omit<TextUnit, "entryId" | "time">) => void): void {
+  const m = isPlainObject(e.data.message) ? e.data.message : {};
+  switch (e.role) {
+    case "user":
+      push({ role: "user", tool: null, text: contentText(m.content) });
+      return;
+    case "assistant": {
+      const content = Array.isArray(m.content) ? m.content : typeof m.content === "string" ? [m.content] : [];
+      const text: string[] = [];
+      for (const b of content) {
+        if (typeof b === "string") text.push(b);
+        else if (!isPlainObject(b)) continue;
+        else if (b.type === "text") text.push(str(b.text));
+        else if (b.type === "thinking") push({ role: "thinking", tool: null, text: str(b.thinking) });
+        else if (b.type === "toolCall") {
+          const name = str(b.name);
+          push({ role: "tool", tool: name || null, text: `${name} ${argumentText(b.arguments).join(" ")}` });
+        }
+      }
+      push({ role: "assistant", tool: null, text: text.join("\n") });
+      return;
+    }
+    case "toolResult":
+      push({ role: "tool", tool: str(m.toolName) || null, text: contentText(m.content) });
+      return;
+    case "bashExecution":
+      push({ role: "tool", tool: "bash", text: `${str(m.command)}\n${str(m.output)}` });
+      return;
+    default:
+      push({ role: "custom", tool: null, text: contentText(m.content) });
+  }
+  void time;
+}
+
+/** The units of one entry. */
+function entryUnits(e: Entry): TextUnit[] {
+  const t = Date.parse(e.timestamp ?? "");
+  const time = Number.isFinite(t) ? t : null;
+  const out: TextUnit[] = [];
+  const push = (u: Omit<TextUnit, "entryId" | "time">) => {
+    const max = u.role === "tool" ? TOOL_TEXT_MAX : TEXT_MAX;
+    const text = u.text.length > max ? u.text.slice(0, max) : u.text;
+    if (text.trim()) out.push({ ...u, text, entryId: e.id, time });
+  };
+  const d = e.data;
+  switch (e.type) {
+    case "message":
+      messageUnits(e, time, push);
+      break;
+    case "compaction":
+    case "branch_summary":
+      push({ role: "summary", tool: null, text: str(d.summary) });
+      break;
+    case "label":
+      push({ role: "meta", tool: null, text: str(d.label) });
+      break;
+    case "session_info":
+      push({ role: "meta", tool: null, text: str(d.name) });
+      break;
+    case "title_change":
+      push({ role: "meta", tool: null, text: str(d.title) });
+      break;
+    case "custom_message":
+      push({ role: "custom", tool: null, text: `${str(d.customType)} ${contentText(d.content)}` });
+      break;
+  }
+  return out;
+}
+
+/**
+ * Every unit of a session, in file order, on every branch; entries in `skip` (a fork's copies of its parent's) are
+ * left to the session that wrote them. The OMP title slot, which is no entry, is a `meta` unit of the header.
+ */
+export function sessionUnits(session: Session, skip?: ReadonlySet<string>): TextUnit[] {
+  const out: TextUnit[] = [];
+  if (session.titleSlot?.title) {
+    const t = Date.parse(String(session.header.timestamp ?? ""));
+    out.push({
+      entryId: "",
+      role: "meta",
+      tool: null,
+      text: session.titleSlot.title,
+      time: Number.isFinite(t) ? t : null,
+    });
+  }
+  for (const e of session.entries) if (!e.shadowed && !skip?.has(e.id)) out.push(...entryUnits(e));
+  return out;
+}

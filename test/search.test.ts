@@ -1,0 +1,301 @@
+// Full-text search (issue #17, first part): the SQLite FTS5 index over a store, kept current as files are appended,
+// rewritten and deleted; every role found, fork copies once with the forks that carry them, image data and
+// signatures never indexed, odd queries never an exception, a corrupt index rebuilt; and `pi-sessions search`.
+import * as assert from "node:assert/strict";
+import { spawn, spawnSync } from "node:child_process";
+import { appendFileSync, mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import fc from "fast-check";
+
+import { parseQuery } from "../src/core/search/query.js";
+import { run } from "../src/cli/main.js";
+import { loadSqlite, SearchIndex } from "../src/node/search/searchIndex.js";
+import { resolveRoots } from "../src/node/roots.js";
+import { computeOwnership, loadStore, type StoreSession } from "../src/node/store/index.js";
+import { branchSummary, compaction, fork, header, label, message, toolResult } from "./builders.js";
+import { jsonl, withTempDir } from "./helpers.js";
+
+/** The index is per set of roots; these tests use one. */
+const ROOTS = [{ dir: "/roots" }];
+const IMAGE_DATA = "UVVKRFJFVkdSMGhKU2t0TVRVNVBVQT09";
+
+/** A session with one unique word in every kind of text, plus image data and a signature that must not be found. */
+function everyRole() {
+  return jsonl(
+    header({ id: "roles", cwd: "/w/alpha" }),
+    message("u1", null, "user", [
+      { type: "text", text: "zebraprompt please" },
+      { type: "image", mimeType: "image/png", data: IMAGE_DATA },
+    ]),
+    message("a1", "u1", "assistant", [
+      { type: "thinking", thinking: "quokkathought", thinkingSignature: "sigsecretword" },
+      { type: "text", text: "ocelotreply here" },
+      { type: "toolCall", id: "c1", name: "bash", arguments: { command: "grep -R narwhalcmd src/" } },
+    ]),
+    toolResult("r1", "a1", "c1", "bash", "ENOENT: no such file, yakoutput"),
+    message("b1", "r1", "bashExecution", "", {
+      extra: { command: "ls wombatdir", output: "listing", exitCode: 0 },
+    }),
+    compaction("k1", "b1", "b1", { summary: "## Goal\nlemursummary" }),
+    branchSummary("s1", "k1", "ibexbranch summary"),
+    label("l1", "s1", "u1", "badgerlabel"),
+    { type: "session_info", id: "n1", parentId: "l1", timestamp: "2026-01-01T00:00:09Z", name: "Falcon session" },
+    {
+      type: "custom_message",
+      id: "m1",
+      parentId: "n1",
+      timestamp: "2026-01-01T00:00:10Z",
+      customType: "note",
+      content: "gecko custom",
+      display: true,
+    },
+  );
+}
+
+async function storeOf(agent: string) {
+  const store = await loadStore({ roots: resolveRoots({ agentDirs: [agent] }), cacheFile: null });
+  computeOwnership(store.sessions);
+  return store;
+}
+
+function find(index: SearchIndex, q: string, sessions?: StoreSession[]) {
+  const parsed = parseQuery(q);
+  assert.ok(parsed.ok, q);
+  return index.query(parsed, { sessions });
+}
+
+describe("search index", () => {
+  it("finds every kind of text with its role; thinking only when asked; image data and signatures never", async () => {
+    await withTempDir(async (dir) => {
+      const slug = join(dir, "agent", "sessions", "--w-alpha--");
+      mkdirSync(slug, { recursive: true });
+      writeFileSync(join(slug, "roles.jsonl"), everyRole());
+      const store = await storeOf(join(dir, "agent"));
+      const index = await SearchIndex.open(join(dir, "cache"), ROOTS);
+      try {
+        assert.deepEqual(await index.update(store.sessions), { indexed: 1, removed: 0, pending: 0 });
+        const roleOf = (q: string) => find(index, q).map((h) => [h.entryId, h.role, h.tool]);
+        assert.deepEqual(roleOf("zebraprompt"), [["u1", "user", null]]);
+        assert.deepEqual(roleOf("ocelotreply"), [["a1", "assistant", null]]);
+        assert.deepEqual(roleOf("narwhalcmd"), [["a1", "tool", "bash"]], "a tool call's arguments, verbatim");
+        assert.deepEqual(roleOf("yakoutput"), [["r1", "tool", "bash"]]);
+        assert.deepEqual(roleOf("wombatdir"), [["b1", "tool", "bash"]]);
+        assert.deepEqual(roleOf("lemursummary"), [["k1", "summary", null]]);
+        assert.deepEqual(roleOf("ibexbranch"), [["s1", "summary", null]]);
+        assert.deepEqual(roleOf("badgerlabel"), [["l1", "meta", null]]);
+        assert.deepEqual(roleOf("falcon"), [["n1", "meta", null]]);
+        assert.deepEqual(roleOf("gecko"), [["m1", "custom", null]]);
+        assert.deepEqual(roleOf("quokkathought"), [], "thinking is off by default");
+        assert.deepEqual(roleOf("quokkathought role:thinking"), [["a1", "thinking", null]]);
+        assert.deepEqual(roleOf(IMAGE_DATA), []);
+        assert.deepEqual(roleOf("sigsecretword role:thinking"), []);
+        // Filters: role, tool, project, days, session prefix; a phrase; a prefix; an exclusion.
+        assert.deepEqual(roleOf("ENOENT tool:bash role:tool"), [["r1", "tool", "bash"]]);
+        assert.deepEqual(roleOf("ENOENT tool:read"), []);
+        assert.equal(find(index, "zebraprompt project:alpha").length, 1);
+        assert.equal(find(index, "zebraprompt project:beta").length, 0);
+        assert.equal(find(index, "zebraprompt since:2026-01-01 until:2026-01-01").length, 1);
+        assert.equal(find(index, "zebraprompt since:2026-01-02").length, 0);
+        assert.equal(find(index, "zebraprompt session:rol").length, 1);
+        assert.equal(find(index, '"no such file"').length, 1);
+        assert.equal(find(index, '"such no file"').length, 0);
+        assert.equal(find(index, "narwh*").length, 1);
+        assert.equal(find(index, "zebraprompt -please").length, 0);
+        assert.match(find(index, "yakoutput")[0]!.snippet, /«yakoutput»/);
+      } finally {
+        index.close();
+      }
+    });
+  });
+
+  it("a fork's copies are indexed once, in the parent, and the hit names the fork that carries them", async () => {
+    await withTempDir(async (dir) => {
+      const slug = join(dir, "agent", "sessions", "--p--");
+      mkdirSync(slug, { recursive: true });
+      const parent = join(slug, "parent.jsonl");
+      const child = join(slug, "child.jsonl");
+      const shared = [
+        message("u1", null, "user", "sharedword prompt", { time: 1 }),
+        message("a1", "u1", "assistant", "sharedword answer", { time: 2 }),
+      ];
+      writeFileSync(parent, jsonl(header({ id: "p", time: 0 }), ...shared));
+      writeFileSync(
+        child,
+        jsonl(fork(parent, { id: "c", time: 5 }), ...shared, message("u2", "a1", "user", "ownword", { time: 6 })),
+      );
+      const store = await storeOf(join(dir, "agent"));
+      const index = await SearchIndex.open(join(dir, "cache"), ROOTS);
+      try {
+        await index.update(store.sessions);
+        const hits = find(index, "sharedword", store.sessions);
+        assert.deepEqual(hits.map((h) => [h.file, h.entryId, h.alsoIn]).sort(), [
+          [parent, "a1", [child]],
+          [parent, "u1", [child]],
+        ]);
+        assert.deepEqual(
+          find(index, "ownword", store.sessions).map((h) => [h.file, h.alsoIn]),
+          [[child, []]],
+        );
+      } finally {
+        index.close();
+      }
+    });
+  });
+
+  it("keeps current: appended, rewritten and deleted files; unchanged files are not read again", async () => {
+    await withTempDir(async (dir) => {
+      const agent = join(dir, "agent");
+      const slug = join(agent, "sessions", "--p--");
+      mkdirSync(slug, { recursive: true });
+      const a = join(slug, "a.jsonl");
+      const b = join(slug, "b.jsonl");
+      writeFileSync(a, jsonl(header({ id: "a" }), message("u1", null, "user", "firstword")));
+      writeFileSync(b, jsonl(header({ id: "b" }), message("u1", null, "user", "otherword")));
+      const index = await SearchIndex.open(join(dir, "cache"), ROOTS);
+      try {
+        assert.equal((await index.update((await storeOf(agent)).sessions)).indexed, 2);
+        assert.equal((await index.update((await storeOf(agent)).sessions)).indexed, 0, "nothing changed");
+        appendFileSync(a, jsonl(message("u2", "u1", "user", "appendedword")));
+        assert.equal((await index.update((await storeOf(agent)).sessions)).indexed, 1);
+        assert.equal(find(index, "appendedword").length, 1);
+        assert.equal(find(index, "firstword").length, 1, "the rest of the file is still there, once");
+        writeFileSync(a, jsonl(header({ id: "a" }), message("u1", null, "user", "rewrittenword")));
+        utimesSync(a, new Date(), new Date(Date.now() + 5000));
+        await index.update((await storeOf(agent)).sessions);
+        assert.equal(find(index, "rewrittenword").length, 1);
+        assert.equal(find(index, "firstword").length, 0);
+        rmSync(b);
+        assert.equal((await index.update((await storeOf(agent)).sessions)).removed, 1);
+        assert.equal(find(index, "otherword").length, 0);
+        assert.deepEqual(index.stats(), { sessions: 1, entries: 1, pending: 0 });
+      } finally {
+        index.close();
+      }
+    });
+  });
+
+  it("a corrupt index file is detected and rebuilt", async () => {
+    await withTempDir(async (dir) => {
+      const cache = join(dir, "cache");
+      const first = await SearchIndex.open(cache, ROOTS);
+      const file = first.file;
+      first.close();
+      writeFileSync(file, "this is not a database at all".repeat(200));
+      const again = await SearchIndex.open(cache, ROOTS);
+      try {
+        assert.equal(again.rebuilt, true);
+        assert.deepEqual(again.stats(), { sessions: 0, entries: 0, pending: 0 });
+      } finally {
+        again.close();
+      }
+      assert.doesNotMatch(readFileSync(file, "latin1"), /this is not a database/);
+    });
+  });
+
+  it("no query is an exception: FTS5 syntax is searched literally, or answered with a message", async () => {
+    await withTempDir(async (dir) => {
+      const index = await SearchIndex.open(join(dir, "cache"), ROOTS);
+      try {
+        const odd = ['"', "*", "NOT", "a:b", "()", "-x", "AND OR", '"unbalanced', "foo*bar", "^", "🙂", "NEAR(a b)"];
+        for (const q of [...odd, "x".repeat(5000), "role:bogus", "since:2026-13-45", "-only -excluded"]) {
+          const p = parseQuery(q);
+          if (p.ok) index.query(p);
+          else assert.ok(p.message.length > 0);
+        }
+        fc.assert(
+          fc.property(fc.string({ maxLength: 60 }), (q) => {
+            const p = parseQuery(q);
+            if (p.ok) index.query(p);
+          }),
+          { numRuns: 400 },
+        );
+      } finally {
+        index.close();
+      }
+    });
+  });
+
+  it("pi-sessions search prints one line per hit, and --json the hits with what is indexed", async () => {
+    await withTempDir(async (dir) => {
+      const slug = join(dir, "agent", "sessions", "--w-alpha--");
+      mkdirSync(slug, { recursive: true });
+      writeFileSync(join(slug, "roles.jsonl"), everyRole());
+      let out = "";
+      let err = "";
+      const io = { out: (t: string) => (out += `${t}\n`), err: (t: string) => (err += `${t}\n`) };
+      const previous = process.env.PI_SESSIONS_CACHE_DIR;
+      process.env.PI_SESSIONS_CACHE_DIR = join(dir, "cache");
+      try {
+        assert.equal(await run(["search", "yakoutput", "--agent-dir", join(dir, "agent"), "--json"], io), 0);
+        const json = JSON.parse(out) as { hits: { entryId: string; role: string }[]; indexed: { sessions: number } };
+        assert.deepEqual(
+          json.hits.map((h) => [h.entryId, h.role]),
+          [["r1", "tool"]],
+        );
+        assert.equal(json.indexed.sessions, 1);
+        out = "";
+        assert.equal(await run(["search", "gecko", "--agent-dir", join(dir, "agent")], io), 0);
+        assert.match(out, /^2026-01-01 00:00 {2}alpha {2}Falcon session {2}custom {2}note «gecko» custom\n$/);
+        // A page damaged after it was written: found when read, and the index is built again.
+        const [file] = readdirSync(join(dir, "cache")).filter((f) => f.endsWith(".sqlite"));
+        const bytes = readFileSync(join(dir, "cache", file!));
+        bytes.fill(0x5a, 4096, bytes.length);
+        writeFileSync(join(dir, "cache", file!), bytes);
+        out = "";
+        err = "";
+        assert.equal(await run(["search", "gecko", "--agent-dir", join(dir, "agent")], io), 0);
+        assert.match(out, /«gecko»/);
+        assert.match(err, /rebuilding it/);
+        assert.equal(await run(["search", "-x", "--agent-dir", join(dir, "agent")], io), 64);
+        assert.match(err, /add a word to search for/);
+      } finally {
+        if (previous === undefined) delete process.env.PI_SESSIONS_CACHE_DIR;
+        else process.env.PI_SESSIONS_CACHE_DIR = previous;
+      }
+    });
+  });
+
+  it("two processes at once: one writes, the other reads what is there; the index stays intact", async () => {
+    await withTempDir(async (dir) => {
+      const agent = join(dir, "agent");
+      const slug = join(agent, "sessions", "--w-alpha--");
+      mkdirSync(slug, { recursive: true });
+      for (let i = 0; i < 40; i++)
+        writeFileSync(join(slug, `s${i}.jsonl`), everyRole().replace(/"id":"roles"/, `"id":"roles${i}"`));
+      const env = { ...process.env, PI_SESSIONS_CACHE_DIR: join(dir, "cache") };
+      const args = ["dist/cli.js", "search", "zebraprompt", "--agent-dir", agent, "--json", "--limit", "100"];
+      const runs = await Promise.all(
+        [0, 1, 2].map(
+          () =>
+            new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
+              const p = spawn(process.execPath, args, { env });
+              let out = "";
+              let err = "";
+              p.stdout.on("data", (d: Buffer) => (out += d.toString()));
+              p.stderr.on("data", (d: Buffer) => (err += d.toString()));
+              p.on("close", (code) => resolve({ code, out, err }));
+            }),
+        ),
+      );
+      for (const r of runs) assert.equal(r.code, 0, r.err);
+      const shown = runs.map((r) => r.out.slice(0, 300)).join("\n");
+      const results = runs.map((r) => JSON.parse(r.out) as { hits: unknown[]; indexed: { pending: number } });
+      // The writer found all 40; a reader found what was committed when it asked, and said what was pending.
+      assert.ok(
+        results.some((r) => r.hits.length === 40 && r.indexed.pending === 0),
+        shown,
+      );
+      for (const r of results) assert.ok(r.hits.length + r.indexed.pending >= 40, shown);
+      const after = spawnSync(process.execPath, args, { env, encoding: "utf8" });
+      assert.equal((JSON.parse(after.stdout) as { hits: unknown[] }).hits.length, 40);
+      const files = readdirSync(join(dir, "cache")).filter((f) => f.endsWith(".sqlite"));
+      assert.equal(files.length, 1);
+      const db = new (await loadSqlite())(join(dir, "cache", files[0]!));
+      try {
+        assert.deepEqual(db.get("PRAGMA integrity_check"), { integrity_check: "ok" });
+      } finally {
+        db.close();
+      }
+    });
+  });
+});
