@@ -2,15 +2,14 @@
 // the raw JSONL lines (a walk over parentIds written here), not from the exporter: every user and assistant text of
 // the active path appears, in order, and no text found only on other branches does.
 import * as assert from "node:assert/strict";
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { run } from "../src/cli/main.js";
 import { fenced } from "../src/core/export/markdown.js";
-import { computeOwnership, loadStore } from "../src/node/store/index.js";
-import { resolveRoots } from "../src/node/roots.js";
-import { fork, header, message, toolCall, toolResult } from "./builders.js";
+import { header, message, toolCall, toolResult } from "./builders.js";
 import { OMP_FIXTURES, PI_FIXTURES, REAL } from "./fixtures.js";
+import { ownedStore, writeForkFamily } from "./forkFamily.js";
 import { jsonl, withTempDir } from "./helpers.js";
 
 const cli = async (...args: string[]) => {
@@ -193,26 +192,8 @@ describe("pi-sessions export", () => {
 
   it("a fork's copied entries are marked as inherited from its parent (the store's rule)", async () => {
     await withTempDir(async (dir) => {
-      const agent = join(dir, "agent");
-      const slug = join(agent, "sessions", "--p--");
-      mkdirSync(slug, { recursive: true });
-      const parent = join(slug, "parent.jsonl");
-      const child = join(slug, "child.jsonl");
-      const shared = [
-        message("u1", null, "user", "shared prompt", { time: 1 }),
-        message("a1", "u1", "assistant", "shared answer", { time: 2 }),
-      ];
-      writeFileSync(parent, jsonl(header({ id: "p", time: 0 }), ...shared));
-      writeFileSync(
-        child,
-        jsonl(
-          fork(parent, { id: "c", time: 5 }),
-          ...shared,
-          message("u2", "a1", "user", "fork's own prompt", { time: 6 }),
-        ),
-      );
-      const store = await loadStore({ roots: resolveRoots({ agentDirs: [agent] }), cacheFile: null });
-      computeOwnership(store.sessions);
+      const { agent, child } = writeForkFamily(dir);
+      const store = await ownedStore(agent);
       assert.equal(store.sessions.find((s) => s.file === child)!.inherited.size, 2, "the store's rule");
       const md = (await cli("export", child, "--agent-dir", agent, "--no-cache")).out;
       assert.equal((md.match(/^> inherited from shared prompt$/gm) ?? []).length, 2, md);

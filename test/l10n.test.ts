@@ -134,8 +134,11 @@ describe("localization", () => {
       });
     }
     assert.deepEqual(offenders, []);
-    const common = readFileSync(join(ROOT, "src/webview/common.ts"), "utf8");
-    assert.match(common, /l10n\.config\(\{ contents \}\)/);
+    // Every page sets up l10n.t with the bundle before it renders: the pages' shared runtimes import it first.
+    const setup = readFileSync(join(ROOT, "src/webview/translations.ts"), "utf8");
+    assert.match(setup, /l10n\.config\(\{ contents \}\)/);
+    for (const runtime of ["common.ts", "transcript.ts"])
+      assert.match(readFileSync(join(ROOT, "src/webview", runtime), "utf8"), /^import "\.\/translations\.js";$/m);
     const html = readFileSync(join(ROOT, "src/extension/webviews/html.ts"), "utf8");
     assert.match(html, /data-l10n="\$\{escapeAttribute\(l10n\)\}"/);
     assert.match(html, /JSON\.stringify\(vscode\.l10n\.bundle \?\? \{\}\)/);

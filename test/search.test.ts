@@ -10,9 +10,9 @@ import fc from "fast-check";
 import { parseQuery } from "../src/core/search/query.js";
 import { run } from "../src/cli/main.js";
 import { loadSqlite, SearchIndex } from "../src/node/search/searchIndex.js";
-import { resolveRoots } from "../src/node/roots.js";
-import { computeOwnership, loadStore, type StoreSession } from "../src/node/store/index.js";
-import { branchSummary, compaction, fork, header, label, message, toolResult } from "./builders.js";
+import type { StoreSession } from "../src/node/store/index.js";
+import { branchSummary, compaction, header, label, message, toolResult } from "./builders.js";
+import { ownedStore, writeForkFamily } from "./forkFamily.js";
 import { jsonl, withTempDir } from "./helpers.js";
 
 /** The index is per set of roots; these tests use one. */
@@ -52,12 +52,6 @@ function everyRole() {
   );
 }
 
-async function storeOf(agent: string) {
-  const store = await loadStore({ roots: resolveRoots({ agentDirs: [agent] }), cacheFile: null });
-  computeOwnership(store.sessions);
-  return store;
-}
-
 function find(index: SearchIndex, q: string, sessions?: StoreSession[]) {
   const parsed = parseQuery(q);
   assert.ok(parsed.ok, q);
@@ -70,7 +64,7 @@ describe("search index", () => {
       const slug = join(dir, "agent", "sessions", "--w-alpha--");
       mkdirSync(slug, { recursive: true });
       writeFileSync(join(slug, "roles.jsonl"), everyRole());
-      const store = await storeOf(join(dir, "agent"));
+      const store = await ownedStore(join(dir, "agent"));
       const index = await SearchIndex.open(join(dir, "cache"), ROOTS);
       try {
         assert.deepEqual(await index.update(store.sessions), { indexed: 1, removed: 0, pending: 0 });
@@ -110,20 +104,12 @@ describe("search index", () => {
 
   it("a fork's copies are indexed once, in the parent, and the hit names the fork that carries them", async () => {
     await withTempDir(async (dir) => {
-      const slug = join(dir, "agent", "sessions", "--p--");
-      mkdirSync(slug, { recursive: true });
-      const parent = join(slug, "parent.jsonl");
-      const child = join(slug, "child.jsonl");
-      const shared = [
-        message("u1", null, "user", "sharedword prompt", { time: 1 }),
-        message("a1", "u1", "assistant", "sharedword answer", { time: 2 }),
-      ];
-      writeFileSync(parent, jsonl(header({ id: "p", time: 0 }), ...shared));
-      writeFileSync(
-        child,
-        jsonl(fork(parent, { id: "c", time: 5 }), ...shared, message("u2", "a1", "user", "ownword", { time: 6 })),
-      );
-      const store = await storeOf(join(dir, "agent"));
+      const { agent, parent, child } = writeForkFamily(dir, {
+        prompt: "sharedword prompt",
+        answer: "sharedword answer",
+        own: "ownword",
+      });
+      const store = await ownedStore(agent);
       const index = await SearchIndex.open(join(dir, "cache"), ROOTS);
       try {
         await index.update(store.sessions);
@@ -153,21 +139,21 @@ describe("search index", () => {
       writeFileSync(b, jsonl(header({ id: "b" }), message("u1", null, "user", "otherword")));
       const index = await SearchIndex.open(join(dir, "cache"), ROOTS);
       try {
-        assert.equal((await index.update((await storeOf(agent)).sessions)).indexed, 2);
-        assert.equal((await index.update((await storeOf(agent)).sessions)).indexed, 0, "nothing changed");
+        assert.equal((await index.update((await ownedStore(agent)).sessions)).indexed, 2);
+        assert.equal((await index.update((await ownedStore(agent)).sessions)).indexed, 0, "nothing changed");
         appendFileSync(a, jsonl(message("u2", "u1", "user", "appendedword")));
-        assert.equal((await index.update((await storeOf(agent)).sessions)).indexed, 1);
+        assert.equal((await index.update((await ownedStore(agent)).sessions)).indexed, 1);
         assert.equal(find(index, "appendedword").length, 1);
         assert.equal(find(index, "firstword").length, 1, "the rest of the file is still there, once");
         writeFileSync(a, jsonl(header({ id: "a" }), message("u1", null, "user", "rewrittenword")));
         utimesSync(a, new Date(), new Date(Date.now() + 5000));
-        await index.update((await storeOf(agent)).sessions);
+        await index.update((await ownedStore(agent)).sessions);
         assert.equal(find(index, "rewrittenword").length, 1);
         assert.equal(find(index, "firstword").length, 0);
         rmSync(b);
-        assert.equal((await index.update((await storeOf(agent)).sessions)).removed, 1);
+        assert.equal((await index.update((await ownedStore(agent)).sessions)).removed, 1);
         assert.equal(find(index, "otherword").length, 0);
-        assert.deepEqual(index.stats(), { sessions: 1, entries: 1, pending: 0 });
+        assert.deepEqual(index.stats(), { sessions: 1, entries: 1 });
       } finally {
         index.close();
       }
@@ -184,7 +170,7 @@ describe("search index", () => {
       const again = await SearchIndex.open(cache, ROOTS);
       try {
         assert.equal(again.rebuilt, true);
-        assert.deepEqual(again.stats(), { sessions: 0, entries: 0, pending: 0 });
+        assert.deepEqual(again.stats(), { sessions: 0, entries: 0 });
       } finally {
         again.close();
       }

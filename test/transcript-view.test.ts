@@ -3,16 +3,15 @@
 // images served only as raster data: URIs (OMP blobs only from the session's own agent dir). Expectations come from
 // the raw files and the records written here.
 import * as assert from "node:assert/strict";
-import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseSession } from "../src/core/session.js";
 import { ROW_CAPS, ROW_LIMITS } from "../src/core/transcriptRows.js";
-import { computeOwnership, loadStore } from "../src/node/store/index.js";
-import { resolveRoots } from "../src/node/roots.js";
 import { FIRST_CHUNK_BYTES, TranscriptDocument } from "../src/node/views/transcript.js";
 import type { TranscriptRow } from "../src/protocol/transcript.js";
-import { compaction, fork, header, message, toolCall, toolResult } from "./builders.js";
+import { compaction, header, message, toolCall, toolResult } from "./builders.js";
 import { loadFixture, piSession, REAL } from "./fixtures.js";
+import { ownedStore, writeForkFamily } from "./forkFamily.js";
 import { jsonl, parseOk, withTempDir } from "./helpers.js";
 
 const S2 = piSession(
@@ -120,22 +119,8 @@ describe("transcript view rows", () => {
 
   it("a fork's copies fold into one row (the store's rule), and unfold when one is revealed", async () => {
     await withTempDir(async (dir) => {
-      const agent = join(dir, "agent");
-      const slug = join(agent, "sessions", "--p--");
-      mkdirSync(slug, { recursive: true });
-      const parent = join(slug, "parent.jsonl");
-      const child = join(slug, "child.jsonl");
-      const shared = [
-        message("u1", null, "user", "shared prompt", { time: 1 }),
-        message("a1", "u1", "assistant", "shared answer", { time: 2 }),
-      ];
-      writeFileSync(parent, jsonl(header({ id: "p", time: 0 }), ...shared));
-      writeFileSync(
-        child,
-        jsonl(fork(parent, { id: "c", time: 5 }), ...shared, message("u2", "a1", "user", "own", { time: 6 })),
-      );
-      const store = await loadStore({ roots: resolveRoots({ agentDirs: [agent] }), cacheFile: null });
-      computeOwnership(store.sessions);
+      const { agent, child } = writeForkFamily(dir);
+      const store = await ownedStore(agent);
       const stored = store.sessions.find((s) => s.file === child)!;
       const r = parseSession(child, readFileSync(child));
       assert.ok(r.ok);

@@ -10,6 +10,7 @@ import { launch, workbenchUrl } from "./browser.mjs";
 import { startCodeServer } from "./code-server.mjs";
 import { ensureRuntime } from "./ensure-runtime.mjs";
 import { buildFixtureHome, HOSTILE } from "./fixture-home.mjs";
+import { assertNothingRan } from "./nothing-ran.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, "..", "..");
@@ -375,17 +376,7 @@ try {
   await webview().locator("g.node text", { hasText: "<img src=x" }).first().waitFor({ timeout: 30000 });
   await page.waitForTimeout(500);
   await page.locator(".monaco-workbench").waitFor({ timeout: 5000 });
-  const pwned = [];
-  for (const frame of page.frames()) {
-    const v = await frame.evaluate(() => window.__pwned).catch(() => undefined);
-    if (v !== undefined) pwned.push(`${frame.url()}: ${v}`);
-  }
-  const csp = logs
-    .slice(logStart)
-    .filter((l) => /Content Security Policy|Refused to (execute|load|apply|run)/i.test(l));
-  if (dialogs.length) throw new Error(`a dialog opened: ${dialogs.join(" | ")}`);
-  if (pwned.length) throw new Error(`injected script ran: ${pwned.join(" | ")}`);
-  if (csp.length) throw new Error(`CSP violations: ${csp.join(" | ")}`);
+  await assertNothingRan(page, { logs, logStart, dialogs });
   step("hostile content: no script ran, no dialog, no CSP violation, command links inert, text shown literally");
 } catch (e) {
   failed = true;

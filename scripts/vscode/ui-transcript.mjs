@@ -10,6 +10,7 @@ import { launch, workbenchUrl } from "./browser.mjs";
 import { startCodeServer } from "./code-server.mjs";
 import { ensureRuntime } from "./ensure-runtime.mjs";
 import { buildFixtureHome, HOSTILE } from "./fixture-home.mjs";
+import { assertNothingRan } from "./nothing-ran.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, "..", "..");
@@ -173,17 +174,7 @@ try {
     .waitFor({ timeout: 10000 });
   if (await webview().locator(".inert-link").count()) throw new Error("a non-http link is clickable");
   await page.screenshot({ path: `${shots}/44-hostile-transcript.png` });
-  const pwned = [];
-  for (const frame of page.frames()) {
-    const v = await frame.evaluate(() => window.__pwned).catch(() => undefined);
-    if (v !== undefined) pwned.push(`${frame.url()}: ${v}`);
-  }
-  const csp = logs
-    .slice(logStart)
-    .filter((l) => /Content Security Policy|Refused to (execute|load|apply|run)/i.test(l));
-  if (dialogs.length) throw new Error(`a dialog opened: ${dialogs.join(" | ")}`);
-  if (pwned.length) throw new Error(`injected script ran: ${pwned.join(" | ")}`);
-  if (csp.length) throw new Error(`CSP violations: ${csp.join(" | ")}`);
+  await assertNothingRan(page, { logs, logStart, dialogs });
   if ((await page.locator(".monaco-workbench").count()) !== 1) throw new Error("the workbench is gone");
   step("hostile transcript: nothing ran, no dialog, no CSP violation, links inert, text shown literally");
 } catch (e) {

@@ -47,24 +47,27 @@ export async function searchCommand(words: string[], values: SearchValues, io: I
       : undefined;
     const inScope = new Set(result.map((s) => s.file));
     const search = async () => {
-      await index.update(store.sessions, progress);
-      return index
+      const { pending } = await index.update(store.sessions, progress);
+      const hits = index
         .query(query, { limit: limit * 2, sessions: store.sessions })
         .filter((h) => inScope.has(h.file))
         .slice(0, limit);
+      return { hits, pending };
     };
-    let hits;
+    let found;
     try {
-      hits = await search();
+      found = await search();
     } catch (err) {
       if (!isCorruption(err) || !index.writable) throw err;
       // Damaged since it was written (a disk error, a killed copy): build it again, once.
       text(io).err("the search index is damaged; rebuilding it");
       index.discard();
       index = await SearchIndex.open(scratch ?? cacheDir(), store.roots);
-      hits = await search();
+      found = await search();
     }
-    const stats = index.stats(store.sessions);
+    // What update left (another process writing) is what is pending: no second look at every file.
+    const { hits, pending } = found;
+    const stats = { ...index.stats(), pending };
     if (values.json) {
       io.out(JSON.stringify({ hits, indexed: stats }));
       return EXIT_OK;

@@ -2,7 +2,7 @@
  * Shared webview runtime: the bootstrap from the escaped data attribute, the ready handshake, typed messages,
  * persisted state, and DOM helpers that only ever set text (session content is untrusted: never innerHTML).
  */
-import * as l10n from "@vscode/l10n";
+import "./translations.js";
 import type { Facts, FromWebview, PanelState, ToWebview } from "../protocol/messages.js";
 export type { Facts } from "../protocol/messages.js";
 import type { PanelModel } from "../protocol/views.js";
@@ -10,12 +10,6 @@ import { type Child, h } from "./dom.js";
 export { h, mount, svg } from "./dom.js";
 
 const vscode = acquireVsCodeApi<PanelState>();
-
-// The host passes the display language's translations; before any panel renders, l10n.t is set up with them.
-{
-  const contents = document.getElementById("bootstrap")?.dataset.l10n;
-  if (contents && contents !== "{}") l10n.config({ contents });
-}
 
 export function send(message: FromWebview): void {
   vscode.postMessage(message);

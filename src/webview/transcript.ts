@@ -3,6 +3,7 @@
  * viewport are in the DOM; rows are asked of the host in chunks as they come near, images one by one. The view follows
  * the tail when new entries arrive only if it was already at the bottom.
  */
+import "./translations.js";
 import * as l10n from "@vscode/l10n";
 import {
   elementScroll,
@@ -25,10 +26,6 @@ import { imageElement, renderRow, type RowContext } from "./transcriptRows.js";
 const vscode = acquireVsCodeApi<TranscriptState>();
 /** What this view is about (the host's state); saved with where the reader is, for a revival after a reload. */
 const bootState = JSON.parse(document.getElementById("bootstrap")?.dataset.state ?? "{}") as TranscriptState;
-{
-  const contents = document.getElementById("bootstrap")?.dataset.l10n;
-  if (contents && contents !== "{}") l10n.config({ contents });
-}
 
 /** Rows asked for at once. */
 const CHUNK = 50;

@@ -37,7 +37,7 @@ function argumentText(args: unknown, depth = 0, out: string[] = []): string[] {
   return out;
 }
 
-function messageUnits(e: Entry, time: number | null, push: (u: Omit<TextUnit, "entryId" | "time">) => void): void {
+function messageUnits(e: Entry, push: (u: Omit<TextUnit, "entryId" | "time">) => void): void {
   const m = isPlainObject(e.data.message) ? e.data.message : {};
   switch (e.role) {
     case "user":
@@ -68,7 +68,6 @@ function messageUnits(e: Entry, time: number | null, push: (u: Omit<TextUnit, "e
     default:
       push({ role: "custom", tool: null, text: contentText(m.content) });
   }
-  void time;
 }
 
 /** The units of one entry. */
@@ -84,7 +83,7 @@ function entryUnits(e: Entry): TextUnit[] {
   const d = e.data;
   switch (e.type) {
     case "message":
-      messageUnits(e, time, push);
+      messageUnits(e, push);
       break;
     case "compaction":
     case "branch_summary":

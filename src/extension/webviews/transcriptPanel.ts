@@ -15,6 +15,7 @@ import {
 } from "../../protocol/transcript.js";
 import type { Facts } from "../../protocol/messages.js";
 import { TranscriptDocument } from "../../node/views/transcript.js";
+import { sessionTitle } from "../../node/store/index.js";
 import { CommandId, TranscriptViewType } from "../ids.js";
 import type { Logger } from "../logging.js";
 import type { SessionService } from "../service.js";
@@ -118,13 +119,10 @@ export class TranscriptPanels implements vscode.Disposable {
     return t;
   }
 
+  /** The session's title from the listing until the document is read (a revived panel may come first: the file). */
   private title(file: string): string {
     const s = this.service.lib.get(file);
-    return s ? truncate(this.docTitle(file) ?? basename(file), 40) : basename(file);
-  }
-
-  private docTitle(file: string): string | null {
-    return this.open.find((t) => t.file === file)?.doc?.title ?? null;
+    return truncate(s ? sessionTitle(s) : basename(file), 40);
   }
 
   private async load(t: OpenTranscript): Promise<TranscriptDocument> {

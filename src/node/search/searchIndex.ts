@@ -50,11 +50,10 @@ export interface SearchHit {
   alsoIn: string[];
 }
 
+/** What the index holds (what is pending is what `update` left to another process). */
 export interface IndexStats {
   sessions: number;
   entries: number;
-  /** Sessions changed on disk and not indexed yet (another process holds the writer's lock, or none ran yet). */
-  pending: number;
 }
 
 const SCHEMA = `
@@ -296,10 +295,9 @@ export class SearchIndex {
     }
   }
 
-  stats(sessions?: StoreSession[]): IndexStats {
+  stats(): IndexStats {
     const n = (sql: string) => Number((retryBusy(() => this.db.get(sql)) as { n: number } | null)?.n ?? 0);
-    const pending = sessions ? this.changes(sessions).changed.length : 0;
-    return { sessions: n("SELECT count(*) AS n FROM files"), entries: n("SELECT count(*) AS n FROM units"), pending };
+    return { sessions: n("SELECT count(*) AS n FROM files"), entries: n("SELECT count(*) AS n FROM units") };
   }
 
   /**
