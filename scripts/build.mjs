@@ -50,6 +50,14 @@ const results = await Promise.all([
     external: ["vscode"],
     metafile: analyze,
   }),
+  // The search worker: a thread of the extension host (CommonJS like the extension; SQLite's .wasm is copied next to
+  // it below).
+  esbuild.build({
+    ...common,
+    entryPoints: ["src/node/search/searchWorker.ts"],
+    outfile: "dist/searchWorker.cjs",
+    format: "cjs",
+  }),
   // Webview bundles: one per panel, for the browser.
   esbuild.build({
     bundle: true,
@@ -60,7 +68,7 @@ const results = await Promise.all([
     sourcemap: !production,
     logLevel: "warning",
     logOverride: { "import-is-undefined": "error" },
-    entryPoints: ["usage", "sessionUsage", "checkpoint", "lineage", "context", "transcript"].map((n) => ({
+    entryPoints: ["usage", "sessionUsage", "checkpoint", "lineage", "context", "transcript", "search"].map((n) => ({
       in: `src/webview/${n}.ts`,
       out: n,
     })),

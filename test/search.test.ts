@@ -9,8 +9,9 @@ import fc from "fast-check";
 
 import { parseQuery } from "../src/core/search/query.js";
 import { run } from "../src/cli/main.js";
-import { loadSqlite, SearchIndex } from "../src/node/search/searchIndex.js";
-import type { StoreSession } from "../src/node/store/index.js";
+import { loadSqlite } from "../src/node/search/indexFile.js";
+import { SearchIndex } from "../src/node/search/searchIndex.js";
+import { indexTargets } from "../src/node/search/targets.js";
 import { branchSummary, compaction, header, label, message, toolResult } from "./builders.js";
 import { ownedStore, writeForkFamily } from "./forkFamily.js";
 import { jsonl, withTempDir } from "./helpers.js";
@@ -52,11 +53,27 @@ function everyRole() {
   );
 }
 
-function find(index: SearchIndex, q: string, sessions?: StoreSession[]) {
+function find(index: SearchIndex, q: string) {
   const parsed = parseQuery(q);
   assert.ok(parsed.ok, q);
-  return index.query(parsed, { sessions });
+  return index.query(parsed);
 }
+
+/** Every unit of an index file with its text, in one order (to compare two indexes of the same store). */
+async function dump(file: string): Promise<unknown[]> {
+  const db = new (await loadSqlite())(file);
+  try {
+    return db.all(
+      "SELECT u.file, u.entry_id, u.role, u.tool, u.time, u.active, f.text FROM units u JOIN fts f ON f.rowid = u.id " +
+        "ORDER BY u.file, u.entry_id, u.role, f.text",
+    );
+  } finally {
+    db.close();
+  }
+}
+
+/** The index's targets for the store in an agent dir (ownership computed). */
+const targetsOf = async (agent: string) => indexTargets((await ownedStore(agent)).sessions);
 
 describe("search index", () => {
   it("finds every kind of text with its role; thinking only when asked; image data and signatures never", async () => {
@@ -67,7 +84,12 @@ describe("search index", () => {
       const store = await ownedStore(join(dir, "agent"));
       const index = await SearchIndex.open(join(dir, "cache"), ROOTS);
       try {
-        assert.deepEqual(await index.update(store.sessions), { indexed: 1, removed: 0, pending: 0 });
+        assert.deepEqual(await index.update(indexTargets(store.sessions)), {
+          indexed: 1,
+          appended: 0,
+          removed: 0,
+          pending: 0,
+        });
         const roleOf = (q: string) => find(index, q).map((h) => [h.entryId, h.role, h.tool]);
         assert.deepEqual(roleOf("zebraprompt"), [["u1", "user", null]]);
         assert.deepEqual(roleOf("ocelotreply"), [["a1", "assistant", null]]);
@@ -112,14 +134,14 @@ describe("search index", () => {
       const store = await ownedStore(agent);
       const index = await SearchIndex.open(join(dir, "cache"), ROOTS);
       try {
-        await index.update(store.sessions);
-        const hits = find(index, "sharedword", store.sessions);
+        await index.update(indexTargets(store.sessions));
+        const hits = find(index, "sharedword");
         assert.deepEqual(hits.map((h) => [h.file, h.entryId, h.alsoIn]).sort(), [
           [parent, "a1", [child]],
           [parent, "u1", [child]],
         ]);
         assert.deepEqual(
-          find(index, "ownword", store.sessions).map((h) => [h.file, h.alsoIn]),
+          find(index, "ownword").map((h) => [h.file, h.alsoIn]),
           [[child, []]],
         );
       } finally {
@@ -139,21 +161,122 @@ describe("search index", () => {
       writeFileSync(b, jsonl(header({ id: "b" }), message("u1", null, "user", "otherword")));
       const index = await SearchIndex.open(join(dir, "cache"), ROOTS);
       try {
-        assert.equal((await index.update((await ownedStore(agent)).sessions)).indexed, 2);
-        assert.equal((await index.update((await ownedStore(agent)).sessions)).indexed, 0, "nothing changed");
+        assert.equal((await index.update(await targetsOf(agent))).indexed, 2);
+        assert.equal((await index.update(await targetsOf(agent))).indexed, 0, "nothing changed");
         appendFileSync(a, jsonl(message("u2", "u1", "user", "appendedword")));
-        assert.equal((await index.update((await ownedStore(agent)).sessions)).indexed, 1);
+        assert.deepEqual(await index.update(await targetsOf(agent)), {
+          indexed: 1,
+          appended: 1,
+          removed: 0,
+          pending: 0,
+        });
         assert.equal(find(index, "appendedword").length, 1);
         assert.equal(find(index, "firstword").length, 1, "the rest of the file is still there, once");
         writeFileSync(a, jsonl(header({ id: "a" }), message("u1", null, "user", "rewrittenword")));
         utimesSync(a, new Date(), new Date(Date.now() + 5000));
-        await index.update((await ownedStore(agent)).sessions);
+        await index.update(await targetsOf(agent));
         assert.equal(find(index, "rewrittenword").length, 1);
         assert.equal(find(index, "firstword").length, 0);
         rmSync(b);
-        assert.equal((await index.update((await ownedStore(agent)).sessions)).removed, 1);
+        assert.equal((await index.update(await targetsOf(agent))).removed, 1);
         assert.equal(find(index, "otherword").length, 0);
         assert.deepEqual(index.stats(), { sessions: 1, entries: 1 });
+      } finally {
+        index.close();
+      }
+    });
+  });
+
+  it("an append is indexed from the last offset, and gives what indexing the whole file gives", async () => {
+    type Op = { kind: "reply" | "branch" | "dup" | "partial" | "label"; back: number };
+    const op = fc.record({
+      kind: fc.constantFrom<Op["kind"]>("reply", "reply", "branch", "dup", "partial", "label"),
+      back: fc.nat(20),
+    });
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 10 }), async (ops) => {
+        await withTempDir(async (dir) => {
+          const agent = join(dir, "agent");
+          const slug = join(agent, "sessions", "--p--");
+          mkdirSync(slug, { recursive: true });
+          const file = join(slug, "s.jsonl");
+          writeFileSync(file, jsonl(header({ id: "s" })));
+          const live = await SearchIndex.open(join(dir, "live"), ROOTS);
+          const ids: string[] = [];
+          let leaf: string | null = null;
+          try {
+            await live.update(await targetsOf(agent));
+            for (const [n, o] of ops.entries()) {
+              const earlier = ids.length ? ids[o.back % ids.length]! : null;
+              let id = `e${n}`;
+              let parent = leaf;
+              if (o.kind === "branch") parent = earlier;
+              if (o.kind === "dup" && earlier) id = earlier;
+              const line =
+                o.kind === "label" && earlier
+                  ? jsonl(label(id, leaf ?? earlier, earlier, `tag${n}`))
+                  : jsonl(message(id, parent, n % 2 ? "assistant" : "user", `word${n} text${o.back}`, { time: n }));
+              if (o.kind === "partial") {
+                appendFileSync(file, line.slice(0, line.length >> 1));
+                await live.update(await targetsOf(agent));
+                appendFileSync(file, line.slice(line.length >> 1));
+              } else appendFileSync(file, line);
+              await live.update(await targetsOf(agent));
+              ids.push(id);
+              leaf = id;
+            }
+          } finally {
+            live.close();
+          }
+          const whole = await SearchIndex.open(join(dir, "whole"), ROOTS);
+          try {
+            await whole.update(await targetsOf(agent));
+          } finally {
+            whole.close();
+          }
+          assert.deepEqual(await dump(live.file), await dump(whole.file), JSON.stringify(ops));
+        });
+      }),
+      { numRuns: 30 },
+    );
+  });
+
+  it("an OMP title slot rewritten in place, or a shrunk file, is indexed whole again", async () => {
+    await withTempDir(async (dir) => {
+      const agent = join(dir, "agent");
+      const slug = join(agent, "sessions", "--p--");
+      mkdirSync(slug, { recursive: true });
+      const file = join(slug, "s.jsonl");
+      const slot = (title: string) => {
+        const line = JSON.stringify({ type: "title", v: 1, title, updatedAt: "2026-01-01T00:00:00Z", pad: "" });
+        return `${line.slice(0, -2)}${" ".repeat(255 - line.length)}"}\n`;
+      };
+      const body = jsonl(header({ id: "s" }), message("u1", null, "user", "slotprompt"));
+      writeFileSync(file, slot("") + body);
+      const index = await SearchIndex.open(join(dir, "cache"), ROOTS);
+      try {
+        await index.update(await targetsOf(agent));
+        writeFileSync(file, slot("kestrel title") + body + jsonl(message("a1", "u1", "assistant", "slotreply")));
+        assert.equal(slot("kestrel title").length, slot("").length);
+        assert.deepEqual(await index.update(await targetsOf(agent)), {
+          indexed: 1,
+          appended: 0,
+          removed: 0,
+          pending: 0,
+        });
+        assert.deepEqual(
+          find(index, "kestrel").map((h) => [h.entryId, h.role]),
+          [["", "meta"]],
+        );
+        assert.equal(find(index, "slotreply").length, 1);
+        assert.equal(find(index, "slotprompt").length, 1);
+        writeFileSync(
+          file,
+          slot("kestrel title") + jsonl(header({ id: "s" }), message("u9", null, "user", "shortword")),
+        );
+        await index.update(await targetsOf(agent));
+        assert.equal(find(index, "slotreply").length, 0);
+        assert.equal(find(index, "shortword").length, 1);
       } finally {
         index.close();
       }

@@ -97,13 +97,15 @@ try {
   // Search from the command palette: pick a session by its title; it is revealed and selected.
   await page.keyboard.press("F1");
   await input.waitFor({ timeout: 10000 });
-  await input.fill(">Pi Sessions: Search Sessions");
+  await input.fill(">Pi Sessions: Find Session by Name");
   await page
-    .locator(".quick-input-list .monaco-list-row", { hasText: "Pi Sessions: Search Sessions" })
+    .locator(".quick-input-list .monaco-list-row", { hasText: "Pi Sessions: Find Session by Name" })
     .first()
     .waitFor({ timeout: 10000 });
   await page.keyboard.press("Enter");
-  await page.locator(".quick-input-widget", { hasText: "Pi Sessions: search" }).waitFor({ timeout: 10000 });
+  await page
+    .locator(".quick-input-widget", { hasText: "Pi Sessions: Find Session by Name" })
+    .waitFor({ timeout: 10000 });
   await input.fill("mathkit overview");
   await page
     .locator(".quick-input-list .monaco-list-row", { hasText: "mathkit overview" })

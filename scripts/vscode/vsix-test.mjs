@@ -155,7 +155,7 @@ try {
 
   // Completion events track what the user did (VS Code counts them once the walkthrough service runs): searching
   // completes "Find your sessions", Usage & Cost "See where the money went"; the other two stay open.
-  await runCommand("Pi Sessions: Search Sessions…");
+  await runCommand("Pi Sessions: Find Session by Name…");
   await page.locator(".quick-input-list .monaco-list-row").first().waitFor({ timeout: 15000 });
   await page.keyboard.press("Escape");
   await runCommand("Pi Sessions: Show Usage & Cost");

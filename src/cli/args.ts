@@ -1,12 +1,12 @@
 /** What every CLI command shares: exit codes, output, argument parsing, usage errors, and opening the store. */
 import { existsSync } from "node:fs";
 import { homedir } from "node:os";
-import { join } from "node:path";
 import { rejectedJson } from "../core/treeJson.js";
 import { terminalSafe } from "../protocol/format.js";
 import type { ReadResult } from "../node/readSession.js";
 import { hostPaths, resolveRoots } from "../node/roots.js";
 import { belongsToWorkspace, cacheFileFor, loadStore, type StoreSession } from "../node/store/index.js";
+import { cacheDir } from "../node/cacheDir.js";
 
 export const EXIT_OK = 0;
 export const EXIT_REJECTED = 2;
@@ -59,12 +59,6 @@ export interface StoreValues {
   workspace?: string;
   cache?: boolean;
   json?: boolean;
-}
-
-export function cacheDir(): string {
-  const env = process.env;
-  if (env.PI_SESSIONS_CACHE_DIR) return env.PI_SESSIONS_CACHE_DIR;
-  return join(env.XDG_CACHE_HOME || join(homedir(), ".cache"), "pi-session-explorer");
 }
 
 export async function openStore(values: StoreValues) {

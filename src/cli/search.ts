@@ -1,16 +1,20 @@
 /**
  * `pi-sessions search QUERY`: full-text search over every session under the roots, on the SQLite FTS5 index in the
  * cache dir (src/node/search). The first run builds the index (progress on stderr when it is a terminal); later runs
- * update it with what changed, then query. With `--no-cache` the index is built in a throwaway directory.
+ * walk the roots, and only when a file changed list the store and update the index, then query. With `--no-cache`
+ * the index is built in a throwaway directory.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { parseQuery } from "../core/search/query.js";
 import { formatDateTime, oneLine, truncate } from "../protocol/format.js";
+import { hostPaths, resolveRoots } from "../node/roots.js";
 import { isCorruption, SearchIndex } from "../node/search/searchIndex.js";
-import { computeOwnership, sessionTitle } from "../node/store/index.js";
-import { cacheDir, EXIT_OK, type Io, openStore, type StoreValues, text, UsageError } from "./args.js";
+import { indexTargets } from "../node/search/targets.js";
+import { cacheFileFor, computeOwnership, discover, inWorkspace, loadStore } from "../node/store/index.js";
+import { cacheDir } from "../node/cacheDir.js";
+import { EXIT_OK, type Io, type StoreValues, text, UsageError } from "./args.js";
 
 interface SearchValues extends StoreValues {
   limit: string;
@@ -34,10 +38,9 @@ export async function searchCommand(words: string[], values: SearchValues, io: I
   const query = parseQuery([...words, ...extra].join(" "));
   if (!query.ok) throw new UsageError(query.message);
 
-  const { store, result } = await openStore(values);
-  computeOwnership(store.sessions);
+  const roots = resolveRoots({ agentDirs: values.agentDir, sessionDirs: values.sessionDir });
   const scratch = values.cache === false ? mkdtempSync(join(tmpdir(), "pi-sessions-search-")) : null;
-  let index = await SearchIndex.open(scratch ?? cacheDir(), store.roots);
+  let index = await SearchIndex.open(scratch ?? cacheDir(), roots);
   try {
     if (index.rebuilt) text(io).err("the search index was not valid; rebuilding it");
     const progress = values.progress
@@ -45,14 +48,17 @@ export async function searchCommand(words: string[], values: SearchValues, io: I
           if (done === total || done % 50 === 0) io.err(`indexing sessions: ${done} of ${total}`);
         }
       : undefined;
-    const inScope = new Set(result.map((s) => s.file));
     const search = async () => {
-      const { pending } = await index.update(store.sessions, progress);
-      const hits = index
-        .query(query, { limit: limit * 2, sessions: store.sessions })
-        .filter((h) => inScope.has(h.file))
-        .slice(0, limit);
-      return { hits, pending };
+      const pending = await bringUpToDate(index, roots, values.cache !== false, progress);
+      let files: string[] | undefined;
+      if (values.workspace !== undefined) {
+        const host = hostPaths();
+        files = index
+          .placements()
+          .filter((p) => inWorkspace(p, values.workspace!, host))
+          .map((p) => p.file);
+      }
+      return { hits: index.query(query, { limit, files }), pending };
     };
     let found;
     try {
@@ -62,25 +68,22 @@ export async function searchCommand(words: string[], values: SearchValues, io: I
       // Damaged since it was written (a disk error, a killed copy): build it again, once.
       text(io).err("the search index is damaged; rebuilding it");
       index.discard();
-      index = await SearchIndex.open(scratch ?? cacheDir(), store.roots);
+      index = await SearchIndex.open(scratch ?? cacheDir(), roots);
       found = await search();
     }
-    // What update left (another process writing) is what is pending: no second look at every file.
     const { hits, pending } = found;
     const stats = { ...index.stats(), pending };
     if (values.json) {
       io.out(JSON.stringify({ hits, indexed: stats }));
       return EXIT_OK;
     }
-    const byFile = new Map(store.sessions.map((s) => [s.file, s]));
     const t = text(io);
     for (const h of hits) {
-      const s = byFile.get(h.file);
       const role = h.tool ? `${h.role}:${h.tool}` : h.role;
       const fields = [
         formatDateTime(h.timestamp),
         basename(h.cwd) || "-",
-        truncate(s ? sessionTitle(s) : basename(h.file), 40),
+        truncate(h.title || basename(h.file), 40),
         role,
         truncate(h.snippet, 160),
       ];
@@ -93,4 +96,28 @@ export async function searchCommand(words: string[], values: SearchValues, io: I
     index.close();
     if (scratch) rmSync(scratch, { recursive: true, force: true });
   }
+}
+
+/**
+ * Index what changed since the last run; returns how many sessions are left to another process. The walk (sizes and
+ * mtimes) is cheap; the store's listing (summaries and fork ownership) is loaded only when some file changed.
+ */
+async function bringUpToDate(
+  index: SearchIndex,
+  roots: ReturnType<typeof resolveRoots>,
+  useCache: boolean,
+  onProgress?: (done: number, total: number) => void,
+): Promise<number> {
+  const known = index.known();
+  const { files } = await discover(roots);
+  const unchanged =
+    files.length === known.size &&
+    files.every((f) => {
+      const k = known.get(f.file);
+      return k !== undefined && k.size === f.size && k.mtime === Number(f.mtimeNs / 1_000_000n);
+    });
+  if (unchanged) return 0;
+  const store = await loadStore({ roots, cacheFile: useCache ? cacheFileFor(cacheDir(), roots) : null });
+  computeOwnership(store.sessions);
+  return (await index.update(indexTargets(store.sessions), { onProgress })).pending;
 }

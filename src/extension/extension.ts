@@ -14,6 +14,9 @@ import { registerExportCommand } from "./exportCommand.js";
 import { SessionsTreeProvider, type Element } from "./tree/index.js";
 import { PanelManager } from "./webviews/panels.js";
 import { TranscriptPanels } from "./webviews/transcriptPanel.js";
+import { SearchPanel } from "./webviews/searchPanel.js";
+import { registerSearchCommands } from "./search/searchCommands.js";
+import { SearchService } from "./search/searchService.js";
 
 /** What tests (and other extensions) can reach. */
 export interface PiSessionsApi {
@@ -22,6 +25,8 @@ export interface PiSessionsApi {
   view: vscode.TreeView<Element>;
   panels: PanelManager;
   transcripts: TranscriptPanels;
+  search: SearchService;
+  searchResults: SearchPanel;
   /** Where this extension host writes its logs (the log channel's file is under its parent). */
   logDir: string;
 }
@@ -50,9 +55,32 @@ export function activate(context: vscode.ExtensionContext): PiSessionsApi {
     applyFilterDescription(view, filter);
     const panels = new PanelManager(context.extensionUri, service, logger, tree.workspaceFolderPaths);
     const transcripts = new TranscriptPanels(context.extensionUri, service, logger);
+    const search = new SearchService(
+      service,
+      vscode.Uri.joinPath(context.extensionUri, "dist", "searchWorker.cjs").fsPath,
+      logger,
+    );
+    const searchResults = new SearchPanel(
+      context.extensionUri,
+      service,
+      search,
+      transcripts,
+      tree.workspaceFolderPaths,
+      logger,
+    );
     context.subscriptions.push(
       panels,
       transcripts,
+      searchResults,
+      search,
+      registerSearchCommands({
+        service,
+        search,
+        transcripts,
+        results: searchResults,
+        workspaceFolders: tree.workspaceFolderPaths,
+        logger,
+      }),
       registerPanelCommands(service, panels, transcripts, logger),
       registerExportCommand(service, logger),
       registerCompactCommands(context, service, panels, logger),
@@ -73,7 +101,16 @@ export function activate(context: vscode.ExtensionContext): PiSessionsApi {
       vscode.workspace.onDidChangeWorkspaceFolders(() => tree.refreshAll()),
     );
     logger.info(`activated (VS Code ${vscode.version}, ${vscode.env.appName})`);
-    return { service, tree, view, panels, transcripts, logDir: vscode.Uri.joinPath(context.logUri, "..").fsPath };
+    return {
+      service,
+      tree,
+      view,
+      panels,
+      transcripts,
+      search,
+      searchResults,
+      logDir: vscode.Uri.joinPath(context.logUri, "..").fsPath,
+    };
   } catch (err) {
     // VS Code shows nothing when activation fails, so say it ourselves.
     logger.error("activation failed", err);

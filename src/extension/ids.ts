@@ -25,6 +25,8 @@ export const CommandId = {
   RepairTail: "piSessions.repairTail",
   ExportBranch: "piSessions.exportBranch",
   OpenTranscript: "piSessions.openTranscript",
+  SearchContent: "piSessions.searchContent",
+  ShowSearchResults: "piSessions.showSearchResults",
 } as const;
 export type CommandId = (typeof CommandId)[keyof typeof CommandId];
 
@@ -43,6 +45,9 @@ export const PanelViewType: Record<PanelKind, string> = {
 
 /** The transcript editor's view type (revived by its own serializer). */
 export const TranscriptViewType = "piSessions.transcript";
+
+/** The search results panel's view type. */
+export const SearchResultsViewType = "piSessions.searchResults";
 
 /** Context keys set with `setContext`, used by `when` clauses. */
 export const ContextKey = {

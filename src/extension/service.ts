@@ -37,6 +37,9 @@ export class SessionService implements vscode.Disposable {
   private readonly changeEmitter = new vscode.EventEmitter<ChangeSet | undefined>();
   /** Fires with the sessions that changed, or undefined when everything must be redrawn. */
   readonly onDidChange = this.changeEmitter.event;
+  private readonly startEmitter = new vscode.EventEmitter<void>();
+  /** Fires when a library has been listed and is watched (after a start, and after each reconfiguration's). */
+  readonly onDidStart = this.startEmitter.event;
   state: LibraryState = "idle";
 
   constructor(
@@ -53,6 +56,11 @@ export class SessionService implements vscode.Disposable {
 
   get roots(): SessionRoot[] {
     return this.library.roots;
+  }
+
+  /** Which agents' sessions are listed (the settings `includePi` and `includeOmp`). */
+  get included(): { pi: boolean; omp: boolean } {
+    return { pi: this.settings.includePi, omp: this.settings.includeOmp };
   }
 
   private makeLibrary(): SessionLibrary {
@@ -107,6 +115,7 @@ export class SessionService implements vscode.Disposable {
     );
     this.watcher = watcher;
     await watcher.start();
+    if (generation === this.generation) this.startEmitter.fire();
   }
 
   private async onFiles(files: string[], generation: number): Promise<void> {
@@ -170,5 +179,6 @@ export class SessionService implements vscode.Disposable {
     this.generation++;
     void this.watcher?.close();
     this.changeEmitter.dispose();
+    this.startEmitter.dispose();
   }
 }

@@ -152,7 +152,7 @@ export function registerSessionCommands(ctx: CommandContext): vscode.Disposable 
           }
         }
         const pick = await vscode.window.showQuickPick(items, {
-          title: vscode.l10n.t("Pi Sessions: search"),
+          title: vscode.l10n.t("Pi Sessions: Find Session by Name"),
           placeHolder: vscode.l10n.t("Session name, first prompt or label"),
           matchOnDescription: true,
           matchOnDetail: true,

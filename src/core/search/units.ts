@@ -5,10 +5,11 @@
  * reasoning, and image data (only text blocks are read). Pure: the index (src/node/search) stores what this returns.
  */
 import { contentText } from "../../protocol/format.js";
+import { SEARCH_ROLES, type SearchRole } from "../../protocol/search.js";
 import { type Entry, isPlainObject, type Session } from "../session.js";
 
-export type UnitRole = "user" | "assistant" | "thinking" | "tool" | "summary" | "meta" | "custom";
-export const UNIT_ROLES: readonly UnitRole[] = ["user", "assistant", "thinking", "tool", "summary", "meta", "custom"];
+export type UnitRole = SearchRole;
+export const UNIT_ROLES: readonly UnitRole[] = SEARCH_ROLES;
 
 export interface TextUnit {
   entryId: string;

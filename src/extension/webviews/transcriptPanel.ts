@@ -180,7 +180,10 @@ export class TranscriptPanels implements vscode.Disposable {
       await this.reset(t, null, null);
       return;
     }
-    await this.reset(t, at, highlight ? entryId : null);
+    // A tool result shows in its call's row: that row is highlighted.
+    const row = doc.plan.rows[at];
+    const shownIn = row?.kind === "item" ? (doc.plan.path.entries[row.at]?.id ?? entryId) : entryId;
+    await this.reset(t, at, highlight ? shownIn : null);
   }
 
   private scheduleUpdate(t: OpenTranscript): void {

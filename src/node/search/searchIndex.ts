@@ -1,40 +1,35 @@
 /**
  * The full-text index of every session in a store (one index file per set of roots): SQLite with FTS5
  * (node-sqlite3-wasm, WebAssembly, so one package runs in every VS Code and Node with no native module), in a file
- * under the cache dir. One row per text unit
- * (src/core/search/units.ts) with its file, session, entry, role and time; per-file bookkeeping (size, mtime) makes
- * updates incremental: a changed file is indexed again, a deleted one removed. A fork's copies of its parent's
- * entries are indexed once, in the parent (the store's ownership rule); a hit lists the forks that carry it.
- * A foreign file (not SQLite, another schema version) is replaced on open; damage found later is reported as
- * `isCorruption`, and the caller rebuilds. One writer at a time, by a lock file.
+ * under the cache dir. One row per text unit (src/core/search/units.ts) with its file, session, entry, role and time.
+ * Kept current from the listing: a new file is indexed, an append is indexed from the last offset (when the file's
+ * head is unchanged and the new entries go on from its last one), any other change indexes the file again, and a
+ * deleted file is removed. A fork's copies of its parent's entries are indexed once, in the parent (the store's
+ * ownership rule); a hit lists the forks that carry it. A foreign file (not SQLite, another schema version) is
+ * replaced on open; damage found later is `isCorruption`, and the caller rebuilds. One writer at a time, by a lock
+ * file.
  */
-import { closeSync, existsSync, mkdirSync, openSync, rmSync, statSync } from "node:fs";
-import { createHash } from "node:crypto";
-import { join } from "node:path";
-import type Sqlite from "node-sqlite3-wasm";
-
-type Database = InstanceType<typeof Sqlite.Database>;
-type DatabaseClass = typeof Sqlite.Database;
-
-/**
- * SQLite, loaded on first use: its WebAssembly is compiled when the module loads, which no other command should pay
- * for. (A CommonJS module whose exports Node's ESM loader cannot name: taken from its default export.)
- */
-let loaded: Promise<DatabaseClass> | null = null;
-export function loadSqlite(): Promise<DatabaseClass> {
-  loaded ??= import("node-sqlite3-wasm").then((m) => (m.default ?? m).Database);
-  return loaded;
-}
+import { existsSync, mkdirSync, rmSync } from "node:fs";
 import type { ParsedQuery } from "../../core/search/query.js";
-import { sessionUnits, type UnitRole } from "../../core/search/units.js";
-import { pathTo } from "../../core/session.js";
-import { readSessionFile } from "../readSession.js";
-import { computeOwnership, type StoreSession } from "../store/index.js";
+import { DEFAULT_SEARCH_ROLES } from "../../protocol/search.js";
+import { sessionUnits, type TextUnit, type UnitRole } from "../../core/search/units.js";
+import { pathTo, type Session, SessionReader } from "../../core/session.js";
+import { openRegular, readAt, readRegularFile } from "../fileAccess.js";
+import { parseSessionSliced } from "../readSession.js";
+import {
+  type Database,
+  type DatabaseClass,
+  loadSqlite,
+  retryBusy,
+  SCHEMA,
+  takeWriterLock,
+  validIndex,
+} from "./indexFile.js";
+import { indexFileFor } from "./indexName.js";
+import { SCHEMA_VERSION } from "./schemaVersion.js";
+import type { IndexTarget } from "./targets.js";
 
-/** Bumped when the schema or what is indexed changes: an index of another version is rebuilt. */
-const SCHEMA_VERSION = 1;
-/** A writer's lock older than this is from a process that died. */
-const STALE_LOCK_MS = 10 * 60_000;
+export { isCorruption } from "./indexFile.js";
 
 export interface SearchHit {
   file: string;
@@ -44,91 +39,67 @@ export interface SearchHit {
   tool: string | null;
   timestamp: string | null;
   cwd: string;
+  /** On the session's active path (the branch the agent would resume). */
+  active: boolean;
+  /** The session's title when it was indexed (its name, else its first prompt). */
+  title: string;
   snippet: string;
   score: number;
   /** Forks that carry this entry as a copy (their files). */
   alsoIn: string[];
 }
 
-/** What the index holds (what is pending is what `update` left to another process). */
+/** What `update` did: files indexed (of them, taken in from their appended bytes alone), removed, left pending. */
+export interface UpdateResult {
+  indexed: number;
+  appended: number;
+  removed: number;
+  /** Left to another process, which holds the writer's lock. */
+  pending: number;
+}
+
+/** What the index holds. */
 export interface IndexStats {
   sessions: number;
   entries: number;
 }
 
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS files (file TEXT PRIMARY KEY, size INTEGER, mtime INTEGER, session_id TEXT, cwd TEXT);
-CREATE TABLE IF NOT EXISTS units (id INTEGER PRIMARY KEY, file TEXT NOT NULL, session_id TEXT, entry_id TEXT,
-  role TEXT, tool TEXT, time INTEGER, cwd TEXT, active INTEGER);
-CREATE INDEX IF NOT EXISTS units_file ON units(file);
-CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(text, tokenize = 'unicode61 remove_diacritics 2');
-`;
-
-/** Wait `ms` without a busy loop (the SQLite calls are synchronous, so retries are too). */
-function sleepSync(ms: number): void {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+export interface QueryOptions {
+  limit?: number;
+  /** Only hits in these files (the scope of a view). */
+  files?: readonly string[];
+  now?: number;
 }
 
-/** How long a call waits for another process's transaction (SQLite's "database is locked") before failing. */
-const BUSY_WAIT_MS = 10_000;
+/** Bytes at the start of a file that hold its header: the OMP title slot and the header line. */
+const HEAD_MAX = 64 * 1024;
 
-/** Run a database call, retrying while another process holds SQLite's lock (it commits one session at a time). */
-function retryBusy<T>(fn: () => T): T {
-  const end = Date.now() + BUSY_WAIT_MS;
-  for (;;) {
+/** The bytes up to the end of the header line (after OMP's title slot), or null when there is none near the start. */
+function headOf(bytes: Uint8Array): Buffer | null {
+  let at = 0;
+  for (let line = 0; line < 3 && at < Math.min(bytes.length, HEAD_MAX); line++) {
+    const nl = bytes.indexOf(10, at);
+    if (nl < 0) return null;
     try {
-      return fn();
-    } catch (err) {
-      // FTS5 reports a lock met while it loads its configuration as "vtable constructor failed".
-      if (!/database is locked|SQLITE_BUSY|vtable constructor failed/i.test(String(err)) || Date.now() > end) throw err;
-      sleepSync(20);
-    }
-  }
-}
-
-/** Take the writer's lock file, or null when another live process holds it. */
-function takeWriterLock(path: string): (() => void) | null {
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      closeSync(openSync(path, "wx"));
-      return () => rmSync(path, { force: true });
+      const record = JSON.parse(Buffer.from(bytes.subarray(at, nl)).toString("utf8")) as { type?: unknown } | null;
+      if (record?.type === "session") return Buffer.from(bytes.subarray(0, nl + 1));
     } catch {
-      try {
-        if (Date.now() - statSync(path).mtimeMs > STALE_LOCK_MS) rmSync(path, { force: true });
-        else return null;
-      } catch {
-        // Gone in between: try again.
-      }
+      return null;
     }
+    at = nl + 1;
   }
   return null;
 }
 
-/**
- * Whether `file` is an index of this version: an SQLite file whose version is ours and whose tables answer. (A full
- * integrity check reads the whole file, seconds on a large index: damage found later is `isCorruption`, and the
- * caller rebuilds.)
- */
-function validIndex(Database: DatabaseClass, file: string): boolean {
-  try {
-    const db = new Database(file);
-    try {
-      if ((db.get("PRAGMA user_version") as { user_version?: number } | null)?.user_version !== SCHEMA_VERSION)
-        return false;
-      db.get("SELECT count(*) AS n FROM files");
-      db.get("SELECT rowid FROM fts LIMIT 1");
-      return true;
-    } finally {
-      db.close();
-    }
-  } catch {
-    return false;
-  }
+/** Appends are taken in alone only in files whose entries carry their own ids (v3: pi 0.4x+ and OMP). */
+function appendable(session: Session): boolean {
+  const version = session.header.version;
+  return typeof version === "number" && version >= 3;
 }
 
-/** An error that says the index file is damaged (the caller deletes it and builds it again). */
-export function isCorruption(err: unknown): boolean {
-  return /malformed|corrupt|not a database|SQLITE_CORRUPT|SQLITE_NOTADB/i.test(String(err));
+interface Known {
+  size: number;
+  mtime: number;
 }
 
 export class SearchIndex {
@@ -153,19 +124,15 @@ export class SearchIndex {
   }
 
   /**
-   * Open (or create) the index in `cacheDir`. One process at a time writes, by a lock file; it alone checks the file
+   * Open (or create) the index in `cacheDir` for `roots` (`variant`: the extension set to list fewer of their
+   * sessions, see indexName.ts). One process at a time writes, by a lock file; it alone checks the file
    * and replaces one that is not a valid index of this version. Any other opens what is there to read it, and its
    * calls wait while the writer commits a session. Readers never wait for the writer to finish.
    */
-  static async open(cacheDir: string, roots: readonly { dir: string }[]): Promise<SearchIndex> {
+  static async open(cacheDir: string, roots: readonly { dir: string }[], variant = ""): Promise<SearchIndex> {
     const Database = await loadSqlite();
     mkdirSync(cacheDir, { recursive: true });
-    // One index per set of roots, like the metadata cache: a run over other roots must not drop these sessions.
-    const key = createHash("sha256")
-      .update(roots.map((r) => r.dir).join("\0"))
-      .digest("hex")
-      .slice(0, 16);
-    const file = join(cacheDir, `search-v${SCHEMA_VERSION}-${key}.sqlite`);
+    const file = indexFileFor(cacheDir, roots, variant);
     // Not `<db>.lock`: node-sqlite3-wasm's own file locking uses that name.
     const release = takeWriterLock(`${file}.writer`);
     let rebuilt = false;
@@ -198,101 +165,205 @@ export class SearchIndex {
     this.release = null;
   }
 
-  /** Files whose bookkeeping differs from the store's listing (new, changed), and indexed files no longer listed. */
-  private changes(sessions: StoreSession[]): { changed: StoreSession[]; removed: string[] } {
-    const known = new Map(
-      (
-        retryBusy(() => this.db.all("SELECT file, size, mtime FROM files")) as {
-          file: string;
-          size: number;
-          mtime: number;
-        }[]
-      ).map((r) => [r.file, r]),
-    );
-    const changed = sessions.filter((s) => {
-      const k = known.get(s.file);
-      return s.summary.ok && (!k || k.size !== s.sizeBytes || k.mtime !== Math.trunc(s.mtimeMs));
+  /** The indexed files with the size and mtime seen when they were indexed. */
+  known(): Map<string, Known> {
+    const rows = retryBusy(() => this.db.all("SELECT file, size, mtime FROM files")) as unknown as ({
+      file: string;
+    } & Known)[];
+    return new Map(rows.map((r) => [r.file, { size: r.size, mtime: r.mtime }]));
+  }
+
+  /** The targets whose file differs from what was indexed (new or changed). */
+  changed(targets: readonly IndexTarget[], known = this.known()): IndexTarget[] {
+    return targets.filter((t) => {
+      const k = known.get(t.file);
+      return !k || k.size !== t.sizeBytes || k.mtime !== Math.trunc(t.mtimeMs);
     });
-    const listed = new Set(sessions.map((s) => s.file));
-    return { changed, removed: [...known.keys()].filter((f) => !listed.has(f)) };
   }
 
   /**
-   * Bring the index up to the store: index new and changed sessions, remove deleted ones. `sessions` is the store's
-   * listing (ownership is computed here). Returns what was done; `pending` when another writer holds the lock.
+   * Bring the index up to the store. `targets` are the listed sessions (or, with `removed`, only those that changed
+   * and the files that went away); files indexed but not listed are removed. Returns what was done; `pending` when
+   * another writer holds the lock.
    */
   async update(
-    sessions: StoreSession[],
-    onProgress?: (done: number, total: number) => void,
-  ): Promise<{ indexed: number; removed: number; pending: number }> {
-    const { changed, removed } = this.changes(sessions);
-    if (!changed.length && !removed.length) return { indexed: 0, removed: 0, pending: 0 };
-    if (!this.writable) return { indexed: 0, removed: 0, pending: changed.length + removed.length };
-    computeOwnership(sessions);
-    for (const file of removed) retryBusy(() => this.remove(file));
-    let done = 0;
-    for (const s of changed) {
-      await this.indexSession(s);
-      onProgress?.(++done, changed.length);
+    targets: readonly IndexTarget[],
+    options: { removed?: readonly string[]; onProgress?: (done: number, total: number) => void } = {},
+  ): Promise<UpdateResult> {
+    const known = this.known();
+    const changed = this.changed(targets, known);
+    const listed = new Set(targets.map((t) => t.file));
+    const removed = (options.removed ?? [...known.keys()].filter((f) => !listed.has(f))).filter((f) => known.has(f));
+    const result: UpdateResult = { indexed: 0, appended: 0, removed: 0, pending: 0 };
+    if (!changed.length && !removed.length) return result;
+    if (!this.writable) return { ...result, pending: changed.length + removed.length };
+    for (const file of removed) this.transaction(() => this.remove(file));
+    result.removed = removed.length;
+    for (const t of changed) {
+      if (known.has(t.file) && (await this.indexAppended(t))) result.appended++;
+      else await this.indexWhole(t);
+      result.indexed++;
+      options.onProgress?.(result.indexed, changed.length);
     }
-    return { indexed: changed.length, removed: removed.length, pending: 0 };
+    return result;
   }
 
-  private remove(file: string): void {
-    this.db.run("DELETE FROM fts WHERE rowid IN (SELECT id FROM units WHERE file = ?)", [file]);
-    this.db.run("DELETE FROM units WHERE file = ?", [file]);
-    this.db.run("DELETE FROM files WHERE file = ?", [file]);
-  }
-
-  private async indexSession(s: StoreSession): Promise<void> {
-    const read = await readSessionFile(s.file, { validate: false });
-    // One transaction per session: readers in other processes wait at most for one session's commit.
+  /** One transaction per session: readers in other processes wait at most for one session's commit. */
+  private transaction(fn: () => void): void {
     retryBusy(() => this.db.exec("BEGIN IMMEDIATE"));
     try {
-      this.remove(s.file);
-      if (read.ok) {
-        const session = read.session;
-        // A fork's copies are its parent's: indexed there (ambiguous forks' copies too, as usage counts them).
-        const units = sessionUnits(session, s.parent || s.parentCandidates.length ? s.inherited : undefined);
-        const active = new Set(pathTo(session, session.leafId).map((e) => e.id));
-        const sessionId = String(session.header.id ?? "");
-        const cwd = typeof session.header.cwd === "string" ? session.header.cwd : "";
-        const unit = this.db.prepare(
-          "INSERT INTO units (file, session_id, entry_id, role, tool, time, cwd, active) " +
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        );
-        const text = this.db.prepare("INSERT INTO fts (rowid, text) VALUES (?, ?)");
-        try {
-          for (const u of units) {
-            const r = unit.run([
-              s.file,
-              sessionId,
-              u.entryId,
-              u.role,
-              u.tool,
-              u.time,
-              cwd,
-              active.has(u.entryId) ? 1 : 0,
-            ]);
-            text.run([r.lastInsertRowid, u.text]);
-          }
-        } finally {
-          unit.finalize();
-          text.finalize();
-        }
-      }
-      this.db.run("INSERT INTO files (file, size, mtime, session_id, cwd) VALUES (?, ?, ?, ?, ?)", [
-        s.file,
-        s.sizeBytes,
-        Math.trunc(s.mtimeMs),
-        read.ok ? String(read.session.header.id ?? "") : "",
-        read.ok && typeof read.session.header.cwd === "string" ? read.session.header.cwd : "",
-      ]);
+      fn();
       retryBusy(() => this.db.exec("COMMIT"));
     } catch (err) {
       if (this.db.inTransaction) this.db.exec("ROLLBACK");
       throw err;
     }
+  }
+
+  private remove(file: string): void {
+    this.db.run("DELETE FROM fts WHERE rowid IN (SELECT id FROM units WHERE file = ?)", [file]);
+    for (const table of ["units", "files", "lineage", "copies"])
+      this.db.run(`DELETE FROM ${table} WHERE file = ?`, [file]);
+  }
+
+  private insertUnits(file: string, session: Session, units: TextUnit[], active: (id: string) => boolean): void {
+    const sessionId = String(session.header.id ?? "");
+    const cwd = typeof session.header.cwd === "string" ? session.header.cwd : "";
+    const unit = this.db.prepare(
+      "INSERT INTO units (file, session_id, entry_id, role, tool, time, cwd, active) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+    );
+    const text = this.db.prepare("INSERT INTO fts (rowid, text) VALUES (?, ?)");
+    try {
+      for (const u of units) {
+        const r = unit.run([file, sessionId, u.entryId, u.role, u.tool, u.time, cwd, active(u.entryId) ? 1 : 0]);
+        text.run([r.lastInsertRowid, u.text]);
+      }
+    } finally {
+      unit.finalize();
+      text.finalize();
+    }
+  }
+
+  /** Index a file from its first byte (after removing what was indexed of it). */
+  private async indexWhole(t: IndexTarget): Promise<void> {
+    let read: { bytes: Buffer; size: number; mtime: number } | null = null;
+    try {
+      const { bytes, id } = await readRegularFile(t.file);
+      read = { bytes, size: id.size, mtime: Number(id.mtimeNs / 1_000_000n) };
+    } catch {
+      // Unreadable now (gone, not a regular file): nothing of it is indexed until it changes.
+    }
+    const parsed = read ? await parseSessionSliced(t.file, read.bytes, { validate: false }) : null;
+    this.transaction(() => {
+      this.remove(t.file);
+      let head: Buffer | null = null;
+      let leaf: string | null = null;
+      let sessionId = "";
+      if (parsed?.ok) {
+        const session = parsed.session;
+        const units = sessionUnits(session, t.copies ? new Set(t.copies) : undefined);
+        const active = new Set(pathTo(session, session.leafId).map((e) => e.id));
+        this.insertUnits(t.file, session, units, (id) => active.has(id));
+        // Appends are taken in from `offset` only after whole lines (a last line without its newline may be parsed).
+        const whole = read!.bytes.length === 0 || read!.bytes[read!.bytes.length - 1] === 10;
+        head = whole && appendable(session) ? headOf(read!.bytes) : null;
+        leaf = session.leafId;
+        sessionId = String(session.header.id ?? "");
+      }
+      this.db.run(
+        "INSERT INTO files (file, size, mtime, offset, head, leaf, session_id, cwd, slug, title) " +
+          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+          t.file,
+          read?.size ?? t.sizeBytes,
+          read?.mtime ?? Math.trunc(t.mtimeMs),
+          read?.bytes.length ?? 0,
+          head,
+          leaf,
+          sessionId,
+          t.cwd ?? "",
+          t.slug,
+          t.title,
+        ],
+      );
+      for (const p of t.parents) this.db.run("INSERT OR IGNORE INTO lineage (file, parent) VALUES (?, ?)", [t.file, p]);
+      for (const id of t.copies ?? [])
+        this.db.run("INSERT OR IGNORE INTO copies (file, entry_id) VALUES (?, ?)", [t.file, id]);
+    });
+  }
+
+  /**
+   * Index only the bytes appended since the file was indexed. False (and nothing done) when that would not give what
+   * indexing it whole gives: the head changed (a rewrite, OMP's title slot, a migration), the file shrank, or the new
+   * entries do not go on from the last one (a branch moves the active path) or reuse an id.
+   */
+  private async indexAppended(t: IndexTarget): Promise<boolean> {
+    const row = retryBusy(() => this.db.get("SELECT offset, head, leaf FROM files WHERE file = ?", [t.file])) as {
+      offset: number;
+      head: Uint8Array | null;
+      leaf: string | null;
+    } | null;
+    if (!row?.head) return false;
+    let opened;
+    try {
+      opened = await openRegular(t.file);
+    } catch {
+      return false;
+    }
+    const { handle, id } = opened;
+    let tail: Buffer;
+    try {
+      if (id.size < row.offset || !(await readAt(handle, 0, row.head.length)).equals(row.head)) return false;
+      tail = await readAt(handle, row.offset, id.size - row.offset);
+    } finally {
+      await handle.close();
+    }
+    const whole = tail.subarray(0, tail.lastIndexOf(10) + 1);
+    const reader = new SessionReader(t.file, { validate: false });
+    const headLines = reader.feedChunk(row.head).lines;
+    reader.feedChunk(whole, headLines + 1);
+    const parsed = reader.result(true);
+    if (!parsed.ok) return false;
+    const entries = parsed.session.entries;
+    let previous = row.leaf;
+    for (const e of entries) {
+      if (e.parentId !== previous) return false;
+      previous = e.id;
+    }
+    // Copies of a parent's entries written after the fork's first lines: the listing's ownership decides, in full.
+    const copies = new Set(t.copies ?? []);
+    if (entries.some((e) => copies.has(e.id))) return false;
+    const ids = JSON.stringify(entries.map((e) => e.id));
+    const reused = retryBusy(() =>
+      this.db.get(
+        "SELECT 1 AS hit FROM units WHERE file = ? AND entry_id IN (SELECT value FROM json_each(?)) LIMIT 1",
+        [t.file, ids],
+      ),
+    );
+    if (reused) return false;
+    // The title slot is the head's, indexed already; every new entry is on the active path (they chain from the leaf).
+    const units = sessionUnits(parsed.session).filter((u) => u.entryId !== "");
+    this.transaction(() => {
+      this.insertUnits(t.file, parsed.session, units, () => true);
+      this.db.run("UPDATE files SET size = ?, mtime = ?, offset = ?, leaf = ?, title = ? WHERE file = ?", [
+        id.size,
+        Number(id.mtimeNs / 1_000_000n),
+        row.offset + whole.length,
+        previous,
+        t.title,
+        t.file,
+      ]);
+    });
+    return true;
+  }
+
+  /** Each indexed file's project and slug folder (to scope a query to a workspace without the listing). */
+  placements(): { file: string; cwd: string | null; slug: string | null }[] {
+    return retryBusy(() => this.db.all("SELECT file, cwd, slug FROM files")) as {
+      file: string;
+      cwd: string | null;
+      slug: string | null;
+    }[];
   }
 
   stats(): IndexStats {
@@ -302,30 +373,31 @@ export class SearchIndex {
 
   /**
    * The best hits of a parsed query: bm25, with a mild boost for recent entries and for the active path. Thinking is
-   * searched only when asked for (`role:thinking`). `sessions` (the store's listing) gives each hit its forks.
+   * searched only when asked for (`role:thinking`).
    */
-  query(q: ParsedQuery & { ok: true }, options: { limit?: number; sessions?: StoreSession[]; now?: number } = {}) {
+  query(q: ParsedQuery & { ok: true }, options: QueryOptions = {}): SearchHit[] {
     const limit = Math.max(1, Math.min(options.limit ?? 50, 500));
     const f = q.filters;
     const where: string[] = ["fts MATCH ?"];
     const args: (string | number)[] = [q.match];
-    const roles = f.roles.length ? f.roles : (["user", "assistant", "tool", "summary", "meta", "custom"] as const);
-    where.push(`u.role IN (${roles.map(() => "?").join(", ")})`);
-    args.push(...roles);
     const filter = (sql: string, ...values: (string | number)[]) => {
       where.push(sql);
       args.push(...values);
     };
+    const roles = f.roles.length ? f.roles : DEFAULT_SEARCH_ROLES;
+    filter(`u.role IN (${roles.map(() => "?").join(", ")})`, ...roles);
     if (f.tool !== null) filter("u.tool = ?", f.tool);
     if (f.project !== null) filter("instr(lower(u.cwd), lower(?)) > 0", f.project);
     if (f.since !== null) filter("u.time >= ?", f.since);
     if (f.until !== null) filter("u.time <= ?", f.until);
     if (f.sessionPrefix !== null) filter("substr(u.session_id, 1, ?) = ?", f.sessionPrefix.length, f.sessionPrefix);
+    if (options.files) filter("u.file IN (SELECT value FROM json_each(?))", JSON.stringify(options.files));
     const rows = retryBusy(() =>
       this.db.all(
-        `SELECT u.file, u.session_id, u.entry_id, u.role, u.tool, u.time, u.cwd, u.active,
+        `SELECT u.file, u.session_id, u.entry_id, u.role, u.tool, u.time, u.cwd, u.active, f.title,
          snippet(fts, 0, '«', '»', '…', 12) AS snippet, bm25(fts) AS rank
-       FROM fts JOIN units u ON u.id = fts.rowid WHERE ${where.join(" AND ")} ORDER BY rank LIMIT ?`,
+       FROM fts JOIN units u ON u.id = fts.rowid LEFT JOIN files f ON f.file = u.file
+       WHERE ${where.join(" AND ")} ORDER BY rank LIMIT ?`,
         [...args, limit * 4],
       ),
     ) as {
@@ -337,11 +409,11 @@ export class SearchIndex {
       time: number | null;
       cwd: string;
       active: number;
+      title: string | null;
       snippet: string;
       rank: number;
     }[];
     const now = options.now ?? Date.now();
-    const forksOf = forkIndex(options.sessions ?? []);
     return rows
       .map((r): SearchHit => {
         const ageDays = r.time === null ? 365 : Math.max(0, (now - r.time) / 86_400_000);
@@ -354,32 +426,32 @@ export class SearchIndex {
           tool: r.tool,
           timestamp: r.time === null ? null : new Date(r.time).toISOString(),
           cwd: r.cwd,
+          active: r.active === 1,
+          title: r.title ?? "",
           snippet: r.snippet,
           score,
-          alsoIn: r.entry_id ? carriers(forksOf, r.file, r.entry_id) : [],
+          alsoIn: [],
         };
       })
       .sort((a, b) => b.score - a.score)
-      .slice(0, limit);
+      .slice(0, limit)
+      .map((h) => ({ ...h, alsoIn: h.entryId ? this.carriers(h.file, h.entryId) : [] }));
   }
-}
 
-/** Forks by parent file. */
-function forkIndex(sessions: StoreSession[]): Map<string, StoreSession[]> {
-  const m = new Map<string, StoreSession[]>();
-  for (const s of sessions) {
-    for (const p of s.parent ? [s.parent] : s.parentCandidates) m.set(p.file, [...(m.get(p.file) ?? []), s]);
+  /** The forks (and their forks) that carry entry `id` of `file` as a copy. */
+  private carriers(file: string, id: string, seen = new Set<string>([file])): string[] {
+    const out: string[] = [];
+    const forks = retryBusy(() =>
+      this.db.all(
+        "SELECT l.file FROM lineage l JOIN copies c ON c.file = l.file AND c.entry_id = ? WHERE l.parent = ?",
+        [id, file],
+      ),
+    ) as { file: string }[];
+    for (const { file: fork } of forks) {
+      if (seen.has(fork)) continue;
+      seen.add(fork);
+      out.push(fork, ...this.carriers(fork, id, seen));
+    }
+    return out;
   }
-  return m;
-}
-
-/** The forks (and their forks) that carry entry `id` of `file` as a copy. */
-function carriers(forksOf: Map<string, StoreSession[]>, file: string, id: string, seen = new Set<string>()): string[] {
-  const out: string[] = [];
-  for (const f of forksOf.get(file) ?? []) {
-    if (seen.has(f.file) || !f.inherited.has(id)) continue;
-    seen.add(f.file);
-    out.push(f.file, ...carriers(forksOf, f.file, id, seen));
-  }
-  return out;
 }

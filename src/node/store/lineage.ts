@@ -153,7 +153,15 @@ function sessionOwner(s: StoreSession, inResult: Set<StoreSession>): StoreSessio
 
 /** Sessions that belong to a workspace folder: by `header.cwd` first, then by the slug folder's name. */
 export function belongsToWorkspace(s: StoreSession, workspace: string, host: HostPaths): boolean {
-  const cwd = s.summary.ok ? s.summary.cwd : null;
-  if (cwd && cwdMatches(cwd, workspace)) return true;
+  return inWorkspace({ cwd: s.summary.ok ? s.summary.cwd : null, slug: s.slug }, workspace, host);
+}
+
+/** `belongsToWorkspace` from the two facts it needs (the search index keeps them without the listing). */
+export function inWorkspace(
+  s: { cwd: string | null; slug: string | null },
+  workspace: string,
+  host: HostPaths,
+): boolean {
+  if (s.cwd && cwdMatches(s.cwd, workspace)) return true;
   return s.slug !== null && slugMatches(s.slug, workspaceSlugVariants(workspace, host));
 }

@@ -1,0 +1,204 @@
+/**
+ * "Search Session Content…": a quick pick over the full-text index with live results as you type (debounced), in
+ * the scope of this workspace or of every project (a button switches), and "Show All Results" for the results panel.
+ * Choosing a hit opens the transcript at its entry.
+ */
+import * as vscode from "vscode";
+import { relativeTime } from "../../protocol/format.js";
+import type { SearchRole, SearchScope } from "../../protocol/search.js";
+import type { SearchAnswer } from "../../node/search/workerProtocol.js";
+import type { SearchHit } from "../../node/search/searchIndex.js";
+import { sessionTitle } from "../../node/store/index.js";
+import { registerCommand } from "../commands.js";
+import { CommandId } from "../ids.js";
+import type { Logger } from "../logging.js";
+import type { SessionService } from "../service.js";
+import type { TranscriptPanels } from "../webviews/transcriptPanel.js";
+import type { SearchPanel } from "../webviews/searchPanel.js";
+import { defaultScope, scopeFiles, snippetLine } from "./searchResults.js";
+import type { SearchService } from "./searchService.js";
+
+/** Typing is searched this long after the last key. */
+const DEBOUNCE_MS = 150;
+const QUICK_PICK_HITS = 50;
+/** While the index is being built, the results are searched again this often. */
+const GROWING_REFRESH_MS = 1000;
+
+const ROLE_ICONS: Record<SearchRole, string> = {
+  user: "account",
+  assistant: "hubot",
+  thinking: "lightbulb",
+  tool: "tools",
+  summary: "fold",
+  meta: "tag",
+  custom: "extensions",
+};
+
+type Item = vscode.QuickPickItem & { hit?: SearchHit; showAll?: boolean };
+
+export interface SearchCommandContext {
+  service: SessionService;
+  search: SearchService;
+  transcripts: TranscriptPanels;
+  results: SearchPanel;
+  workspaceFolders: () => string[];
+  logger: Logger;
+}
+
+/** What a finished search says of the index, or "" when it is complete. */
+function indexNote(search: SearchService, answer: SearchAnswer): string {
+  const s = answer.state;
+  if (search.building || s.pending)
+    return s.pending
+      ? vscode.l10n.t("Indexing: {0} sessions to go; results so far", s.pending)
+      : vscode.l10n.t("Indexing; results so far");
+  if (s.readOnly) return vscode.l10n.t("Another window is updating the index");
+  return "";
+}
+
+export function registerSearchCommands(ctx: SearchCommandContext): vscode.Disposable {
+  const { service, search, transcripts, results, logger } = ctx;
+  const titleOf = (file: string) => {
+    const s = service.lib.get(file);
+    return s ? sessionTitle(s) : undefined;
+  };
+
+  const itemsOf = (answer: SearchAnswer, text: string): Item[] => {
+    const note = indexNote(search, answer);
+    if (!answer.ok) return [{ label: `$(warning) ${answer.message}`, alwaysShow: true }];
+    const items: Item[] = answer.hits.map((hit) => {
+      const role = hit.tool ? `${hit.role} · ${hit.tool}` : hit.role;
+      const when = hit.timestamp ? relativeTime(Date.parse(hit.timestamp)) : "";
+      const forks = hit.alsoIn.length ? vscode.l10n.t("also in {0} forks", hit.alsoIn.length) : "";
+      return {
+        label: `$(${ROLE_ICONS[hit.role]}) ${snippetLine(hit.snippet)}`,
+        description: [snippetLine(titleOf(hit.file) ?? hit.title, 60), role, when].filter(Boolean).join(" · "),
+        detail: [snippetLine(hit.cwd, 120), forks].filter(Boolean).join(" · "),
+        alwaysShow: true,
+        hit,
+      };
+    });
+    if (!items.length)
+      items.push({ label: vscode.l10n.t("No match for {0}", snippetLine(text, 80)), alwaysShow: true });
+    if (note) items.unshift({ label: note, kind: vscode.QuickPickItemKind.Separator });
+    items.push(
+      { label: "", kind: vscode.QuickPickItemKind.Separator },
+      { label: `$(list-flat) ${vscode.l10n.t("Show All Results")}`, alwaysShow: true, showAll: true },
+    );
+    return items;
+  };
+
+  return vscode.Disposable.from(
+    registerCommand(
+      CommandId.SearchContent,
+      async (initial?: unknown) => {
+        await service.ensureStarted();
+        const folders = ctx.workspaceFolders();
+        let scope: SearchScope = defaultScope(service, folders);
+        const pick = vscode.window.createQuickPick<Item>();
+        const scopeButton = (): vscode.QuickInputButton =>
+          scope === "workspace"
+            ? { iconPath: new vscode.ThemeIcon("globe"), tooltip: vscode.l10n.t("Search All Projects") }
+            : { iconPath: new vscode.ThemeIcon("folder"), tooltip: vscode.l10n.t("Search This Workspace") };
+        const title = () =>
+          scope === "workspace"
+            ? vscode.l10n.t("Search Session Content: This Workspace")
+            : vscode.l10n.t("Search Session Content: All Projects");
+        pick.title = title();
+        pick.buttons = [scopeButton()];
+        pick.placeholder = vscode.l10n.t(
+          'Words, "a phrase", prefix*, -exclude, role:user, tool:bash, since:2026-11-01',
+        );
+        pick.matchOnDescription = false;
+        pick.matchOnDetail = false;
+        let seq = 0;
+        let timer: NodeJS.Timeout | undefined;
+        const run = async (text: string) => {
+          const mine = ++seq;
+          if (!text.trim()) {
+            pick.items = [];
+            pick.busy = false;
+            return;
+          }
+          pick.busy = true;
+          try {
+            const answer = await search.query({
+              text,
+              limit: QUICK_PICK_HITS,
+              files: scopeFiles(service, scope, folders),
+              roles: null,
+            });
+            if (mine !== seq) return;
+            pick.items = itemsOf(answer, text);
+          } catch (err) {
+            logger.error("search failed", err);
+            if (mine === seq) pick.items = [{ label: `$(error) ${String(err)}`, alwaysShow: true }];
+          } finally {
+            if (mine === seq) pick.busy = false;
+          }
+        };
+        const chosen = new Promise<{ file: string; entryId: string } | { all: string } | undefined>((resolve) => {
+          pick.onDidChangeValue((text) => {
+            clearTimeout(timer);
+            timer = setTimeout(() => void run(text), DEBOUNCE_MS);
+          });
+          pick.onDidTriggerButton(() => {
+            scope = scope === "workspace" ? "all" : "workspace";
+            pick.title = title();
+            pick.buttons = [scopeButton()];
+            void run(pick.value);
+          });
+          pick.onDidAccept(() => {
+            const item = pick.selectedItems[0];
+            if (item?.showAll) resolve({ all: pick.value });
+            else if (item?.hit) resolve({ file: item.hit.file, entryId: item.hit.entryId });
+            else return;
+            pick.hide();
+          });
+          // While the index is built, what it has grows: the results are searched again as it does.
+          const again = () => {
+            if (pick.value.trim() && !pick.busy) void run(pick.value);
+          };
+          const indexed = search.onDidIndex(again);
+          const growing = setInterval(() => {
+            if (search.building || search.lastAnswer?.state.pending) again();
+          }, GROWING_REFRESH_MS);
+          pick.onDidHide(() => {
+            clearTimeout(timer);
+            clearInterval(growing);
+            indexed.dispose();
+            resolve(undefined);
+            pick.dispose();
+          });
+        });
+        if (typeof initial === "string" && initial) {
+          pick.value = initial;
+          void run(initial);
+        }
+        pick.show();
+        const result = await chosen;
+        if (!result) return undefined;
+        if ("all" in result) {
+          results.show({ text: result.all, roles: [], scope });
+          return result;
+        }
+        // A unit of the OMP title slot has no entry: the transcript opens at its end.
+        transcripts.show(result.file, result.entryId || undefined);
+        return result;
+      },
+      logger,
+    ),
+    registerCommand(
+      CommandId.ShowSearchResults,
+      async (text?: unknown) => {
+        await service.ensureStarted();
+        return results.show({
+          text: typeof text === "string" ? text : "",
+          roles: [],
+          scope: defaultScope(service, ctx.workspaceFolders()),
+        });
+      },
+      logger,
+    ),
+  );
+}

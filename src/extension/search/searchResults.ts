@@ -1,0 +1,47 @@
+/** What the quick pick and the results panel show of search hits: one line of snippet, the scope's files, groups. */
+import { hostPaths } from "../../node/roots.js";
+import type { SearchHit } from "../../node/search/searchIndex.js";
+import { oneLine, truncate } from "../../protocol/format.js";
+import type { SearchResultGroup, SearchScope } from "../../protocol/search.js";
+import type { SessionService } from "../service.js";
+
+/** The files a scope searches: the workspace's sessions, or null for every session. */
+export function scopeFiles(service: SessionService, scope: SearchScope, folders: string[]): string[] | null {
+  if (scope === "all") return null;
+  return service.lib.workspaceSessions(folders, hostPaths()).map((s) => s.file);
+}
+
+/** The scope a search starts in: this workspace when it has sessions, else every project. */
+export function defaultScope(service: SessionService, folders: string[]): SearchScope {
+  return folders.length && service.lib.workspaceSessions(folders, hostPaths()).length ? "workspace" : "all";
+}
+
+/**
+ * A snippet as one line of plain text for a quick pick: the « » marks dropped (the quick pick highlights the typed
+ * words itself), and `$(name)` kept from being drawn as an icon.
+ */
+export function snippetLine(snippet: string, max = 200): string {
+  return oneLine(truncate(snippet.replace(/[«»]/g, ""), max)).replace(/\$\(/g, "\\$(");
+}
+
+/** Hits grouped by session, sessions in the order of their best hit. */
+export function groupHits(hits: SearchHit[], titleOf: (file: string) => string | undefined): SearchResultGroup[] {
+  const groups = new Map<string, SearchResultGroup>();
+  for (const h of hits) {
+    let g = groups.get(h.file);
+    if (!g) {
+      g = { file: h.file, title: titleOf(h.file) ?? h.title, project: h.cwd, hits: [] };
+      groups.set(h.file, g);
+    }
+    g.hits.push({
+      entryId: h.entryId,
+      role: h.role,
+      tool: h.tool,
+      timestamp: h.timestamp,
+      snippet: h.snippet,
+      alsoIn: h.alsoIn.length,
+      active: h.active,
+    });
+  }
+  return [...groups.values()];
+}

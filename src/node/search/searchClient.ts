@@ -1,0 +1,70 @@
+/**
+ * The extension host's side of the search worker: starts it, sends it the library's changes, and turns its answers
+ * into promises. Plain Node (no `vscode`), so that tests drive it as the extension does.
+ */
+import { Worker } from "node:worker_threads";
+import type { IndexTarget } from "./targets.js";
+import type { FromWorker, SearchAnswer, SearchRequest, ToWorker, WorkerSetup } from "./workerProtocol.js";
+
+export interface SearchClientEvents {
+  onProgress?: (done: number, total: number) => void;
+  onSynced?: (m: FromWorker & { type: "synced" }) => void;
+  onFailed?: (message: string) => void;
+}
+
+export class SearchClient {
+  private readonly worker: Worker;
+  private nextId = 1;
+  private readonly waiting = new Map<number, { resolve: (a: SearchAnswer) => void; reject: (e: Error) => void }>();
+  private exited: Error | null = null;
+
+  /** `workerFile`: the bundled worker (dist/searchWorker.cjs). */
+  constructor(workerFile: string, setup: WorkerSetup, events: SearchClientEvents = {}) {
+    this.worker = new Worker(workerFile, { workerData: setup });
+    this.worker.on("message", (m: FromWorker) => {
+      if (m.type === "answer") {
+        this.waiting.get(m.id)?.resolve(m.answer);
+        this.waiting.delete(m.id);
+      } else if (m.type === "progress") events.onProgress?.(m.done, m.total);
+      else if (m.type === "synced") events.onSynced?.(m);
+      else events.onFailed?.(m.message);
+    });
+    const fail = (err: Error) => {
+      this.exited = err;
+      for (const w of this.waiting.values()) w.reject(err);
+      this.waiting.clear();
+    };
+    this.worker.on("error", (err) => {
+      events.onFailed?.(err.message);
+      fail(err);
+    });
+    this.worker.on("exit", (code) => fail(new Error(`the search worker stopped (exit code ${code})`)));
+  }
+
+  private send(m: ToWorker): void {
+    if (this.exited) throw this.exited;
+    this.worker.postMessage(m);
+  }
+
+  /** The whole listing (`removed` undefined), or the sessions that changed and the files that went away. */
+  sync(targets: IndexTarget[], removed?: string[]): void {
+    this.send({ type: "sync", targets, ...(removed ? { removed } : {}) });
+  }
+
+  query(request: SearchRequest): Promise<SearchAnswer> {
+    const id = this.nextId++;
+    return new Promise<SearchAnswer>((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject });
+      try {
+        this.send({ type: "query", id, ...request });
+      } catch (err) {
+        this.waiting.delete(id);
+        reject(err as Error);
+      }
+    });
+  }
+
+  async dispose(): Promise<void> {
+    await this.worker.terminate();
+  }
+}
