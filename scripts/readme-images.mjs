@@ -11,6 +11,8 @@ const IMAGES = {
   "01-branches-and-fork.png": "explorer-branches",
   "02-compaction.png": "explorer-compaction",
   "04-search.png": "search",
+  "50-search-content-dark.png": "search-content",
+  "51-search-results-dark.png": "search-results",
   "10-usage-dark.png": "panel-usage",
   "21-usage-light.png": "panel-usage-light",
   "11-session-usage-dark.png": "panel-session-usage",

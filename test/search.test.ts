@@ -3,7 +3,16 @@
 // signatures never indexed, odd queries never an exception, a corrupt index rebuilt; and `pi-sessions search`.
 import * as assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { appendFileSync, mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 
@@ -59,14 +68,15 @@ function find(index: SearchIndex, q: string) {
   return index.query(parsed);
 }
 
-/** Every unit of an index file with its text, in one order (to compare two indexes of the same store). */
+/** Every unit of an index file with where its text is, in one order (to compare two indexes of the same store). */
 async function dump(file: string): Promise<unknown[]> {
   const db = new (await loadSqlite())(file);
   try {
-    return db.all(
-      "SELECT u.file, u.entry_id, u.role, u.tool, u.time, u.active, f.text FROM units u JOIN fts f ON f.rowid = u.id " +
-        "ORDER BY u.file, u.entry_id, u.role, f.text",
+    const units = db.all(
+      "SELECT f.file, u.entry_id, u.role, u.tool, u.time, u.active, u.at, u.len, u.part FROM units u " +
+        "JOIN files f ON f.id = u.file_id ORDER BY f.file, u.entry_id, u.role, u.part",
     );
+    return [units, db.all("SELECT count(*) AS n FROM fts_docsize")];
   } finally {
     db.close();
   }
@@ -265,8 +275,8 @@ describe("search index", () => {
           pending: 0,
         });
         assert.deepEqual(
-          find(index, "kestrel").map((h) => [h.entryId, h.role]),
-          [["", "meta"]],
+          find(index, "kestrel").map((h) => [h.entryId, h.role, h.snippet, h.active]),
+          [["", "meta", "«kestrel» title", true]],
         );
         assert.equal(find(index, "slotreply").length, 1);
         assert.equal(find(index, "slotprompt").length, 1);
@@ -283,6 +293,43 @@ describe("search index", () => {
     });
   });
 
+  it("snippets are cut from the lines read back, in v1 files (no ids) and after an append too", async () => {
+    await withTempDir(async (dir) => {
+      const agent = join(dir, "agent");
+      const slug = join(agent, "sessions", "--p--");
+      mkdirSync(slug, { recursive: true });
+      const v1 = join(slug, "v1.jsonl");
+      const v3 = join(slug, "v3.jsonl");
+      writeFileSync(
+        v1,
+        jsonl(
+          { type: "session", id: "old", timestamp: "2025-01-01T00:00:00Z", cwd: "/p" },
+          { type: "message", timestamp: "2025-01-01T00:00:01Z", message: { role: "user", content: "an oldword here" } },
+        ),
+      );
+      writeFileSync(v3, jsonl(header({ id: "new" }), message("u1", null, "user", "first line")));
+      const index = await SearchIndex.open(join(dir, "cache"), ROOTS);
+      try {
+        await index.update(await targetsOf(agent));
+        assert.deepEqual(
+          find(index, "oldword").map((h) => h.snippet),
+          ["an «oldword» here"],
+        );
+        appendFileSync(
+          v3,
+          jsonl(message("a1", "u1", "assistant", [{ type: "text", text: "x ".repeat(40) + "tailword" }])),
+        );
+        assert.equal((await index.update(await targetsOf(agent))).appended, 1);
+        assert.match(find(index, "tailword")[0]!.snippet, /^…x x x x x x «tailword»$/);
+        // A file rewritten behind the index's back: no snippet from a line that is no longer the one indexed.
+        writeFileSync(v3, jsonl(header({ id: "new" }), message("u9", null, "user", "something else entirely")));
+        assert.equal(find(index, "tailword")[0]!.snippet, "");
+      } finally {
+        index.close();
+      }
+    });
+  });
+
   it("a corrupt index file is detected and rebuilt", async () => {
     await withTempDir(async (dir) => {
       const cache = join(dir, "cache");
@@ -293,6 +340,9 @@ describe("search index", () => {
       const again = await SearchIndex.open(cache, ROOTS);
       try {
         assert.equal(again.rebuilt, true);
+        // It holds what the sessions hold: the owner's only, in a cache dir that is too.
+        assert.equal(statSync(again.file).mode & 0o777, 0o600);
+        assert.equal(statSync(cache).mode & 0o777, 0o700);
         assert.deepEqual(again.stats(), { sessions: 0, entries: 0 });
       } finally {
         again.close();

@@ -26,6 +26,8 @@ const MAX_MAIN = 700 * 1024;
 /** What the installed extension may hold: the allow-list of .vscodeignore, seen from the installed side. */
 const ALLOWED = [
   /^dist\/extension\.cjs$/,
+  /^dist\/searchWorker\.cjs$/,
+  /^dist\/node-sqlite3-wasm\.wasm$/,
   /^dist\/webview\/[a-zA-Z]+\.js$/,
   /^media\/[a-z-]+\.(css|svg|png)$/,
   /^docs\/images\/packaged\/[a-z-]+\.webp$/,
@@ -127,6 +129,14 @@ try {
   await webview().locator("#total-cost").waitFor({ timeout: 30000 });
   step("a panel opened (Usage & Cost)");
   await page.screenshot({ path: `${shots}/01-usage.png` });
+
+  // Search from the package: the worker thread and SQLite's WebAssembly load from the installed files.
+  await runCommand("Pi Sessions: Search Session Content…");
+  await input.fill("mathkit");
+  const hit = page.locator(".quick-input-list .monaco-list-row", { hasText: "mathkit" }).first();
+  await hit.waitFor({ timeout: 60000 });
+  await page.keyboard.press("Escape");
+  step("Search Session Content finds text in the sessions (worker and SQLite from the package)");
 
   // The walkthrough is listed, opens, and shows its four steps with their images.
   const walkthrough = pkg.contributes.walkthroughs[0];

@@ -6,13 +6,17 @@
  */
 import { contentText } from "../../protocol/format.js";
 import { SEARCH_ROLES, type SearchRole } from "../../protocol/search.js";
-import { type Entry, isPlainObject, type Session } from "../session.js";
+import { type Entry, isPlainObject, parseSession, type Session } from "../session.js";
 
 export type UnitRole = SearchRole;
 export const UNIT_ROLES: readonly UnitRole[] = SEARCH_ROLES;
 
 export interface TextUnit {
   entryId: string;
+  /** The entry's physical line (1-based); 0 for the OMP title slot. */
+  line: number;
+  /** The unit's number among its entry's units (an assistant reply has its text, thinking and calls). */
+  part: number;
   role: UnitRole;
   /** Tool units: the tool's name. */
   tool: string | null;
@@ -38,7 +42,9 @@ function argumentText(args: unknown, depth = 0, out: string[] = []): string[] {
   return out;
 }
 
-function messageUnits(e: Entry, push: (u: Omit<TextUnit, "entryId" | "time">) => void): void {
+type UnitBody = Omit<TextUnit, "entryId" | "time" | "line" | "part">;
+
+function messageUnits(e: Entry, push: (u: UnitBody) => void): void {
   const m = isPlainObject(e.data.message) ? e.data.message : {};
   switch (e.role) {
     case "user":
@@ -76,10 +82,10 @@ function entryUnits(e: Entry): TextUnit[] {
   const t = Date.parse(e.timestamp ?? "");
   const time = Number.isFinite(t) ? t : null;
   const out: TextUnit[] = [];
-  const push = (u: Omit<TextUnit, "entryId" | "time">) => {
+  const push = (u: UnitBody) => {
     const max = u.role === "tool" ? TOOL_TEXT_MAX : TEXT_MAX;
     const text = u.text.length > max ? u.text.slice(0, max) : u.text;
-    if (text.trim()) out.push({ ...u, text, entryId: e.id, time });
+    if (text.trim()) out.push({ ...u, text, entryId: e.id, time, line: e.line, part: out.length });
   };
   const d = e.data;
   switch (e.type) {
@@ -116,6 +122,8 @@ export function sessionUnits(session: Session, skip?: ReadonlySet<string>): Text
     const t = Date.parse(String(session.header.timestamp ?? ""));
     out.push({
       entryId: "",
+      line: 0,
+      part: 0,
       role: "meta",
       tool: null,
       text: session.titleSlot.title,
@@ -124,4 +132,15 @@ export function sessionUnits(session: Session, skip?: ReadonlySet<string>): Text
   }
   for (const e of session.entries) if (!e.shadowed && !skip?.has(e.id)) out.push(...entryUnits(e));
   return out;
+}
+
+/**
+ * The units of one session line read back from its file (a hit's snippet is cut from its unit's text), given the
+ * session's header version (null for a v1 header, which has none): the same units indexing the file gave it.
+ */
+export function lineUnits(line: string, version: number | null): { entryId: string; units: TextUnit[] } | null {
+  const header = { type: "session", ...(version === null ? {} : { version }), id: "s", timestamp: "", cwd: "" };
+  const parsed = parseSession("", `${JSON.stringify(header)}\n${line}\n`, { validate: false });
+  const entry = parsed.ok ? parsed.session.entries[0] : undefined;
+  return entry ? { entryId: entry.id, units: entryUnits(entry) } : null;
 }

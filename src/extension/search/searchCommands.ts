@@ -7,7 +7,7 @@ import * as vscode from "vscode";
 import { relativeTime } from "../../protocol/format.js";
 import type { SearchRole, SearchScope } from "../../protocol/search.js";
 import type { SearchAnswer } from "../../node/search/workerProtocol.js";
-import type { SearchHit } from "../../node/search/searchIndex.js";
+import type { SearchHit } from "../../node/search/queryIndex.js";
 import { sessionTitle } from "../../node/store/index.js";
 import { registerCommand } from "../commands.js";
 import { CommandId } from "../ids.js";
@@ -79,8 +79,14 @@ export function registerSearchCommands(ctx: SearchCommandContext): vscode.Dispos
       };
     });
     if (!items.length)
-      items.push({ label: vscode.l10n.t("No match for {0}", snippetLine(text, 80)), alwaysShow: true });
-    if (note) items.unshift({ label: note, kind: vscode.QuickPickItemKind.Separator });
+      items.push({
+        label: note
+          ? vscode.l10n.t("No match yet for {0}", snippetLine(text, 80))
+          : vscode.l10n.t("No match for {0}", snippetLine(text, 80)),
+        description: note,
+        alwaysShow: true,
+      });
+    else if (note) items[0] = { ...items[0]!, description: `${note} · ${items[0]!.description ?? ""}` };
     items.push(
       { label: "", kind: vscode.QuickPickItemKind.Separator },
       { label: `$(list-flat) ${vscode.l10n.t("Show All Results")}`, alwaysShow: true, showAll: true },
@@ -104,8 +110,12 @@ export function registerSearchCommands(ctx: SearchCommandContext): vscode.Dispos
           scope === "workspace"
             ? vscode.l10n.t("Search Session Content: This Workspace")
             : vscode.l10n.t("Search Session Content: All Projects");
+        const showAllButton: vscode.QuickInputButton = {
+          iconPath: new vscode.ThemeIcon("list-flat"),
+          tooltip: vscode.l10n.t("Show All Results"),
+        };
         pick.title = title();
-        pick.buttons = [scopeButton()];
+        pick.buttons = [scopeButton(), showAllButton];
         pick.placeholder = vscode.l10n.t(
           'Words, "a phrase", prefix*, -exclude, role:user, tool:bash, since:2026-11-01',
         );
@@ -142,10 +152,15 @@ export function registerSearchCommands(ctx: SearchCommandContext): vscode.Dispos
             clearTimeout(timer);
             timer = setTimeout(() => void run(text), DEBOUNCE_MS);
           });
-          pick.onDidTriggerButton(() => {
+          pick.onDidTriggerButton((button) => {
+            if (button === showAllButton) {
+              resolve({ all: pick.value });
+              pick.hide();
+              return;
+            }
             scope = scope === "workspace" ? "all" : "workspace";
             pick.title = title();
-            pick.buttons = [scopeButton()];
+            pick.buttons = [scopeButton(), showAllButton];
             void run(pick.value);
           });
           pick.onDidAccept(() => {

@@ -1,6 +1,6 @@
 /** What the quick pick and the results panel show of search hits: one line of snippet, the scope's files, groups. */
 import { hostPaths } from "../../node/roots.js";
-import type { SearchHit } from "../../node/search/searchIndex.js";
+import type { SearchHit } from "../../node/search/queryIndex.js";
 import { oneLine, truncate } from "../../protocol/format.js";
 import type { SearchResultGroup, SearchScope } from "../../protocol/search.js";
 import type { SessionService } from "../service.js";

@@ -21,20 +21,25 @@ export function loadSqlite(): Promise<DatabaseClass> {
 
 /**
  * `files`: one row per session file with what was indexed of it: the size and mtime seen, the bytes indexed
- * (`offset`, up to the last whole line), the bytes up to its header (`head`, null when appends cannot be taken in
- * alone) and the last entry (`leaf`), so that an append is indexed from `offset` on. `lineage` and `copies` say which
- * forks carry which of their parents' entries (a hit's `alsoIn`), without the store's listing.
+ * (`offset`, up to the last whole line), its last entry (`leaf`), its header's version and how many units it has;
+ * `heads` the bytes up to its header, kept only when an append can be indexed alone (from `offset` on). `lineage` and
+ * `copies` say which forks carry which of their parents' entries (a hit's `alsoIn`), without the store's listing.
+ * `units` says where each unit's text is (the line's offset and length in its file, and its number among the line's
+ * units): the FTS5 table is contentless (the inverted index only, a fifth of what keeping the texts took), and the
+ * snippets of the hits shown are cut from their lines, read back (src/core/search/snippet.ts).
  */
 export const SCHEMA = `
-CREATE TABLE IF NOT EXISTS files (file TEXT PRIMARY KEY, size INTEGER, mtime INTEGER, offset INTEGER, head BLOB,
-  leaf TEXT, session_id TEXT, cwd TEXT, slug TEXT, title TEXT);
+CREATE TABLE IF NOT EXISTS files (id INTEGER PRIMARY KEY, file TEXT NOT NULL UNIQUE, size INTEGER, mtime INTEGER,
+  offset INTEGER, leaf TEXT, version INTEGER, session_id TEXT, cwd TEXT, slug TEXT, title TEXT, units INTEGER);
+CREATE TABLE IF NOT EXISTS heads (file_id INTEGER PRIMARY KEY, head BLOB);
 CREATE TABLE IF NOT EXISTS lineage (file TEXT, parent TEXT, PRIMARY KEY (file, parent)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS lineage_parent ON lineage(parent);
 CREATE TABLE IF NOT EXISTS copies (file TEXT, entry_id TEXT, PRIMARY KEY (file, entry_id)) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS units (id INTEGER PRIMARY KEY, file TEXT NOT NULL, session_id TEXT, entry_id TEXT,
-  role TEXT, tool TEXT, time INTEGER, cwd TEXT, active INTEGER);
-CREATE INDEX IF NOT EXISTS units_file ON units(file);
-CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(text, tokenize = 'unicode61 remove_diacritics 2');
+CREATE TABLE IF NOT EXISTS units (id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, entry_id TEXT, role TEXT,
+  tool TEXT, time INTEGER, active INTEGER, at INTEGER, len INTEGER, part INTEGER);
+CREATE INDEX IF NOT EXISTS units_file ON units(file_id);
+CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(text, content = '', contentless_delete = 1,
+  tokenize = 'unicode61 remove_diacritics 2');
 `;
 
 /** A writer's lock older than this is from a process that died. */
@@ -58,6 +63,21 @@ export function retryBusy<T>(fn: () => T): T {
       if (!/database is locked|SQLITE_BUSY|vtable constructor failed/i.test(String(err)) || Date.now() > end) throw err;
       sleepSync(20);
     }
+  }
+}
+
+/**
+ * Run reads in one transaction. node-sqlite3-wasm locks a file by making a directory (`<db>.lock`) and unlocks it by
+ * removing it, around every statement run on its own: a query of many statements (a hit's forks) pays that for each.
+ * Inside one transaction the lock is taken once.
+ */
+export function readTransaction<T>(db: Database, fn: () => T): T {
+  if (db.inTransaction) return fn();
+  retryBusy(() => db.exec("BEGIN"));
+  try {
+    return fn();
+  } finally {
+    if (db.inTransaction) db.exec("COMMIT");
   }
 }
 
@@ -90,7 +110,7 @@ export function validIndex(Database: DatabaseClass, file: string): boolean {
     try {
       if ((db.get("PRAGMA user_version") as { user_version?: number } | null)?.user_version !== SCHEMA_VERSION)
         return false;
-      db.get("SELECT count(*) AS n FROM files");
+      db.get("SELECT 1 FROM files LIMIT 1");
       db.get("SELECT rowid FROM fts LIMIT 1");
       return true;
     } finally {

@@ -9,10 +9,9 @@
  * replaced on open; damage found later is `isCorruption`, and the caller rebuilds. One writer at a time, by a lock
  * file.
  */
-import { existsSync, mkdirSync, rmSync } from "node:fs";
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, rmSync } from "node:fs";
 import type { ParsedQuery } from "../../core/search/query.js";
-import { DEFAULT_SEARCH_ROLES } from "../../protocol/search.js";
-import { sessionUnits, type TextUnit, type UnitRole } from "../../core/search/units.js";
+import { sessionUnits, type TextUnit } from "../../core/search/units.js";
 import { pathTo, type Session, SessionReader } from "../../core/session.js";
 import { openRegular, readAt, readRegularFile } from "../fileAccess.js";
 import { parseSessionSliced } from "../readSession.js";
@@ -20,6 +19,7 @@ import {
   type Database,
   type DatabaseClass,
   loadSqlite,
+  readTransaction,
   retryBusy,
   SCHEMA,
   takeWriterLock,
@@ -27,27 +27,10 @@ import {
 } from "./indexFile.js";
 import { indexFileFor } from "./indexName.js";
 import { SCHEMA_VERSION } from "./schemaVersion.js";
+import { queryIndex, type QueryOptions, type SearchHit } from "./queryIndex.js";
 import type { IndexTarget } from "./targets.js";
 
 export { isCorruption } from "./indexFile.js";
-
-export interface SearchHit {
-  file: string;
-  sessionId: string;
-  entryId: string;
-  role: UnitRole;
-  tool: string | null;
-  timestamp: string | null;
-  cwd: string;
-  /** On the session's active path (the branch the agent would resume). */
-  active: boolean;
-  /** The session's title when it was indexed (its name, else its first prompt). */
-  title: string;
-  snippet: string;
-  score: number;
-  /** Forks that carry this entry as a copy (their files). */
-  alsoIn: string[];
-}
 
 /** What `update` did: files indexed (of them, taken in from their appended bytes alone), removed, left pending. */
 export interface UpdateResult {
@@ -62,13 +45,6 @@ export interface UpdateResult {
 export interface IndexStats {
   sessions: number;
   entries: number;
-}
-
-export interface QueryOptions {
-  limit?: number;
-  /** Only hits in these files (the scope of a view). */
-  files?: readonly string[];
-  now?: number;
 }
 
 /** Bytes at the start of a file that hold its header: the OMP title slot and the header line. */
@@ -95,6 +71,29 @@ function headOf(bytes: Uint8Array): Buffer | null {
 function appendable(session: Session): boolean {
   const version = session.header.version;
   return typeof version === "number" && version >= 3;
+}
+
+/** Create `file` readable and writable by the owner only, or make it so. */
+function ownerOnly(file: string): void {
+  closeSync(openSync(file, "a", 0o600));
+  chmodSync(file, 0o600);
+}
+
+/** Where each line of `bytes` starts (line 1 at 0). */
+function lineStarts(bytes: Uint8Array): number[] {
+  const starts = [0];
+  for (let nl = bytes.indexOf(10); nl >= 0 && nl + 1 < bytes.length; nl = bytes.indexOf(10, nl + 1))
+    starts.push(nl + 1);
+  return starts;
+}
+
+/** Line `line` (1-based; 0: the title slot, line 1) of `bytes`: its offset and its length before the newline. */
+function lineAt(bytes: Uint8Array, starts: number[], line: number): { at: number; len: number } {
+  const n = Math.max(1, line);
+  const at = starts[n - 1] ?? bytes.length;
+  const next = starts[n];
+  const end = next === undefined ? (bytes[bytes.length - 1] === 10 ? bytes.length - 1 : bytes.length) : next - 1;
+  return { at, len: end - at };
 }
 
 interface Known {
@@ -131,7 +130,8 @@ export class SearchIndex {
    */
   static async open(cacheDir: string, roots: readonly { dir: string }[], variant = ""): Promise<SearchIndex> {
     const Database = await loadSqlite();
-    mkdirSync(cacheDir, { recursive: true });
+    // The index holds what the sessions hold: readable by the owner only (a new cache dir too).
+    mkdirSync(cacheDir, { recursive: true, mode: 0o700 });
     const file = indexFileFor(cacheDir, roots, variant);
     // Not `<db>.lock`: node-sqlite3-wasm's own file locking uses that name.
     const release = takeWriterLock(`${file}.writer`);
@@ -141,6 +141,8 @@ export class SearchIndex {
       rebuilt = true;
     }
     if (!release && !existsSync(file)) return SearchIndex.empty(Database, file);
+    // Created (or kept) owner-only before SQLite opens it; SQLite gives its journal the same mode.
+    if (release) ownerOnly(file);
     const db = new Database(file);
     if (release) {
       retryBusy(() => db.exec(SCHEMA));
@@ -173,6 +175,18 @@ export class SearchIndex {
     return new Map(rows.map((r) => [r.file, { size: r.size, mtime: r.mtime }]));
   }
 
+  /** `known` for these files only. */
+  private knownOf(files: readonly string[]): Map<string, Known> {
+    const out = new Map<string, Known>();
+    readTransaction(this.db, () => {
+      for (const file of files) {
+        const k = retryBusy(() => this.db.get("SELECT size, mtime FROM files WHERE file = ?", [file])) as Known | null;
+        if (k) out.set(file, k);
+      }
+    });
+    return out;
+  }
+
   /** The targets whose file differs from what was indexed (new or changed). */
   changed(targets: readonly IndexTarget[], known = this.known()): IndexTarget[] {
     return targets.filter((t) => {
@@ -190,7 +204,8 @@ export class SearchIndex {
     targets: readonly IndexTarget[],
     options: { removed?: readonly string[]; onProgress?: (done: number, total: number) => void } = {},
   ): Promise<UpdateResult> {
-    const known = this.known();
+    // A change set (`removed` given) looks up its own files; a whole listing compares every file.
+    const known = options.removed ? this.knownOf([...targets.map((t) => t.file), ...options.removed]) : this.known();
     const changed = this.changed(targets, known);
     const listed = new Set(targets.map((t) => t.file));
     const removed = (options.removed ?? [...known.keys()].filter((f) => !listed.has(f))).filter((f) => known.has(f));
@@ -221,21 +236,32 @@ export class SearchIndex {
   }
 
   private remove(file: string): void {
-    this.db.run("DELETE FROM fts WHERE rowid IN (SELECT id FROM units WHERE file = ?)", [file]);
-    for (const table of ["units", "files", "lineage", "copies"])
-      this.db.run(`DELETE FROM ${table} WHERE file = ?`, [file]);
+    const row = this.db.get("SELECT id FROM files WHERE file = ?", [file]) as { id: number } | null;
+    if (row) {
+      this.db.run("DELETE FROM fts WHERE rowid IN (SELECT id FROM units WHERE file_id = ?)", [row.id]);
+      this.db.run("DELETE FROM units WHERE file_id = ?", [row.id]);
+      this.db.run("DELETE FROM heads WHERE file_id = ?", [row.id]);
+      this.db.run("DELETE FROM files WHERE id = ?", [row.id]);
+    }
+    for (const table of ["lineage", "copies"]) this.db.run(`DELETE FROM ${table} WHERE file = ?`, [file]);
   }
 
-  private insertUnits(file: string, session: Session, units: TextUnit[], active: (id: string) => boolean): void {
-    const sessionId = String(session.header.id ?? "");
-    const cwd = typeof session.header.cwd === "string" ? session.header.cwd : "";
+  /** Insert units, each with where its line is in its file (`where`: offset, and length before the newline). */
+  private insertUnits(
+    fileId: number,
+    units: TextUnit[],
+    active: (id: string) => boolean,
+    where: (line: number) => { at: number; len: number },
+  ): void {
     const unit = this.db.prepare(
-      "INSERT INTO units (file, session_id, entry_id, role, tool, time, cwd, active) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+      "INSERT INTO units (file_id, entry_id, role, tool, time, active, at, len, part) " +
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
     );
     const text = this.db.prepare("INSERT INTO fts (rowid, text) VALUES (?, ?)");
     try {
       for (const u of units) {
-        const r = unit.run([file, sessionId, u.entryId, u.role, u.tool, u.time, cwd, active(u.entryId) ? 1 : 0]);
+        const { at, len } = where(u.line);
+        const r = unit.run([fileId, u.entryId, u.role, u.tool, u.time, active(u.entryId) ? 1 : 0, at, len, u.part]);
         text.run([r.lastInsertRowid, u.text]);
       }
     } finally {
@@ -254,41 +280,42 @@ export class SearchIndex {
       // Unreadable now (gone, not a regular file): nothing of it is indexed until it changes.
     }
     const parsed = read ? await parseSessionSliced(t.file, read.bytes, { validate: false }) : null;
+    const session = parsed?.ok ? parsed.session : null;
+    const units = session ? sessionUnits(session, t.copies ? new Set(t.copies) : undefined) : [];
+    const active = new Set(session ? pathTo(session, session.leafId).map((e) => e.id) : []);
+    const bytes = read?.bytes ?? Buffer.alloc(0);
+    // Appends are taken in from `offset` only after whole lines (a last line without its newline may be parsed).
+    const whole = bytes.length === 0 || bytes[bytes.length - 1] === 10;
+    const head = session && whole && appendable(session) ? headOf(bytes) : null;
+    const starts = lineStarts(bytes);
     this.transaction(() => {
       this.remove(t.file);
-      let head: Buffer | null = null;
-      let leaf: string | null = null;
-      let sessionId = "";
-      if (parsed?.ok) {
-        const session = parsed.session;
-        const units = sessionUnits(session, t.copies ? new Set(t.copies) : undefined);
-        const active = new Set(pathTo(session, session.leafId).map((e) => e.id));
-        this.insertUnits(t.file, session, units, (id) => active.has(id));
-        // Appends are taken in from `offset` only after whole lines (a last line without its newline may be parsed).
-        const whole = read!.bytes.length === 0 || read!.bytes[read!.bytes.length - 1] === 10;
-        head = whole && appendable(session) ? headOf(read!.bytes) : null;
-        leaf = session.leafId;
-        sessionId = String(session.header.id ?? "");
-      }
-      this.db.run(
-        "INSERT INTO files (file, size, mtime, offset, head, leaf, session_id, cwd, slug, title) " +
-          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      const version = session?.header.version;
+      const { lastInsertRowid: fileId } = this.db.run(
+        "INSERT INTO files (file, size, mtime, offset, leaf, version, session_id, cwd, slug, title, units) " +
+          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [
           t.file,
           read?.size ?? t.sizeBytes,
           read?.mtime ?? Math.trunc(t.mtimeMs),
-          read?.bytes.length ?? 0,
-          head,
-          leaf,
-          sessionId,
+          bytes.length,
+          session?.leafId ?? null,
+          typeof version === "number" ? version : null,
+          session ? String(session.header.id ?? "") : "",
           t.cwd ?? "",
           t.slug,
           t.title,
+          units.length,
         ],
       );
+      const id = Number(fileId);
+      // The title slot (no entry) is the session's, on every branch.
+      const onPath = (entry: string) => entry === "" || active.has(entry);
+      this.insertUnits(id, units, onPath, (line) => lineAt(bytes, starts, line));
+      if (head) this.db.run("INSERT INTO heads (file_id, head) VALUES (?, ?)", [id, head]);
       for (const p of t.parents) this.db.run("INSERT OR IGNORE INTO lineage (file, parent) VALUES (?, ?)", [t.file, p]);
-      for (const id of t.copies ?? [])
-        this.db.run("INSERT OR IGNORE INTO copies (file, entry_id) VALUES (?, ?)", [t.file, id]);
+      for (const entry of t.copies ?? [])
+        this.db.run("INSERT OR IGNORE INTO copies (file, entry_id) VALUES (?, ?)", [t.file, entry]);
     });
   }
 
@@ -298,7 +325,13 @@ export class SearchIndex {
    * entries do not go on from the last one (a branch moves the active path) or reuse an id.
    */
   private async indexAppended(t: IndexTarget): Promise<boolean> {
-    const row = retryBusy(() => this.db.get("SELECT offset, head, leaf FROM files WHERE file = ?", [t.file])) as {
+    const row = retryBusy(() =>
+      this.db.get(
+        "SELECT f.id, f.offset, h.head, f.leaf FROM files f JOIN heads h ON h.file_id = f.id WHERE f.file = ?",
+        [t.file],
+      ),
+    ) as {
+      id: number;
       offset: number;
       head: Uint8Array | null;
       leaf: string | null;
@@ -336,23 +369,25 @@ export class SearchIndex {
     const ids = JSON.stringify(entries.map((e) => e.id));
     const reused = retryBusy(() =>
       this.db.get(
-        "SELECT 1 AS hit FROM units WHERE file = ? AND entry_id IN (SELECT value FROM json_each(?)) LIMIT 1",
-        [t.file, ids],
+        "SELECT 1 AS hit FROM units WHERE file_id = ? AND entry_id IN (SELECT value FROM json_each(?)) LIMIT 1",
+        [row.id, ids],
       ),
     );
     if (reused) return false;
     // The title slot is the head's, indexed already; every new entry is on the active path (they chain from the leaf).
     const units = sessionUnits(parsed.session).filter((u) => u.entryId !== "");
+    // The chunk's lines are numbered after the head's: their offsets are the chunk's plus where the chunk starts.
+    const starts = lineStarts(whole);
+    const where = (line: number) => {
+      const at = lineAt(whole, starts, line - headLines);
+      return { at: at.at + row.offset, len: at.len };
+    };
     this.transaction(() => {
-      this.insertUnits(t.file, parsed.session, units, () => true);
-      this.db.run("UPDATE files SET size = ?, mtime = ?, offset = ?, leaf = ?, title = ? WHERE file = ?", [
-        id.size,
-        Number(id.mtimeNs / 1_000_000n),
-        row.offset + whole.length,
-        previous,
-        t.title,
-        t.file,
-      ]);
+      this.insertUnits(row.id, units, () => true, where);
+      this.db.run(
+        "UPDATE files SET size = ?, mtime = ?, offset = ?, leaf = ?, title = ?, units = units + ? WHERE id = ?",
+        [id.size, Number(id.mtimeNs / 1_000_000n), row.offset + whole.length, previous, t.title, units.length, row.id],
+      );
     });
     return true;
   }
@@ -368,90 +403,18 @@ export class SearchIndex {
 
   stats(): IndexStats {
     const n = (sql: string) => Number((retryBusy(() => this.db.get(sql)) as { n: number } | null)?.n ?? 0);
-    return { sessions: n("SELECT count(*) AS n FROM files"), entries: n("SELECT count(*) AS n FROM units") };
+    // Counted from the files' rows: counting the units' rows reads the whole table.
+    return readTransaction(this.db, () => ({
+      sessions: n("SELECT count(*) AS n FROM files"),
+      entries: n("SELECT total(units) AS n FROM files"),
+    }));
   }
 
   /**
-   * The best hits of a parsed query: bm25, with a mild boost for recent entries and for the active path. Thinking is
-   * searched only when asked for (`role:thinking`).
+   * The best hits of a parsed query (src/node/search/queryIndex.ts): bm25, with a mild boost for recent entries and
+   * for the active path; thinking only when asked for (`role:thinking`).
    */
   query(q: ParsedQuery & { ok: true }, options: QueryOptions = {}): SearchHit[] {
-    const limit = Math.max(1, Math.min(options.limit ?? 50, 500));
-    const f = q.filters;
-    const where: string[] = ["fts MATCH ?"];
-    const args: (string | number)[] = [q.match];
-    const filter = (sql: string, ...values: (string | number)[]) => {
-      where.push(sql);
-      args.push(...values);
-    };
-    const roles = f.roles.length ? f.roles : DEFAULT_SEARCH_ROLES;
-    filter(`u.role IN (${roles.map(() => "?").join(", ")})`, ...roles);
-    if (f.tool !== null) filter("u.tool = ?", f.tool);
-    if (f.project !== null) filter("instr(lower(u.cwd), lower(?)) > 0", f.project);
-    if (f.since !== null) filter("u.time >= ?", f.since);
-    if (f.until !== null) filter("u.time <= ?", f.until);
-    if (f.sessionPrefix !== null) filter("substr(u.session_id, 1, ?) = ?", f.sessionPrefix.length, f.sessionPrefix);
-    if (options.files) filter("u.file IN (SELECT value FROM json_each(?))", JSON.stringify(options.files));
-    const rows = retryBusy(() =>
-      this.db.all(
-        `SELECT u.file, u.session_id, u.entry_id, u.role, u.tool, u.time, u.cwd, u.active, f.title,
-         snippet(fts, 0, '«', '»', '…', 12) AS snippet, bm25(fts) AS rank
-       FROM fts JOIN units u ON u.id = fts.rowid LEFT JOIN files f ON f.file = u.file
-       WHERE ${where.join(" AND ")} ORDER BY rank LIMIT ?`,
-        [...args, limit * 4],
-      ),
-    ) as {
-      file: string;
-      session_id: string;
-      entry_id: string;
-      role: UnitRole;
-      tool: string | null;
-      time: number | null;
-      cwd: string;
-      active: number;
-      title: string | null;
-      snippet: string;
-      rank: number;
-    }[];
-    const now = options.now ?? Date.now();
-    return rows
-      .map((r): SearchHit => {
-        const ageDays = r.time === null ? 365 : Math.max(0, (now - r.time) / 86_400_000);
-        const score = -r.rank * (1 + 0.15 * Math.exp(-ageDays / 90) + 0.1 * r.active);
-        return {
-          file: r.file,
-          sessionId: r.session_id,
-          entryId: r.entry_id,
-          role: r.role,
-          tool: r.tool,
-          timestamp: r.time === null ? null : new Date(r.time).toISOString(),
-          cwd: r.cwd,
-          active: r.active === 1,
-          title: r.title ?? "",
-          snippet: r.snippet,
-          score,
-          alsoIn: [],
-        };
-      })
-      .sort((a, b) => b.score - a.score)
-      .slice(0, limit)
-      .map((h) => ({ ...h, alsoIn: h.entryId ? this.carriers(h.file, h.entryId) : [] }));
-  }
-
-  /** The forks (and their forks) that carry entry `id` of `file` as a copy. */
-  private carriers(file: string, id: string, seen = new Set<string>([file])): string[] {
-    const out: string[] = [];
-    const forks = retryBusy(() =>
-      this.db.all(
-        "SELECT l.file FROM lineage l JOIN copies c ON c.file = l.file AND c.entry_id = ? WHERE l.parent = ?",
-        [id, file],
-      ),
-    ) as { file: string }[];
-    for (const { file: fork } of forks) {
-      if (seen.has(fork)) continue;
-      seen.add(fork);
-      out.push(fork, ...this.carriers(fork, id, seen));
-    }
-    return out;
+    return readTransaction(this.db, () => queryIndex(this.db, q, options));
   }
 }

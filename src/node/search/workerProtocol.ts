@@ -3,7 +3,8 @@
  * the listing's targets as the library changes and asks queries; the worker indexes between queries and answers.
  */
 import type { UnitRole } from "../../core/search/units.js";
-import type { IndexStats, SearchHit, UpdateResult } from "./searchIndex.js";
+import type { SearchHit } from "./queryIndex.js";
+import type { IndexStats, UpdateResult } from "./searchIndex.js";
 import type { IndexTarget } from "./targets.js";
 
 export interface WorkerSetup {
