@@ -76,10 +76,22 @@ async function dump(file: string): Promise<unknown[]> {
       "SELECT f.file, u.entry_id, u.role, u.tool, u.time, u.active, u.at, u.len, u.part FROM units u " +
         "JOIN files f ON f.id = u.file_id ORDER BY f.file, u.entry_id, u.role, u.part",
     );
-    return [units, db.all("SELECT count(*) AS n FROM fts_docsize")];
+    // The words indexed for each unit, where they are in it (the index keeps no text: its vocabulary says what it has).
+    db.exec("CREATE VIRTUAL TABLE temp.vocab USING fts5vocab(main, fts, instance)");
+    const words = db.all(
+      "SELECT f.file, u.entry_id, u.role, u.part, v.term, v.offset FROM temp.vocab v JOIN units u ON u.id = v.doc " +
+        "JOIN files f ON f.id = u.file_id ORDER BY f.file, u.entry_id, u.role, u.part, v.offset",
+    );
+    return [units, words];
   } finally {
     db.close();
   }
+}
+
+function parseQueryOk(q: string) {
+  const parsed = parseQuery(q);
+  assert.ok(parsed.ok, q);
+  return parsed;
 }
 
 /** The index's targets for the store in an agent dir (ownership computed). */
@@ -154,6 +166,18 @@ describe("search index", () => {
           find(index, "ownword").map((h) => [h.file, h.alsoIn]),
           [[child, []]],
         );
+        // The parent deleted: the fork's copies are its own now, and found there.
+        rmSync(parent);
+        await index.update(indexTargets((await ownedStore(agent)).sessions));
+        assert.deepEqual(
+          find(index, "sharedword")
+            .map((h) => [h.file, h.entryId])
+            .sort(),
+          [
+            [child, "a1"],
+            [child, "u1"],
+          ],
+        );
       } finally {
         index.close();
       }
@@ -198,9 +222,9 @@ describe("search index", () => {
   });
 
   it("an append is indexed from the last offset, and gives what indexing the whole file gives", async () => {
-    type Op = { kind: "reply" | "branch" | "dup" | "partial" | "label"; back: number };
+    type Op = { kind: "reply" | "branch" | "dup" | "partial" | "label" | "redact" | "insert"; back: number };
     const op = fc.record({
-      kind: fc.constantFrom<Op["kind"]>("reply", "reply", "branch", "dup", "partial", "label"),
+      kind: fc.constantFrom<Op["kind"]>("reply", "reply", "branch", "dup", "partial", "label", "redact", "insert"),
       back: fc.nat(20),
     });
     await fc.assert(
@@ -226,6 +250,19 @@ describe("search index", () => {
                 o.kind === "label" && earlier
                   ? jsonl(label(id, leaf ?? earlier, earlier, `tag${n}`))
                   : jsonl(message(id, parent, n % 2 ? "assistant" : "user", `word${n} text${o.back}`, { time: n }));
+              if ((o.kind === "redact" || o.kind === "insert") && ids.length) {
+                // An edit in place (same inode): a word of an earlier line replaced, at the same length or longer.
+                const text = readFileSync(file, "utf8");
+                const at = text.indexOf(`word${o.back % n}`);
+                if (at >= 0) {
+                  const word = o.kind === "redact" ? "XXXX" : "wordlonger";
+                  const edited = `${text.slice(0, at)}${word}${text.slice(at + 4)}`;
+                  writeFileSync(file, edited);
+                  utimesSync(file, new Date(), new Date(Date.now() + 1000 * (n + 1)));
+                  await live.update(await targetsOf(agent));
+                }
+                continue;
+              }
               if (o.kind === "partial") {
                 appendFileSync(file, line.slice(0, line.length >> 1));
                 await live.update(await targetsOf(agent));
@@ -324,6 +361,34 @@ describe("search index", () => {
         // A file rewritten behind the index's back: no snippet from a line that is no longer the one indexed.
         writeFileSync(v3, jsonl(header({ id: "new" }), message("u9", null, "user", "something else entirely")));
         assert.equal(find(index, "tailword")[0]!.snippet, "");
+      } finally {
+        index.close();
+      }
+    });
+  });
+
+  it("a word in more units than are ranked still finds what the filters ask for", async () => {
+    await withTempDir(async (dir) => {
+      const agent = join(dir, "agent");
+      const slug = join(agent, "sessions", "--p--");
+      mkdirSync(slug, { recursive: true });
+      // The old session is indexed first; the new one has 6,000 newer matches of the same word.
+      writeFileSync(
+        join(slug, "a-old.jsonl"),
+        jsonl(header({ id: "aaaa" }), message("u1", null, "user", "common word")),
+      );
+      const many = Array.from({ length: 6000 }, (_, i) =>
+        message(`m${i}`, i ? `m${i - 1}` : null, "user", `common ${i}`),
+      );
+      writeFileSync(join(slug, "b-new.jsonl"), jsonl(header({ id: "bbbb" }), ...many));
+      const index = await SearchIndex.open(join(dir, "cache"), ROOTS);
+      try {
+        await index.update(await targetsOf(agent));
+        assert.deepEqual(
+          find(index, "common session:aaaa").map((h) => h.entryId),
+          ["u1"],
+        );
+        assert.equal(index.query(parseQueryOk("common"), { files: [join(slug, "a-old.jsonl")] }).length, 1);
       } finally {
         index.close();
       }

@@ -139,7 +139,10 @@ function search(): void {
 let timer: ReturnType<typeof setTimeout> | undefined;
 query.addEventListener("input", () => {
   clearTimeout(timer);
-  timer = setTimeout(search, DEBOUNCE_MS);
+  timer = setTimeout(() => {
+    timer = undefined;
+    search();
+  }, DEBOUNCE_MS);
 });
 scope.addEventListener("change", search);
 for (const b of boxes) b.box.addEventListener("change", search);
@@ -159,6 +162,15 @@ mount(
 window.addEventListener("message", (event: MessageEvent<ToSearchPage>) => {
   const m = event.data;
   if (m?.type !== "results") return;
+  // The host's state is what was searched (a new query from the quick pick, or the panel shown again): the controls
+  // show it, unless the reader is typing a newer one.
+  if (timer === undefined || m.state.text === query.value) {
+    state = m.state;
+    vscode.setState(state);
+    if (document.activeElement !== query) query.value = state.text;
+    scope.value = state.scope;
+    for (const b of boxes) b.box.checked = state.roles.includes(b.role);
+  }
   status.textContent = summary(m);
   mount(results, renderGroups(m));
   document.body.dataset.hits = String(m.total);

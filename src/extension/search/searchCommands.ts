@@ -67,7 +67,7 @@ export function registerSearchCommands(ctx: SearchCommandContext): vscode.Dispos
     const note = indexNote(search, answer);
     if (!answer.ok) return [{ label: `$(warning) ${answer.message}`, alwaysShow: true }];
     const items: Item[] = answer.hits.map((hit) => {
-      const role = hit.tool ? `${hit.role} · ${hit.tool}` : hit.role;
+      const role = hit.tool ? `${hit.role} · ${snippetLine(hit.tool, 40)}` : hit.role;
       const when = hit.timestamp ? relativeTime(Date.parse(hit.timestamp)) : "";
       const forks = hit.alsoIn.length ? vscode.l10n.t("also in {0} forks", hit.alsoIn.length) : "";
       return {
@@ -139,7 +139,11 @@ export function registerSearchCommands(ctx: SearchCommandContext): vscode.Dispos
               roles: null,
             });
             if (mine !== seq) return;
+            // Searched again while the reader is in the list (the index grew): they stay on the hit they were on.
+            const was = pick.activeItems[0]?.hit;
             pick.items = itemsOf(answer, text);
+            const same = was && pick.items.find((i) => i.hit?.file === was.file && i.hit.entryId === was.entryId);
+            if (same) pick.activeItems = [same];
           } catch (err) {
             logger.error("search failed", err);
             if (mine === seq) pick.items = [{ label: `$(error) ${String(err)}`, alwaysShow: true }];
@@ -176,7 +180,8 @@ export function registerSearchCommands(ctx: SearchCommandContext): vscode.Dispos
           };
           const indexed = search.onDidIndex(again);
           const growing = setInterval(() => {
-            if (search.building || search.lastAnswer?.state.pending) again();
+            const s = search.lastAnswer?.state;
+            if (search.building || (s?.pending && !s.readOnly)) again();
           }, GROWING_REFRESH_MS);
           pick.onDidHide(() => {
             clearTimeout(timer);

@@ -83,6 +83,15 @@ export class SearchService implements vscode.Disposable {
           this.progress?.end();
           this.progress = null;
         },
+        // A worker that stopped (out of memory, a crash) is started again by the next search.
+        onExit: () => {
+          if (this.client !== client) return;
+          this.client = null;
+          this.indexed = null;
+          this.building = false;
+          this.progress?.end();
+          this.progress = null;
+        },
       },
     );
     this.client = client;

@@ -20,6 +20,8 @@ import type { SearchService } from "../search/searchService.js";
 import type { TranscriptPanels } from "./transcriptPanel.js";
 import { renderHtml, webviewOptions } from "./html.js";
 
+/** After the index takes in a change, the panel searches again this much later (changes in a burst, once). */
+const REFRESH_AFTER_INDEX_MS = 1000;
 /** The panel lists at most this many hits (the best ones). */
 const PANEL_HITS = 500;
 
@@ -29,6 +31,7 @@ export class SearchPanel implements vscode.Disposable {
   private ready = false;
   private seq = 0;
   private readonly disposables: vscode.Disposable[] = [];
+  private again: NodeJS.Timeout | undefined;
   /** What the page shows, for tests. */
   shown: ToSearchPage | null = null;
 
@@ -40,7 +43,13 @@ export class SearchPanel implements vscode.Disposable {
     private readonly workspaceFolders: () => string[],
     private readonly logger: Logger,
   ) {
-    this.disposables.push(search.onDidIndex(() => void this.refresh()));
+    // The index took in a change: search again, once things settle (an agent writing sends one per debounce).
+    this.disposables.push(
+      search.onDidIndex(() => {
+        clearTimeout(this.again);
+        this.again = setTimeout(() => void this.refresh(), REFRESH_AFTER_INDEX_MS);
+      }),
+    );
   }
 
   show(state: SearchState): ToSearchPage | null {
@@ -137,6 +146,7 @@ export class SearchPanel implements vscode.Disposable {
   }
 
   dispose(): void {
+    clearTimeout(this.again);
     this.panel?.dispose();
     for (const d of this.disposables) d.dispose();
   }

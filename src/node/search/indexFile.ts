@@ -2,7 +2,9 @@
  * The search index's file: SQLite loaded on demand, its schema and version, the writer's lock file, waits on another
  * process's commit, and what says the file is damaged. src/node/search/searchIndex.ts keeps the index in it.
  */
-import { closeSync, openSync, rmSync, statSync } from "node:fs";
+import { readFileSync, rmdirSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { hostname } from "node:os";
 import type Sqlite from "node-sqlite3-wasm";
 import { SCHEMA_VERSION } from "./schemaVersion.js";
 
@@ -22,7 +24,8 @@ export function loadSqlite(): Promise<DatabaseClass> {
 /**
  * `files`: one row per session file with what was indexed of it: the size and mtime seen, the bytes indexed
  * (`offset`, up to the last whole line), its last entry (`leaf`), its header's version and how many units it has;
- * `heads` the bytes up to its header, kept only when an append can be indexed alone (from `offset` on). `lineage` and
+ * `heads` the bytes up to its header, the last bytes before `offset` and the file's inode, kept only when an append
+ * can be indexed alone (from `offset` on, once all three are found unchanged). `lineage` and
  * `copies` say which forks carry which of their parents' entries (a hit's `alsoIn`), without the store's listing.
  * `units` says where each unit's text is (the line's offset and length in its file, and its number among the line's
  * units): the FTS5 table is contentless (the inverted index only, a fifth of what keeping the texts took), and the
@@ -30,8 +33,9 @@ export function loadSqlite(): Promise<DatabaseClass> {
  */
 export const SCHEMA = `
 CREATE TABLE IF NOT EXISTS files (id INTEGER PRIMARY KEY, file TEXT NOT NULL UNIQUE, size INTEGER, mtime INTEGER,
-  offset INTEGER, leaf TEXT, version INTEGER, session_id TEXT, cwd TEXT, slug TEXT, title TEXT, units INTEGER);
-CREATE TABLE IF NOT EXISTS heads (file_id INTEGER PRIMARY KEY, head BLOB);
+  offset INTEGER, leaf TEXT, version INTEGER, session_id TEXT, cwd TEXT, slug TEXT, title TEXT, units INTEGER,
+  lineage TEXT);
+CREATE TABLE IF NOT EXISTS heads (file_id INTEGER PRIMARY KEY, head BLOB, tail BLOB, ino TEXT);
 CREATE TABLE IF NOT EXISTS lineage (file TEXT, parent TEXT, PRIMARY KEY (file, parent)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS lineage_parent ON lineage(parent);
 CREATE TABLE IF NOT EXISTS copies (file TEXT, entry_id TEXT, PRIMARY KEY (file, entry_id)) WITHOUT ROWID;
@@ -42,8 +46,10 @@ CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(text, content = '', contentles
   tokenize = 'unicode61 remove_diacritics 2');
 `;
 
-/** A writer's lock older than this is from a process that died. */
+/** A writer's lock nobody refreshed for this long is from a process that died (its holder refreshes it each minute). */
 const STALE_LOCK_MS = 10 * 60_000;
+/** A directory lock of node-sqlite3-wasm older than this was left by a process killed inside a statement. */
+const LEFTOVER_SQLITE_LOCK_MS = 30_000;
 /** How long a call waits for another process's transaction (SQLite's "database is locked") before failing. */
 const BUSY_WAIT_MS = 10_000;
 
@@ -52,6 +58,9 @@ function sleepSync(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
+/** SQLite's "another process holds the lock" (FTS5 reports one met while it loads as "vtable constructor failed"). */
+const isBusy = (err: unknown) => /database is locked|SQLITE_BUSY|vtable constructor failed/i.test(String(err));
+
 /** Run a database call, retrying while another process holds SQLite's lock (it commits one session at a time). */
 export function retryBusy<T>(fn: () => T): T {
   const end = Date.now() + BUSY_WAIT_MS;
@@ -59,8 +68,7 @@ export function retryBusy<T>(fn: () => T): T {
     try {
       return fn();
     } catch (err) {
-      // FTS5 reports a lock met while it loads its configuration as "vtable constructor failed".
-      if (!/database is locked|SQLITE_BUSY|vtable constructor failed/i.test(String(err)) || Date.now() > end) throw err;
+      if (!isBusy(err) || Date.now() > end) throw err;
       sleepSync(20);
     }
   }
@@ -81,22 +89,76 @@ export function readTransaction<T>(db: Database, fn: () => T): T {
   }
 }
 
+/**
+ * The writer's lock file: `O_EXCL`, content `<pid>:<host>:<nonce>`, its mtime refreshed by the holder every minute
+ * (`refresh`). It is stale when its pid is gone on this host, or when nobody refreshed it for 10 minutes (a holder on
+ * another host that died). A stale lock is removed only if it still holds what was judged stale, and the lock is
+ * released only while it is still ours, never a successor's.
+ */
+export interface WriterLock {
+  refresh(): void;
+  release(): void;
+}
+
+const lockContent = (path: string): string | null => {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return null;
+  }
+};
+
+function isStale(path: string, content: string): boolean {
+  const [pid, host] = content.split(":");
+  if (host === hostname() && Number(pid) > 0) {
+    try {
+      process.kill(Number(pid), 0);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ESRCH") return true;
+    }
+  }
+  try {
+    return Date.now() - statSync(path).mtimeMs > STALE_LOCK_MS;
+  } catch {
+    return true;
+  }
+}
+
 /** Take the writer's lock file, or null when another live process holds it. */
-export function takeWriterLock(path: string): (() => void) | null {
+export function takeWriterLock(path: string): WriterLock | null {
+  const mine = `${process.pid}:${hostname()}:${randomBytes(8).toString("hex")}`;
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      closeSync(openSync(path, "wx"));
-      return () => rmSync(path, { force: true });
+      writeFileSync(path, mine, { flag: "wx", mode: 0o600 });
+      return {
+        refresh: () => {
+          if (lockContent(path) === mine) utimesSync(path, new Date(), new Date());
+        },
+        release: () => {
+          if (lockContent(path) === mine) rmSync(path, { force: true });
+        },
+      };
     } catch {
-      try {
-        if (Date.now() - statSync(path).mtimeMs > STALE_LOCK_MS) rmSync(path, { force: true });
-        else return null;
-      } catch {
-        // Gone in between: try again.
-      }
+      const seen = lockContent(path);
+      if (seen === null) continue; // gone in between: try again
+      if (!isStale(path, seen) || lockContent(path) !== seen) return null;
+      rmSync(path, { force: true });
     }
   }
   return null;
+}
+
+/**
+ * node-sqlite3-wasm locks a database by making a directory (`<db>.lock`) and never takes one over: a process killed
+ * inside a statement leaves it, and every later statement waits, then fails. The writer removes one this old (no
+ * statement or transaction of ours lasts a second).
+ */
+export function clearLeftoverSqliteLock(file: string): void {
+  try {
+    if (Date.now() - statSync(`${file}.lock`).mtimeMs > LEFTOVER_SQLITE_LOCK_MS) rmdirSync(`${file}.lock`);
+  } catch {
+    // None, or removed in between.
+  }
 }
 
 /**
@@ -108,16 +170,17 @@ export function validIndex(Database: DatabaseClass, file: string): boolean {
   try {
     const db = new Database(file);
     try {
-      if ((db.get("PRAGMA user_version") as { user_version?: number } | null)?.user_version !== SCHEMA_VERSION)
-        return false;
-      db.get("SELECT 1 FROM files LIMIT 1");
-      db.get("SELECT rowid FROM fts LIMIT 1");
+      const version = retryBusy(() => db.get("PRAGMA user_version") as { user_version?: number } | null);
+      if (version?.user_version !== SCHEMA_VERSION) return false;
+      retryBusy(() => db.get("SELECT 1 FROM files LIMIT 1"));
+      retryBusy(() => db.get("SELECT rowid FROM fts LIMIT 1"));
       return true;
     } finally {
       db.close();
     }
-  } catch {
-    return false;
+  } catch (err) {
+    // Busy for longer than a reader ever holds it: not a reason to delete an index that may be fine.
+    return isBusy(err);
   }
 }
 

@@ -42,8 +42,12 @@ export interface QueryOptions {
  */
 const RANKED_AT_MOST = 5_000;
 
-/** A hit's line is read back for its snippet up to this size (a longer one shows the session's title instead). */
-const SNIPPET_LINE_MAX = 8 * 1024 * 1024;
+/**
+ * A hit's line is read back for its snippet up to this size (a unit's text is at most 256 KB, but its line may hold
+ * images: a longer line shows no snippet), and one query reads at most `SNIPPET_BYTES` of lines.
+ */
+const SNIPPET_LINE_MAX = 4 * 1024 * 1024;
+const SNIPPET_BYTES = 32 * 1024 * 1024;
 
 interface Row {
   file: string;
@@ -62,18 +66,23 @@ interface Row {
   rank: number;
 }
 
-export function queryIndex(db: Database, q: ParsedQuery & { ok: true }, options: QueryOptions = {}): SearchHit[] {
+/** A query's hits without their snippets, and where each snippet is (`withSnippets` reads them). */
+interface Found {
+  hits: SearchHit[];
+  sources: Row[];
+}
+
+/** The ranked hits (run inside one read transaction: their forks are looked up too). */
+export function queryIndex(db: Database, q: ParsedQuery & { ok: true }, options: QueryOptions = {}): Found {
   const limit = Math.max(1, Math.min(options.limit ?? 50, 500));
   const f = q.filters;
-  const where: string[] = [
-    "fts MATCH ?",
-    "fts.rowid >= (SELECT ifnull(min(rowid), 0) FROM " +
-      "(SELECT rowid FROM fts WHERE fts MATCH ? ORDER BY rowid DESC LIMIT ?))",
-  ];
-  const args: (string | number)[] = [q.match, q.match, RANKED_AT_MOST];
-  const filter = (sql: string, ...values: (string | number)[]) => {
-    where.push(sql);
-    args.push(...values);
+  // The filters, applied both to the matches ranked and to which of them are the newest (the cap counts only
+  // matches the filters keep).
+  const filters: string[] = [];
+  const values: (string | number)[] = [];
+  const filter = (sql: string, ...args: (string | number)[]) => {
+    filters.push(sql);
+    values.push(...args);
   };
   const roles = f.roles.length ? f.roles : DEFAULT_SEARCH_ROLES;
   filter(`u.role IN (${roles.map(() => "?").join(", ")})`, ...roles);
@@ -83,13 +92,16 @@ export function queryIndex(db: Database, q: ParsedQuery & { ok: true }, options:
   if (f.until !== null) filter("u.time <= ?", f.until);
   if (f.sessionPrefix !== null) filter("substr(f.session_id, 1, ?) = ?", f.sessionPrefix.length, f.sessionPrefix);
   if (options.files) filter("f.file IN (SELECT value FROM json_each(?))", JSON.stringify(options.files));
+  const from = "FROM fts JOIN units u ON u.id = fts.rowid JOIN files f ON f.id = u.file_id";
+  const where = ["fts MATCH ?", ...filters].join(" AND ");
+  const newest =
+    `SELECT ifnull(min(r), 0) FROM ` + `(SELECT fts.rowid AS r ${from} WHERE ${where} ORDER BY fts.rowid DESC LIMIT ?)`;
   const rows = retryBusy(() =>
     db.all(
       `SELECT f.file, f.version, f.session_id, f.cwd, f.title, u.entry_id, u.role, u.tool, u.time, u.active, u.at,
          u.len, u.part, bm25(fts) AS rank
-       FROM fts JOIN units u ON u.id = fts.rowid JOIN files f ON f.id = u.file_id
-       WHERE ${where.join(" AND ")} ORDER BY rank LIMIT ?`,
-      [...args, limit * 4],
+       ${from} WHERE ${where} AND fts.rowid >= (${newest}) ORDER BY rank LIMIT ?`,
+      [q.match, ...values, q.match, ...values, RANKED_AT_MOST, limit * 4],
     ),
   ) as unknown as Row[];
   const now = options.now ?? Date.now();
@@ -100,7 +112,7 @@ export function queryIndex(db: Database, q: ParsedQuery & { ok: true }, options:
     })
     .sort((a, b) => b.score - a.score)
     .slice(0, limit);
-  return best.map(({ r, score }): SearchHit => ({
+  const hits = best.map(({ r, score }): SearchHit => ({
     file: r.file,
     sessionId: r.session_id,
     entryId: r.entry_id,
@@ -110,10 +122,26 @@ export function queryIndex(db: Database, q: ParsedQuery & { ok: true }, options:
     cwd: r.cwd,
     active: r.active === 1,
     title: r.title ?? "",
-    snippet: snippetOf(r, q.terms),
+    snippet: "",
     score,
     alsoIn: r.entry_id ? carriers(db, r.file, r.entry_id) : [],
   }));
+  return { hits, sources: best.map((b) => b.r) };
+}
+
+/**
+ * The hits with their snippets, read from the session files after the index's lock is let go (a reader holds
+ * node-sqlite3-wasm's lock against the writer). At most `SNIPPET_BYTES` are read for one query; later hits show
+ * none.
+ */
+export function withSnippets(found: Found, terms: string[]): SearchHit[] {
+  let budget = SNIPPET_BYTES;
+  return found.hits.map((h, i) => {
+    const source = found.sources[i]!;
+    if (source.len > budget) return h;
+    budget -= Math.max(0, source.len);
+    return { ...h, snippet: snippetOf(source, terms) };
+  });
 }
 
 /**

@@ -10,7 +10,12 @@ export interface SearchClientEvents {
   onProgress?: (done: number, total: number) => void;
   onSynced?: (m: FromWorker & { type: "synced" }) => void;
   onFailed?: (message: string) => void;
+  /** The worker stopped (it failed, or was stopped): this client answers no more. */
+  onExit?: () => void;
 }
+
+/** How long the worker has to finish what it is writing and close the index before it is stopped. */
+const CLOSE_WAIT_MS = 5_000;
 
 export class SearchClient {
   private readonly worker: Worker;
@@ -38,7 +43,10 @@ export class SearchClient {
       events.onFailed?.(err.message);
       fail(err);
     });
-    this.worker.on("exit", (code) => fail(new Error(`the search worker stopped (exit code ${code})`)));
+    this.worker.on("exit", (code) => {
+      fail(new Error(`the search worker stopped (exit code ${code})`));
+      events.onExit?.();
+    });
   }
 
   private send(m: ToWorker): void {
@@ -64,7 +72,13 @@ export class SearchClient {
     });
   }
 
+  /** Ask the worker to close the index (its lock released) and stop; stopped anyway after a few seconds. */
   async dispose(): Promise<void> {
-    await this.worker.terminate();
+    if (this.exited) return;
+    const stopped = new Promise<void>((resolve) => this.worker.once("exit", () => resolve()));
+    this.worker.postMessage({ type: "close" } satisfies ToWorker);
+    const timer = setTimeout(() => void this.worker.terminate(), CLOSE_WAIT_MS);
+    await stopped;
+    clearTimeout(timer);
   }
 }

@@ -19,15 +19,17 @@ import {
   type Database,
   type DatabaseClass,
   loadSqlite,
+  clearLeftoverSqliteLock,
   readTransaction,
   retryBusy,
   SCHEMA,
   takeWriterLock,
   validIndex,
+  type WriterLock,
 } from "./indexFile.js";
 import { indexFileFor } from "./indexName.js";
 import { SCHEMA_VERSION } from "./schemaVersion.js";
-import { queryIndex, type QueryOptions, type SearchHit } from "./queryIndex.js";
+import { queryIndex, type QueryOptions, type SearchHit, withSnippets } from "./queryIndex.js";
 import type { IndexTarget } from "./targets.js";
 
 export { isCorruption } from "./indexFile.js";
@@ -47,6 +49,8 @@ export interface IndexStats {
   entries: number;
 }
 
+/** Bytes before the offset compared on an append: an edit there moves what follows. */
+const TAIL_BYTES = 256;
 /** Bytes at the start of a file that hold its header: the OMP title slot and the header line. */
 const HEAD_MAX = 64 * 1024;
 
@@ -71,6 +75,12 @@ function headOf(bytes: Uint8Array): Buffer | null {
 function appendable(session: Session): boolean {
   const version = session.header.version;
   return typeof version === "number" && version >= 3;
+}
+
+/** Delete an index file and the rollback journal SQLite may have left next to it. */
+function removeIndexFile(file: string): void {
+  rmSync(file, { force: true });
+  rmSync(`${file}-journal`, { force: true });
 }
 
 /** Create `file` readable and writable by the owner only, or make it so. */
@@ -99,6 +109,7 @@ function lineAt(bytes: Uint8Array, starts: number[], line: number): { at: number
 interface Known {
   size: number;
   mtime: number;
+  lineage: string | null;
 }
 
 export class SearchIndex {
@@ -107,19 +118,24 @@ export class SearchIndex {
     readonly file: string,
     /** The index was found corrupt or of another version, and rebuilt empty. */
     readonly rebuilt: boolean,
-    /** Releases the writer's lock; null when another process writes (this one only reads what is there). */
-    private release: (() => void) | null,
-  ) {}
+    /** The writer's lock; null when another process writes (this one only reads what is there). */
+    private lock: WriterLock | null,
+  ) {
+    // The lock is refreshed while it is held, so that only a dead holder's goes stale.
+    if (lock) this.refresher = setInterval(() => lock.refresh(), 60_000).unref();
+  }
+
+  private refresher: NodeJS.Timeout | null = null;
 
   /** Close it and delete its file (after `isCorruption`): the next `open` builds it again. */
   discard(): void {
     this.close();
-    rmSync(this.file, { force: true });
+    removeIndexFile(this.file);
   }
 
   /** Whether this process may update the index (it holds the writer's lock). */
   get writable(): boolean {
-    return this.release !== null;
+    return this.lock !== null;
   }
 
   /**
@@ -136,8 +152,9 @@ export class SearchIndex {
     // Not `<db>.lock`: node-sqlite3-wasm's own file locking uses that name.
     const release = takeWriterLock(`${file}.writer`);
     let rebuilt = false;
+    if (release) clearLeftoverSqliteLock(file);
     if (release && existsSync(file) && !validIndex(Database, file)) {
-      rmSync(file, { force: true });
+      removeIndexFile(file);
       rebuilt = true;
     }
     if (!release && !existsSync(file)) return SearchIndex.empty(Database, file);
@@ -163,16 +180,17 @@ export class SearchIndex {
 
   close(): void {
     if (this.db.isOpen) this.db.close();
-    this.release?.();
-    this.release = null;
+    if (this.refresher) clearInterval(this.refresher);
+    this.lock?.release();
+    this.lock = null;
   }
 
   /** The indexed files with the size and mtime seen when they were indexed. */
   known(): Map<string, Known> {
-    const rows = retryBusy(() => this.db.all("SELECT file, size, mtime FROM files")) as unknown as ({
+    const rows = retryBusy(() => this.db.all("SELECT file, size, mtime, lineage FROM files")) as unknown as ({
       file: string;
     } & Known)[];
-    return new Map(rows.map((r) => [r.file, { size: r.size, mtime: r.mtime }]));
+    return new Map(rows.map((r) => [r.file, { size: r.size, mtime: r.mtime, lineage: r.lineage }]));
   }
 
   /** `known` for these files only. */
@@ -180,7 +198,9 @@ export class SearchIndex {
     const out = new Map<string, Known>();
     readTransaction(this.db, () => {
       for (const file of files) {
-        const k = retryBusy(() => this.db.get("SELECT size, mtime FROM files WHERE file = ?", [file])) as Known | null;
+        const k = retryBusy(() =>
+          this.db.get("SELECT size, mtime, lineage FROM files WHERE file = ?", [file]),
+        ) as Known | null;
         if (k) out.set(file, k);
       }
     });
@@ -191,7 +211,8 @@ export class SearchIndex {
   changed(targets: readonly IndexTarget[], known = this.known()): IndexTarget[] {
     return targets.filter((t) => {
       const k = known.get(t.file);
-      return !k || k.size !== t.sizeBytes || k.mtime !== Math.trunc(t.mtimeMs);
+      // A fork whose parent was found or went away owns other entries now: indexed again.
+      return !k || k.size !== t.sizeBytes || k.mtime !== Math.trunc(t.mtimeMs) || k.lineage !== t.lineage;
     });
   }
 
@@ -215,7 +236,8 @@ export class SearchIndex {
     for (const file of removed) this.transaction(() => this.remove(file));
     result.removed = removed.length;
     for (const t of changed) {
-      if (known.has(t.file) && (await this.indexAppended(t))) result.appended++;
+      const k = known.get(t.file);
+      if (k && k.lineage === t.lineage && (await this.indexAppended(t))) result.appended++;
       else await this.indexWhole(t);
       result.indexed++;
       options.onProgress?.(result.indexed, changed.length);
@@ -272,10 +294,10 @@ export class SearchIndex {
 
   /** Index a file from its first byte (after removing what was indexed of it). */
   private async indexWhole(t: IndexTarget): Promise<void> {
-    let read: { bytes: Buffer; size: number; mtime: number } | null = null;
+    let read: { bytes: Buffer; size: number; mtime: number; ino: string } | null = null;
     try {
       const { bytes, id } = await readRegularFile(t.file);
-      read = { bytes, size: id.size, mtime: Number(id.mtimeNs / 1_000_000n) };
+      read = { bytes, size: id.size, mtime: Number(id.mtimeNs / 1_000_000n), ino: String(id.ino) };
     } catch {
       // Unreadable now (gone, not a regular file): nothing of it is indexed until it changes.
     }
@@ -292,8 +314,8 @@ export class SearchIndex {
       this.remove(t.file);
       const version = session?.header.version;
       const { lastInsertRowid: fileId } = this.db.run(
-        "INSERT INTO files (file, size, mtime, offset, leaf, version, session_id, cwd, slug, title, units) " +
-          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO files (file, size, mtime, offset, leaf, version, session_id, cwd, slug, title, units, lineage) " +
+          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [
           t.file,
           read?.size ?? t.sizeBytes,
@@ -306,13 +328,20 @@ export class SearchIndex {
           t.slug,
           t.title,
           units.length,
+          t.lineage,
         ],
       );
       const id = Number(fileId);
       // The title slot (no entry) is the session's, on every branch.
       const onPath = (entry: string) => entry === "" || active.has(entry);
       this.insertUnits(id, units, onPath, (line) => lineAt(bytes, starts, line));
-      if (head) this.db.run("INSERT INTO heads (file_id, head) VALUES (?, ?)", [id, head]);
+      if (head)
+        this.db.run("INSERT INTO heads (file_id, head, tail, ino) VALUES (?, ?, ?, ?)", [
+          id,
+          head,
+          bytes.subarray(Math.max(0, bytes.length - TAIL_BYTES)),
+          read!.ino,
+        ]);
       for (const p of t.parents) this.db.run("INSERT OR IGNORE INTO lineage (file, parent) VALUES (?, ?)", [t.file, p]);
       for (const entry of t.copies ?? [])
         this.db.run("INSERT OR IGNORE INTO copies (file, entry_id) VALUES (?, ?)", [t.file, entry]);
@@ -327,16 +356,21 @@ export class SearchIndex {
   private async indexAppended(t: IndexTarget): Promise<boolean> {
     const row = retryBusy(() =>
       this.db.get(
-        "SELECT f.id, f.offset, h.head, f.leaf FROM files f JOIN heads h ON h.file_id = f.id WHERE f.file = ?",
+        "SELECT f.id, f.size, f.mtime, f.offset, f.leaf, h.head, h.tail, h.ino FROM files f " +
+          "JOIN heads h ON h.file_id = f.id WHERE f.file = ?",
         [t.file],
       ),
     ) as {
       id: number;
+      size: number;
+      mtime: number;
       offset: number;
-      head: Uint8Array | null;
       leaf: string | null;
+      head: Uint8Array;
+      tail: Uint8Array;
+      ino: string;
     } | null;
-    if (!row?.head) return false;
+    if (!row) return false;
     let opened;
     try {
       opened = await openRegular(t.file);
@@ -344,9 +378,20 @@ export class SearchIndex {
       return false;
     }
     const { handle, id } = opened;
+    const mtime = Number(id.mtimeNs / 1_000_000n);
+    // Nothing happened since it was indexed (the listing saw the file before the index read it).
+    if (String(id.ino) === row.ino && id.size === row.size && mtime === row.mtime) {
+      await handle.close();
+      return true;
+    }
     let tail: Buffer;
     try {
-      if (id.size < row.offset || !(await readAt(handle, 0, row.head.length)).equals(row.head)) return false;
+      // Another file (a rename over it), one that shrank or was rewritten at its size, or other bytes where the
+      // index stopped: not an append.
+      if (String(id.ino) !== row.ino || id.size <= row.size || id.size < row.offset) return false;
+      if (!(await readAt(handle, 0, row.head.length)).equals(row.head)) return false;
+      const before = await readAt(handle, row.offset - row.tail.length, row.tail.length);
+      if (!before.equals(row.tail)) return false;
       tail = await readAt(handle, row.offset, id.size - row.offset);
     } finally {
       await handle.close();
@@ -356,8 +401,11 @@ export class SearchIndex {
     const headLines = reader.feedChunk(row.head).lines;
     reader.feedChunk(whole, headLines + 1);
     const parsed = reader.result(true);
-    if (!parsed.ok) return false;
+    // A line that is not a record starts where a whole line should: the bytes moved (an edit before the offset).
+    if (!parsed.ok || parsed.session.diagnostics.some((d) => d.code === "malformed-json" || d.code === "not-an-object"))
+      return false;
     const entries = parsed.session.entries;
+    if (new Set(entries.map((e) => e.id)).size !== entries.length) return false;
     let previous = row.leaf;
     for (const e of entries) {
       if (e.parentId !== previous) return false;
@@ -386,8 +434,13 @@ export class SearchIndex {
       this.insertUnits(row.id, units, () => true, where);
       this.db.run(
         "UPDATE files SET size = ?, mtime = ?, offset = ?, leaf = ?, title = ?, units = units + ? WHERE id = ?",
-        [id.size, Number(id.mtimeNs / 1_000_000n), row.offset + whole.length, previous, t.title, units.length, row.id],
+        [id.size, mtime, row.offset + whole.length, previous, t.title, units.length, row.id],
       );
+      const last = Buffer.concat([row.tail, whole]);
+      this.db.run("UPDATE heads SET tail = ? WHERE file_id = ?", [
+        last.subarray(Math.max(0, last.length - TAIL_BYTES)),
+        row.id,
+      ]);
     });
     return true;
   }
@@ -415,6 +468,9 @@ export class SearchIndex {
    * for the active path; thinking only when asked for (`role:thinking`).
    */
   query(q: ParsedQuery & { ok: true }, options: QueryOptions = {}): SearchHit[] {
-    return readTransaction(this.db, () => queryIndex(this.db, q, options));
+    return withSnippets(
+      readTransaction(this.db, () => queryIndex(this.db, q, options)),
+      q.terms,
+    );
   }
 }

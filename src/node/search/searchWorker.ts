@@ -23,12 +23,18 @@ let syncing: Promise<void> = Promise.resolve();
 /** Opened since the last sync: the next sync compares the whole listing with what the index holds. */
 let fresh = true;
 
+/** The index being opened: a query and a sync that both come first share one open (and one writer's lock). */
+let opening: Promise<SearchIndex> | null = null;
+
 async function openIndex(): Promise<SearchIndex> {
-  if (!index) {
-    index = await SearchIndex.open(setup.cacheDir, roots, setup.variant);
+  if (index) return index;
+  opening ??= SearchIndex.open(setup.cacheDir, roots, setup.variant).then((opened) => {
+    index = opened;
     fresh = true;
-  }
-  return index;
+    opening = null;
+    return opened;
+  });
+  return opening;
 }
 
 /** Another window wrote until now: try to become the writer (and take in what it left). */
@@ -88,6 +94,14 @@ async function query(m: ToWorker & { type: "query" }): Promise<SearchAnswer> {
 }
 
 parentPort!.on("message", (m: ToWorker) => {
+  if (m.type === "close") {
+    // After the sync under way: the index closed and its writer's lock released, then the thread ends.
+    void syncing.finally(() => {
+      index?.close();
+      process.exit(0);
+    });
+    return;
+  }
   if (m.type === "sync") {
     syncing = syncing
       .then(() => sync(m.targets, m.removed))

@@ -4,6 +4,7 @@
  * fork's copies are indexed once, in the session that wrote them). Small and cloneable: the extension sends these to
  * its indexing worker.
  */
+import { createHash } from "node:crypto";
 import { sessionTitle, type StoreSession } from "../store/index.js";
 
 export interface IndexTarget {
@@ -17,12 +18,16 @@ export interface IndexTarget {
   parents: string[];
   /** The ids of the entries copied from a parent (not indexed here), or null when it is no fork. */
   copies: string[] | null;
+  /** A digest of `parents` and `copies`: when it changes (a parent found or gone), the file is indexed again. */
+  lineage: string;
 }
 
 /** The targets of a listing whose fork ownership is computed (`computeOwnership`). */
 export function indexTargets(sessions: readonly StoreSession[]): IndexTarget[] {
   return sessions.map((s) => {
     const parents = s.parent ? [s.parent] : s.parentCandidates;
+    const copies = parents.length ? [...s.inherited] : null;
+    const parentFiles = parents.map((p) => p.file);
     return {
       file: s.file,
       sizeBytes: s.sizeBytes,
@@ -30,8 +35,11 @@ export function indexTargets(sessions: readonly StoreSession[]): IndexTarget[] {
       title: sessionTitle(s),
       cwd: s.summary.ok ? s.summary.cwd : null,
       slug: s.slug,
-      parents: parents.map((p) => p.file),
-      copies: parents.length ? [...s.inherited] : null,
+      parents: parentFiles,
+      copies,
+      lineage: createHash("sha1")
+        .update(JSON.stringify([parentFiles, copies]))
+        .digest("base64"),
     };
   });
 }

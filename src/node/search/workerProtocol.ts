@@ -25,7 +25,10 @@ export interface SearchRequest {
 
 export type ToWorker =
   /** `removed` given: only the changed sessions and the files gone; else the whole listing. */
-  { type: "sync"; targets: IndexTarget[]; removed?: string[] } | ({ type: "query"; id: number } & SearchRequest);
+  | { type: "sync"; targets: IndexTarget[]; removed?: string[] }
+  | ({ type: "query"; id: number } & SearchRequest)
+  /** Close the index (after the sync under way) and exit. */
+  | { type: "close" };
 
 /** What the index holds and what it still has to take in. */
 export interface IndexState extends IndexStats {
