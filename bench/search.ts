@@ -95,7 +95,8 @@ export async function benchSearch(root: string, agentDir: string, storeFiles: st
             return parsed.ok ? timed(() => index.query(parsed, { limit: 50 })) : 0;
           }),
         ];
-      // One appended entry in the store's largest session, then that file indexed whole (the file is put back).
+      // Eleven entries appended one at a time to the store's largest session, each indexed before the next (the
+      // median is the figure); then that file indexed whole. The file is put back.
       const store = await loadStore({
         roots: roots.map((r) => ({ ...r, agent: "pi", source: "bench" })),
         cacheFile: null,
@@ -103,21 +104,28 @@ export async function benchSearch(root: string, agentDir: string, storeFiles: st
       computeOwnership(store.sessions);
       const largest = store.sessions.filter((s) => s.summary.ok).sort((a, b) => b.sizeBytes - a.sizeBytes)[0]!;
       appendedFileBytes = largest.sizeBytes;
-      const leaf = largest.summary.ok ? largest.summary.leafId : null;
-      const entry = {
-        type: "message",
-        id: "bench0001",
-        parentId: leaf,
-        timestamp: new Date().toISOString(),
-        message: { role: "user", content: "an appended prompt with benchappendword", timestamp: Date.now() },
-      };
-      appendFileSync(largest.file, `${JSON.stringify(entry)}\n`);
+      let leaf = largest.summary.ok ? largest.summary.leafId : null;
+      let grown = indexTargets([largest]);
+      const appends: number[] = [];
       try {
-        const grown = indexTargets([{ ...largest, sizeBytes: statSync(largest.file).size, mtimeMs: Date.now() }]);
-        const t0 = performance.now();
-        const r = await index.update(grown, { removed: [] });
-        appendMs = performance.now() - t0;
-        if (r.appended !== 1) throw new Error(`the append was not taken in alone: ${JSON.stringify(r)}`);
+        for (let i = 0; i < 11; i++) {
+          const entry = {
+            type: "message",
+            id: `bench${i}`,
+            parentId: leaf,
+            timestamp: new Date().toISOString(),
+            message: { role: "user", content: `an appended prompt with benchappendword ${i}`, timestamp: Date.now() },
+          };
+          appendFileSync(largest.file, `${JSON.stringify(entry)}\n`);
+          leaf = entry.id;
+          const st = statSync(largest.file);
+          grown = indexTargets([{ ...largest, sizeBytes: st.size, mtimeMs: Math.trunc(st.mtimeMs) }]);
+          const t0 = performance.now();
+          const r = await index.update(grown, { removed: [] });
+          appends.push(performance.now() - t0);
+          if (r.appended !== 1) throw new Error(`the append was not taken in alone: ${JSON.stringify(r)}`);
+        }
+        appendMs = median(appends);
         // Baseline: the same file indexed whole, as a new or rewritten file is (in an index of its own).
         const scratch = mkdtempSync(join(tmpdir(), "pi-bench-whole-"));
         const alone = await SearchIndex.open(scratch, roots);
