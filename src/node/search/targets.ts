@@ -38,7 +38,8 @@ export function indexTargets(sessions: readonly StoreSession[]): IndexTarget[] {
       parents: parentFiles,
       copies,
       lineage: createHash("sha1")
-        .update(JSON.stringify([parentFiles, copies]))
+        // Sorted: the CLI's listing and the extension's may meet the same sets in another order.
+        .update(JSON.stringify([[...parentFiles].sort(), copies ? [...copies].sort() : null]))
         .digest("base64"),
     };
   });
