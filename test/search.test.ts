@@ -94,6 +94,14 @@ function parseQueryOk(q: string) {
   return parsed;
 }
 
+/** An agent dir under `dir` with one project folder, empty. */
+function projectDir(dir: string): { agent: string; slug: string } {
+  const agent = join(dir, "agent");
+  const slug = join(agent, "sessions", "--p--");
+  mkdirSync(slug, { recursive: true });
+  return { agent, slug };
+}
+
 /** The index's targets for the store in an agent dir (ownership computed). */
 const targetsOf = async (agent: string) => indexTargets((await ownedStore(agent)).sessions);
 
@@ -186,9 +194,7 @@ describe("search index", () => {
 
   it("keeps current: appended, rewritten and deleted files; unchanged files are not read again", async () => {
     await withTempDir(async (dir) => {
-      const agent = join(dir, "agent");
-      const slug = join(agent, "sessions", "--p--");
-      mkdirSync(slug, { recursive: true });
+      const { agent, slug } = projectDir(dir);
       const a = join(slug, "a.jsonl");
       const b = join(slug, "b.jsonl");
       writeFileSync(a, jsonl(header({ id: "a" }), message("u1", null, "user", "firstword")));
@@ -230,9 +236,7 @@ describe("search index", () => {
     await fc.assert(
       fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 10 }), async (ops) => {
         await withTempDir(async (dir) => {
-          const agent = join(dir, "agent");
-          const slug = join(agent, "sessions", "--p--");
-          mkdirSync(slug, { recursive: true });
+          const { agent, slug } = projectDir(dir);
           const file = join(slug, "s.jsonl");
           writeFileSync(file, jsonl(header({ id: "s" })));
           const live = await SearchIndex.open(join(dir, "live"), ROOTS);
@@ -290,9 +294,7 @@ describe("search index", () => {
 
   it("an OMP title slot rewritten in place, or a shrunk file, is indexed whole again", async () => {
     await withTempDir(async (dir) => {
-      const agent = join(dir, "agent");
-      const slug = join(agent, "sessions", "--p--");
-      mkdirSync(slug, { recursive: true });
+      const { agent, slug } = projectDir(dir);
       const file = join(slug, "s.jsonl");
       const slot = (title: string) => {
         const line = JSON.stringify({ type: "title", v: 1, title, updatedAt: "2026-01-01T00:00:00Z", pad: "" });
@@ -332,9 +334,7 @@ describe("search index", () => {
 
   it("snippets are cut from the lines read back, in v1 files (no ids) and after an append too", async () => {
     await withTempDir(async (dir) => {
-      const agent = join(dir, "agent");
-      const slug = join(agent, "sessions", "--p--");
-      mkdirSync(slug, { recursive: true });
+      const { agent, slug } = projectDir(dir);
       const v1 = join(slug, "v1.jsonl");
       const v3 = join(slug, "v3.jsonl");
       writeFileSync(
@@ -369,9 +369,7 @@ describe("search index", () => {
 
   it("a word in more units than are ranked still finds what the filters ask for", async () => {
     await withTempDir(async (dir) => {
-      const agent = join(dir, "agent");
-      const slug = join(agent, "sessions", "--p--");
-      mkdirSync(slug, { recursive: true });
+      const { agent, slug } = projectDir(dir);
       // The old session is indexed first; the new one has 6,000 newer matches of the same word.
       writeFileSync(
         join(slug, "a-old.jsonl"),

@@ -2,52 +2,13 @@
 // content from the Sessions view's title-bar button, opens a hit in the transcript, opens every hit in the results
 // panel and filters it by kind, and searches the hostile session (what it carries shows as text and runs nothing).
 // Screenshots under test-results/ui/ (the README's come from here). Needs `npm run build` first.
-import { mkdirSync, mkdtempSync, rmSync } from "fs";
-import os from "os";
-import path from "path";
-import { fileURLToPath } from "url";
-import { launch, workbenchUrl } from "./browser.mjs";
-import { startCodeServer } from "./code-server.mjs";
-import { ensureRuntime } from "./ensure-runtime.mjs";
-import { buildFixtureHome } from "./fixture-home.mjs";
+import { startWalk } from "./walk.mjs";
 import { assertNothingRan } from "./nothing-ran.mjs";
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const root = path.resolve(here, "..", "..");
-const shots = path.resolve(process.env.SHOTS || path.join(root, "test-results", "ui"));
-ensureRuntime();
-mkdirSync(shots, { recursive: true });
-const tmp = mkdtempSync(path.join(os.tmpdir(), "pi-sessions-ui-search-"));
-const { workspace } = buildFixtureHome(path.join(tmp, "home"), { hostile: true });
-process.env.EXT_HOST_HOME = path.join(tmp, "home");
-process.env.RUNTIME_TMP = tmp;
-
-const t0 = Date.now();
-const step = (m) => console.log(`[ui-search ${((Date.now() - t0) / 1000).toFixed(1)}s] ${m}`);
-const cs = await startCodeServer({
-  settings: { "workbench.colorTheme": "Default Dark Modern", "window.commandCenter": false },
-});
-const { ctx } = await launch(tmp);
-const page = ctx.pages()[0] ?? (await ctx.newPage());
-const logs = [];
-page.on("console", (m) => logs.push(`${m.type()}: ${m.text()}`));
-page.on("pageerror", (e) => logs.push(`pageerror: ${e.message}`));
-const dialogs = [];
-page.on("dialog", async (d) => {
-  dialogs.push(d.message());
-  await d.dismiss().catch(() => {});
-});
+const { shots, page, logs, dialogs, step, openSessionsView, finish } = await startWalk("ui-search");
 let failed = false;
 try {
-  await page.setViewportSize({ width: 1500, height: 950 });
-  await page.goto(workbenchUrl(cs.port, { folder: workspace, devPath: root }), { waitUntil: "domcontentloaded" });
-  await page.locator(".monaco-workbench").waitFor({ timeout: 60000 });
-  const tab = page.locator('.activitybar [aria-label^="Pi Sessions"]').first();
-  await tab.waitFor({ timeout: 60000 });
-  await tab.click();
-  const view = page.locator(".part.sidebar");
-  await view.locator(".monaco-list-row", { hasText: "This Workspace" }).first().waitFor({ timeout: 30000 });
-  step("workbench up");
+  const view = await openSessionsView();
 
   const input = page.locator(".quick-input-widget .quick-input-box input");
   const pickRow = (text) => page.locator(".quick-input-list .monaco-list-row", { hasText: text }).first();
@@ -119,10 +80,5 @@ try {
   console.error("UI SEARCH TEST FAILED:", e.message);
   await page.screenshot({ path: `${shots}/99-search-failure.png` }).catch(() => {});
   console.error(logs.slice(-30).join("\n"));
-} finally {
-  await ctx.close().catch(() => {});
-  await cs.stop();
-  rmSync(tmp, { recursive: true, force: true });
 }
-step(failed ? "FAILED" : `search ui test passed; screenshots in ${path.relative(root, shots)}`);
-process.exit(failed ? 1 : 0);
+await finish(failed, "search ui test passed");

@@ -2,53 +2,15 @@
 // Opens a transcript from the palette and from a click in the tree, switches a branch with the switcher, uses the
 // find widget, reads the hostile session (nothing runs, everything shows as text), and saves light and dark
 // screenshots under test-results/ui/ (the README's come from here). Needs `npm run build` first.
-import { mkdirSync, mkdtempSync, rmSync } from "fs";
-import os from "os";
-import path from "path";
-import { fileURLToPath } from "url";
-import { launch, workbenchUrl } from "./browser.mjs";
-import { startCodeServer } from "./code-server.mjs";
-import { ensureRuntime } from "./ensure-runtime.mjs";
-import { buildFixtureHome, HOSTILE } from "./fixture-home.mjs";
+import { HOSTILE } from "./fixture-home.mjs";
+import { startWalk } from "./walk.mjs";
 import { assertNothingRan } from "./nothing-ran.mjs";
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const root = path.resolve(here, "..", "..");
-const shots = path.resolve(process.env.SHOTS || path.join(root, "test-results", "ui"));
-ensureRuntime();
-mkdirSync(shots, { recursive: true });
-const tmp = mkdtempSync(path.join(os.tmpdir(), "pi-sessions-ui-transcript-"));
-const { workspace } = buildFixtureHome(path.join(tmp, "home"), { hostile: true });
-process.env.EXT_HOST_HOME = path.join(tmp, "home");
-process.env.RUNTIME_TMP = tmp;
-
-const t0 = Date.now();
-const step = (m) => console.log(`[ui-transcript ${((Date.now() - t0) / 1000).toFixed(1)}s] ${m}`);
-const cs = await startCodeServer({
-  settings: { "workbench.colorTheme": "Default Dark Modern", "window.commandCenter": false },
-});
-const { ctx } = await launch(tmp);
-const page = ctx.pages()[0] ?? (await ctx.newPage());
-const logs = [];
-page.on("console", (m) => logs.push(`${m.type()}: ${m.text()}`));
-page.on("pageerror", (e) => logs.push(`pageerror: ${e.message}`));
-const dialogs = [];
-page.on("dialog", async (d) => {
-  dialogs.push(d.message());
-  await d.dismiss().catch(() => {});
-});
+const { shots, page, logs, dialogs, step, openSessionsView, finish } = await startWalk("ui-transcript");
 let failed = false;
 try {
-  await page.setViewportSize({ width: 1500, height: 950 });
-  await page.goto(workbenchUrl(cs.port, { folder: workspace, devPath: root }), { waitUntil: "domcontentloaded" });
-  await page.locator(".monaco-workbench").waitFor({ timeout: 60000 });
-  const tab = page.locator('.activitybar [aria-label^="Pi Sessions"]').first();
-  await tab.waitFor({ timeout: 60000 });
-  await tab.click();
-  const view = page.locator(".part.sidebar");
+  const view = await openSessionsView();
   const row = (text) => view.locator(".monaco-list-row", { hasText: text }).first();
-  await row("This Workspace").waitFor({ timeout: 30000 });
-  step("workbench up");
 
   const input = page.locator(".quick-input-widget .quick-input-box input");
   const pickRow = (text) => page.locator(".quick-input-list .monaco-list-row", { hasText: text }).first();
@@ -182,10 +144,5 @@ try {
   console.error("UI TRANSCRIPT TEST FAILED:", e.message);
   await page.screenshot({ path: `${shots}/99-transcript-failure.png` }).catch(() => {});
   console.error(logs.slice(-30).join("\n"));
-} finally {
-  await ctx.close().catch(() => {});
-  await cs.stop();
-  rmSync(tmp, { recursive: true, force: true });
 }
-step(failed ? "FAILED" : `transcript ui test passed; screenshots in ${path.relative(root, shots)}`);
-process.exit(failed ? 1 : 0);
+await finish(failed, "transcript ui test passed");

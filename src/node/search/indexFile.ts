@@ -2,7 +2,17 @@
  * The search index's file: SQLite loaded on demand, its schema and version, the writer's lock file, waits on another
  * process's commit, and what says the file is damaged. src/node/search/searchIndex.ts keeps the index in it.
  */
-import { readFileSync, rmdirSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  closeSync,
+  openSync,
+  readFileSync,
+  rmdirSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import type Sqlite from "node-sqlite3-wasm";
@@ -182,6 +192,18 @@ export function validIndex(Database: DatabaseClass, file: string): boolean {
     // Busy for longer than a reader ever holds it: not a reason to delete an index that may be fine.
     return isBusy(err);
   }
+}
+
+/** Delete an index file and the rollback journal SQLite may have left next to it. */
+export function removeIndexFile(file: string): void {
+  rmSync(file, { force: true });
+  rmSync(`${file}-journal`, { force: true });
+}
+
+/** Create `file` readable and writable by the owner only, or make it so. */
+export function ownerOnly(file: string): void {
+  closeSync(openSync(file, "a", 0o600));
+  chmodSync(file, 0o600);
 }
 
 /** An error that says the index file is damaged (the caller deletes it and builds it again). */

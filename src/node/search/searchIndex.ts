@@ -9,18 +9,20 @@
  * replaced on open; damage found later is `isCorruption`, and the caller rebuilds. One writer at a time, by a lock
  * file.
  */
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import type { ParsedQuery } from "../../core/search/query.js";
 import { sessionUnits, type TextUnit } from "../../core/search/units.js";
-import { pathTo, type Session, SessionReader } from "../../core/session.js";
+import { pathTo, SessionReader } from "../../core/session.js";
 import { openRegular, readAt, readRegularFile } from "../fileAccess.js";
 import { parseSessionSliced } from "../readSession.js";
 import {
   type Database,
   type DatabaseClass,
-  loadSqlite,
   clearLeftoverSqliteLock,
+  loadSqlite,
+  ownerOnly,
   readTransaction,
+  removeIndexFile,
   retryBusy,
   SCHEMA,
   takeWriterLock,
@@ -30,6 +32,7 @@ import {
 import { indexFileFor } from "./indexName.js";
 import { SCHEMA_VERSION } from "./schemaVersion.js";
 import { queryIndex, type QueryOptions, type SearchHit, withSnippets } from "./queryIndex.js";
+import { appendable, headOf, lineAt, lineStarts, TAIL_BYTES } from "./sessionBytes.js";
 import type { IndexTarget } from "./targets.js";
 
 export { isCorruption } from "./indexFile.js";
@@ -47,63 +50,6 @@ export interface UpdateResult {
 export interface IndexStats {
   sessions: number;
   entries: number;
-}
-
-/** Bytes before the offset compared on an append: an edit there moves what follows. */
-const TAIL_BYTES = 256;
-/** Bytes at the start of a file that hold its header: the OMP title slot and the header line. */
-const HEAD_MAX = 64 * 1024;
-
-/** The bytes up to the end of the header line (after OMP's title slot), or null when there is none near the start. */
-function headOf(bytes: Uint8Array): Buffer | null {
-  let at = 0;
-  for (let line = 0; line < 3 && at < Math.min(bytes.length, HEAD_MAX); line++) {
-    const nl = bytes.indexOf(10, at);
-    if (nl < 0) return null;
-    try {
-      const record = JSON.parse(Buffer.from(bytes.subarray(at, nl)).toString("utf8")) as { type?: unknown } | null;
-      if (record?.type === "session") return Buffer.from(bytes.subarray(0, nl + 1));
-    } catch {
-      return null;
-    }
-    at = nl + 1;
-  }
-  return null;
-}
-
-/** Appends are taken in alone only in files whose entries carry their own ids (v3: pi 0.4x+ and OMP). */
-function appendable(session: Session): boolean {
-  const version = session.header.version;
-  return typeof version === "number" && version >= 3;
-}
-
-/** Delete an index file and the rollback journal SQLite may have left next to it. */
-function removeIndexFile(file: string): void {
-  rmSync(file, { force: true });
-  rmSync(`${file}-journal`, { force: true });
-}
-
-/** Create `file` readable and writable by the owner only, or make it so. */
-function ownerOnly(file: string): void {
-  closeSync(openSync(file, "a", 0o600));
-  chmodSync(file, 0o600);
-}
-
-/** Where each line of `bytes` starts (line 1 at 0). */
-function lineStarts(bytes: Uint8Array): number[] {
-  const starts = [0];
-  for (let nl = bytes.indexOf(10); nl >= 0 && nl + 1 < bytes.length; nl = bytes.indexOf(10, nl + 1))
-    starts.push(nl + 1);
-  return starts;
-}
-
-/** Line `line` (1-based; 0: the title slot, line 1) of `bytes`: its offset and its length before the newline. */
-function lineAt(bytes: Uint8Array, starts: number[], line: number): { at: number; len: number } {
-  const n = Math.max(1, line);
-  const at = starts[n - 1] ?? bytes.length;
-  const next = starts[n];
-  const end = next === undefined ? (bytes[bytes.length - 1] === 10 ? bytes.length - 1 : bytes.length) : next - 1;
-  return { at, len: end - at };
 }
 
 interface Known {
