@@ -6,6 +6,7 @@
 import { Command, Option } from "commander";
 import type { Io } from "./args.js";
 import { checkpointsCommand } from "./checkpoints.js";
+import { touchesCommand } from "./touches.js";
 import { compactCli } from "./compact.js";
 import { exportCommand } from "./export.js";
 import { contextCommand, lintCommand, treeCommand } from "./fileCommands.js";
@@ -162,6 +163,21 @@ export function buildProgram(io: Io, version: string, done: (code: number) => vo
         done(await searchCommand(words, { ...o, progress: process.stderr.isTTY === true }, io)),
       ),
     ['pi-sessions search "parentheses bug" role:user', "pi-sessions search ENOENT tool:bash since:2026-11-01 --json"],
+  );
+
+  example(
+    storeOptions(
+      program
+        .command("touches")
+        .argument("<path>", "a file of your project (relative to the current directory, or absolute)")
+        .summary("the agent turns that read, edited or wrote a file, newest first")
+        .description(
+          "List every tool call that named the file: read, edit and write (pi and Oh My Pi), with its path resolved " +
+            "against the session's working directory. bash commands are not parsed for paths. A fork's copied turns " +
+            `count once, for the session that wrote them.\n\n${STORE_HELP}`,
+        ),
+    ).action(async (path: string, o) => done(await touchesCommand(path, o, io))),
+    ["pi-sessions touches src/main.ts", "pi-sessions touches ~/src/app/README.md --json"],
   );
 
   example(

@@ -8,6 +8,7 @@
 import type { Diagnostic, Rejection } from "./diagnostics.js";
 import { isPlainObject, type UsageFacts, usageFacts } from "./facts.js";
 import { decodeUtf8, parseLine } from "./jsonl.js";
+import { contentTouches, type ToolTouch } from "./toolFiles.js";
 import {
   headerEnvelopeSchema,
   isKnownEntryType,
@@ -45,6 +46,8 @@ export class Entry {
   model?: unknown;
   /** The record has a `fromExtension` key (only OMP writes one). */
   fromExtension?: true;
+  /** Assistant messages: the tool calls that name a file (`read`, `edit`, `write`; core/toolFiles.ts). */
+  touches?: ToolTouch[];
   #body: Record<string, unknown> | Uint8Array;
   #start: number;
   #end: number;
@@ -569,6 +572,8 @@ function makeEntry(
     if (m.role === "assistant") {
       entry.provider = m.provider;
       entry.model = m.model;
+      const touches = contentTouches(m.content);
+      if (touches.length) entry.touches = touches;
     }
   }
   const usage = usageFacts(type, data);

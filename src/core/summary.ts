@@ -15,7 +15,29 @@ import {
   settingsAt,
   splitModel,
 } from "./session.js";
+import type { ToolTouch } from "./toolFiles.js";
 import { type UsageRecord, usageRecords } from "./usage.js";
+
+/** A tool call that named a file, where it is in the session (the file history's raw material). */
+export interface TouchRecord extends ToolTouch {
+  entryId: string;
+  /** Entry timestamp in ms (NaN when the entry has none). */
+  time: number;
+  /** On the active path (what the agent resumes). */
+  active: boolean;
+}
+
+/** The file touches of `entries`, in file order (shadowed entries left out, as for usage). */
+function touchRecords(entries: readonly Entry[], isActive: (id: string) => boolean): TouchRecord[] {
+  const out: TouchRecord[] = [];
+  for (const e of entries) {
+    if (e.shadowed || !e.touches) continue;
+    const time = e.timestamp ? Date.parse(e.timestamp) : Number.NaN;
+    const active = isActive(e.id);
+    for (const t of e.touches) out.push({ ...t, entryId: e.id, time, active });
+  }
+  return out;
+}
 
 export interface SessionSummaryOk {
   ok: true;
@@ -39,6 +61,8 @@ export interface SessionSummaryOk {
   /** [entry id, label] of the labeled entries. */
   labels: [string, string][];
   usage: UsageRecord[];
+  /** The tool calls that read or changed a file (core/toolFiles.ts), in file order. */
+  touches: TouchRecord[];
   /** The sum of `usage` costs (every branch; fork ownership not applied): listings need no usage records for it. */
   cost: number;
   diagnostics: Diagnostic[];
@@ -93,6 +117,8 @@ export function summarize(result: ParseResult): SessionSummary {
     return { ok: false, rejection: result.rejection, diagnostics: result.diagnostics.slice(0, MAX_DIAGNOSTICS) };
   const s = result.session;
   const usage = usageRecords(s);
+  let active: Set<string> | undefined;
+  const touches = touchRecords(s.entries, (id) => (active ??= new Set(pathTo(s, s.leafId).map((e) => e.id))).has(id));
   return {
     ok: true,
     id: s.header.id,
@@ -110,6 +136,7 @@ export function summarize(result: ParseResult): SessionSummary {
       .filter((e) => !e.shadowed)
       .map((e) => [e.id, e.timestamp ? Date.parse(e.timestamp) : Number.NaN]),
     branchPoints: [...s.children.values()].filter((c) => c.length > 1).length,
+    touches,
     ...perSession(s, usage),
   };
 }
@@ -139,14 +166,17 @@ export function extendSummary(prev: SessionSummary, result: ParseResult): Sessio
   // model change. Otherwise the active path is walked once.
   const continues = added.every((e, i) => e.parentId === (i === 0 ? prev.leafId : added[i - 1]!.id));
   let usage: UsageRecord[];
+  let touches: TouchRecord[];
   let model = prev.model;
   if (continues) {
     usage = prev.usage.concat(usageRecords({ ...s, entries: added }, () => true));
+    touches = prev.touches.concat(touchRecords(added, () => true));
   } else {
     const active = new Set(pathTo(s, s.leafId).map((e) => e.id));
-    usage = prev.usage
-      .concat(usageRecords({ ...s, entries: added }, (id) => active.has(id)))
-      .map((r) => (r.active === active.has(r.entryId) ? r : { ...r, active: !r.active }));
+    const flip = <R extends { entryId: string; active: boolean }>(r: R): R =>
+      r.active === active.has(r.entryId) ? r : { ...r, active: !r.active };
+    usage = prev.usage.concat(usageRecords({ ...s, entries: added }, (id) => active.has(id))).map(flip);
+    touches = prev.touches.concat(touchRecords(added, (id) => active.has(id))).map(flip);
   }
   const setsModel = (e: { type: string; role?: string }) =>
     e.type === "model_change" || (e.type === "message" && e.role === "assistant");
@@ -179,6 +209,7 @@ export function extendSummary(prev: SessionSummary, result: ParseResult): Sessio
     model,
     entries,
     branchPoints,
+    touches,
     ...perSession(s, usage),
   };
 }
@@ -254,6 +285,7 @@ export function probeSummary(file: string, head: Uint8Array, tail: Uint8Array, s
     model,
     entries: [],
     usage: [],
+    touches: [],
     cost: 0,
     branchPoints: 0,
     compactions: 0,

@@ -6,6 +6,7 @@
  */
 import { contentText, describeEntry } from "../protocol/format.js";
 import { type Entry, isPlainObject, pathTo, type Session } from "./session.js";
+import { editTextsOf, toolPathOf } from "./toolFiles.js";
 import type {
   AssistantBlock,
   ToolCallBlock,
@@ -39,7 +40,7 @@ function images(content: unknown): TranscriptImage[] {
 function toolCall(b: Record<string, unknown>): ToolCallBlock {
   const name = str(b.name) || "tool";
   const args = isPlainObject(b.arguments) ? b.arguments : {};
-  const path = str(args.path) || str(args.file_path) || str(args.filePath);
+  const path = toolPathOf(args);
   const command = str(args.command);
   const json = JSON.stringify(args, null, 2) ?? "{}";
   const block: ToolCallBlock = {
@@ -52,10 +53,7 @@ function toolCall(b: Record<string, unknown>): ToolCallBlock {
   };
   if (path) block.path = path;
   if (name === "edit") {
-    const list = Array.isArray(args.edits) ? args.edits.filter(isPlainObject) : [args];
-    const edits = list
-      .map((e) => ({ oldText: str(e.oldText ?? e.old_string), newText: str(e.newText ?? e.new_string) }))
-      .filter((e) => e.oldText || e.newText);
+    const edits = editTextsOf(args);
     if (edits.length) block.edits = edits;
   }
   if (name === "write" && typeof args.content === "string") block.written = args.content;

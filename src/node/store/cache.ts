@@ -8,7 +8,7 @@ import { createHash } from "node:crypto";
 import * as zlib from "node:zlib";
 import * as nodeFs from "node:fs/promises";
 import { dirname, join } from "node:path";
-import type { SessionSummary, SessionSummaryOk } from "../../core/summary.js";
+import type { SessionSummary, SessionSummaryOk, TouchRecord } from "../../core/summary.js";
 import type { UsageRecord } from "../../core/usage.js";
 import type { SessionRoot } from "../roots.js";
 
@@ -34,7 +34,7 @@ interface CacheEntry {
  * are one JSON string, so loading the cache scans them as text and decodes a session's details only when they are
  * read (fork ownership, usage panels). Entry ids are one string, times and usage flat number arrays.
  */
-interface PackedSummary extends Omit<SessionSummaryOk, "entries" | "usage"> {
+interface PackedSummary extends Omit<SessionSummaryOk, "entries" | "usage" | "touches"> {
   packed: 2;
   detail: string;
 }
@@ -46,9 +46,12 @@ interface PackedDetail {
   keys: [string, string, string][];
   /** Per record: entry index, time, key index, input, output, cacheRead, cacheWrite, totalTokens, cost, active. */
   usage: (number | null)[];
+  /** Per file touch: entry index, tool call id, tool, kind, path, active (1 or 0). Absent when there are none. */
+  touches?: (string | number)[];
 }
 
 const USAGE_WIDTH = 10;
+const TOUCH_WIDTH = 6;
 
 export function packSummary(s: SessionSummary): SessionSummary | PackedSummary {
   if (!s.ok || s.entries.some(([id]) => id.includes("\n"))) return s;
@@ -75,13 +78,20 @@ export function packSummary(s: SessionSummary): SessionSummary | PackedSummary {
       r.active ? 1 : 0,
     );
   }
-  const { entries, usage: _usage, ...rest } = s;
+  const touches: (string | number)[] = [];
+  for (const t of s.touches) {
+    const at = index.get(t.entryId);
+    if (at === undefined) return s;
+    touches.push(at, t.toolCallId, t.tool, t.kind, t.path, t.active ? 1 : 0);
+  }
+  const { entries, usage: _usage, touches: _touches, ...rest } = s;
   const detail: PackedDetail = {
     ids: entries.map(([id]) => id).join("\n"),
     times: entries.map(([, t]) => (Number.isFinite(t) ? t : null)),
     keys,
     usage,
   };
+  if (touches.length) detail.touches = touches;
   return { ...rest, packed: 2, detail: JSON.stringify(detail) };
 }
 
@@ -103,6 +113,7 @@ export function unpackSummary(
   const summary = rest as unknown as SessionSummaryOk;
   let entries: [string, number][] | undefined;
   let usage: UsageRecord[] | undefined;
+  let touches: TouchRecord[] | undefined;
   Object.defineProperty(summary, "entries", {
     enumerable: true,
     configurable: true,
@@ -142,11 +153,43 @@ export function unpackSummary(
     },
     set: (v: UsageRecord[]) => (usage = v),
   });
+  Object.defineProperty(summary, "touches", {
+    enumerable: true,
+    configurable: true,
+    get: () => {
+      if (touches) return touches;
+      const list = idList();
+      const rows = details().touches ?? [];
+      const times = details().times;
+      touches = [];
+      for (let i = 0; i < rows.length; i += TOUCH_WIDTH) {
+        const [at, toolCallId, tool, kind, path, active] = rows.slice(i, i + TOUCH_WIDTH) as [
+          number,
+          string,
+          string,
+          TouchRecord["kind"],
+          string,
+          number,
+        ];
+        touches.push({
+          entryId: list[at]!,
+          time: times[at] ?? Number.NaN,
+          toolCallId,
+          tool,
+          kind,
+          path,
+          active: active === 1,
+        });
+      }
+      return touches;
+    },
+    set: (v: TouchRecord[]) => (touches = v),
+  });
   return summary;
 }
 
-/** 8: compaction entries carry usage records (the summary call, and a server compaction). */
-const CACHE_VERSION = 8;
+/** 9: summaries carry the tool calls that name a file (`touches`). */
+const CACHE_VERSION = 9;
 
 /** A checksum of bytes (CRC-32; a damaged cache line is found by it, not trusted). */
 const checksum: (bytes: Uint8Array) => number =

@@ -1,0 +1,88 @@
+/**
+ * Which tool calls read or change a file, and the texts an edit sent: one reading of tool arguments for the file
+ * history, the transcript's edit diffs and branch comparison.
+ *
+ * Tools mapped, by name (lower-cased, as OMP normalizes built-in names):
+ * - `read` → read: pi's `read {path, offset?, limit?}`; OMP's `read {path}`, whose path may end in a selector
+ *   (`:20-40`, `:raw`), cut by `readPathOf`.
+ * - `edit` → edit: pi's `edit {path, oldText, newText}` and `{path, edits: [{oldText, newText}]}`; OMP's replace mode
+ *   `{path, old_string, new_string}`, its patch mode `{path, edits: [{op, diff}]}` (a file, no old/new texts), and
+ *   `edits: [{old, new}]`. OMP's `apply_patch`, hashline and "sloppy" modes send `{input}` only: their paths are inside
+ *   a patch text, which is not parsed (like `bash` commands, never guessed from).
+ * - `write` → write: `{path, content}` in both agents; the file's whole text after the call.
+ * Other tools (`bash`, `grep`, `find`, OMP's `ast_edit` over globs) name no single file and are not mapped.
+ */
+import { isPlainObject } from "./facts.js";
+
+export type TouchKind = "read" | "edit" | "write";
+
+/** A tool call that names one file. `path` is as the agent sent it (resolved later against the session's cwd). */
+export interface ToolTouch {
+  toolCallId: string;
+  tool: string;
+  kind: TouchKind;
+  path: string;
+}
+
+const KIND_BY_TOOL: Record<string, TouchKind> = { read: "read", edit: "edit", write: "write" };
+
+function str(v: unknown): string {
+  return typeof v === "string" ? v : "";
+}
+
+/** The file a tool call's arguments name (`path`, or Claude-style `file_path` / `filePath`). */
+export function toolPathOf(args: Record<string, unknown>): string {
+  return str(args.path) || str(args.file_path) || str(args.filePath);
+}
+
+/** The touch a tool call block makes, or null when it names no file or is not a file tool. */
+export function touchOf(block: Record<string, unknown>): ToolTouch | null {
+  if (block.type !== "toolCall" || typeof block.name !== "string") return null;
+  const kind = KIND_BY_TOOL[block.name.toLowerCase()];
+  if (!kind || !isPlainObject(block.arguments)) return null;
+  const path = toolPathOf(block.arguments);
+  if (!path.trim()) return null;
+  return { toolCallId: str(block.id), tool: block.name, kind, path };
+}
+
+/** The file touches of an assistant message's content, in call order. */
+export function contentTouches(content: unknown): ToolTouch[] {
+  if (!Array.isArray(content)) return [];
+  const out: ToolTouch[] = [];
+  for (const b of content) {
+    if (!isPlainObject(b)) continue;
+    const t = touchOf(b);
+    if (t) out.push(t);
+  }
+  return out;
+}
+
+export interface EditTexts {
+  oldText: string;
+  newText: string;
+}
+
+/** The replacements an `edit` call sent, in order (empty when its mode carries none, e.g. OMP's patch mode). */
+export function editTextsOf(args: Record<string, unknown>): EditTexts[] {
+  const list = Array.isArray(args.edits) ? args.edits.filter(isPlainObject) : [args];
+  return list
+    .map((e) => ({
+      oldText: str(e.oldText ?? e.old_string ?? e.old),
+      newText: str(e.newText ?? e.new_string ?? e.new),
+    }))
+    .filter((e) => e.oldText || e.newText);
+}
+
+/** OMP read selectors at the end of a path (`:20`, `:20-40`, `:-10`, `:raw`, `:conflicts`, `:image`, combined). */
+const OMP_SELECTOR = /(?::(?:raw|conflicts|image|-?\d+(?:[-+]\d*)?(?:,\d+(?:[-+]\d*)?)*))+$/;
+
+/** The file an OMP `read` path names, without its selector. */
+export function readPathOf(path: string): string {
+  const cut = path.replace(OMP_SELECTOR, "");
+  return cut || path;
+}
+
+/** A path that is a URI (`memory://`, `https://`, OMP's `xd://`): not a file of the workspace. */
+export function isUriPath(path: string): boolean {
+  return /^[a-z][a-z0-9+.-]+:\/\//i.test(path);
+}
