@@ -3,12 +3,14 @@
 import * as assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { CommandId, SessionsViewId } from "../src/extension/ids.js";
+import { AgentHistoryViewId, CommandId, SessionsViewId, TouchContextValue } from "../src/extension/ids.js";
 import { allContextValues, ContextValue } from "../src/extension/tree/contextValues.js";
 import { ROOT } from "./fixtures.js";
 
 const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
-const menus: { command: string; when: string; group: string }[] = pkg.contributes.menus["view/item/context"];
+const allMenus: { command: string; when: string; group: string }[] = pkg.contributes.menus["view/item/context"];
+const menus = allMenus.filter((m) => !m.when.includes(`view == ${AgentHistoryViewId}`));
+const historyMenus = allMenus.filter((m) => m.when.includes(`view == ${AgentHistoryViewId}`));
 const values = allContextValues();
 
 /** The context values a menu entry's `when` clause accepts (it must also name the Sessions view). */
@@ -32,6 +34,26 @@ const sessions = values.filter((v) => v.startsWith(`${ContextValue.Session}:`));
 const readable = sessions.filter((v) => !v.includes(":rejected"));
 
 describe("tree context values and package.json menus", () => {
+  it("Agent History: the diff actions on edits and writes only, Open Turn on every turn", () => {
+    const values = Object.values(TouchContextValue);
+    const on = (command: string) =>
+      new Set(
+        historyMenus
+          .filter((m) => m.command === command)
+          .flatMap((m) => values.filter((v) => new RegExp(/viewItem =~ \/(.+?)\//.exec(m.when)![1]!).test(v))),
+      );
+    assert.deepEqual([...on(CommandId.ShowEditDiff)].sort(), [TouchContextValue.edit, TouchContextValue.write].sort());
+    assert.deepEqual(
+      [...on(CommandId.OpenTranscript)].sort(),
+      [TouchContextValue.read, TouchContextValue.edit, TouchContextValue.write].sort(),
+    );
+    // Shown on edits too, but enabled on writes only (the tooltip says why).
+    const compare = pkg.contributes.commands.find(
+      (c: { command: string }) => c.command === CommandId.CompareWithCurrentFile,
+    );
+    assert.equal(compare.enablement, `viewItem == ${TouchContextValue.write}`);
+  });
+
   it("every menu entry matches at least one value a node can carry", () => {
     for (const m of menus) assert.ok(matching(m.when).length > 0, `${m.command}: ${m.when}`);
   });

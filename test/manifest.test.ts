@@ -4,6 +4,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { FILTER_MODES } from "../src/core/outline.js";
 import {
+  AgentHistoryViewId,
   CommandId,
   ContainerId,
   ContextKey,
@@ -29,13 +30,18 @@ describe("package.json contributions", () => {
     );
     assert.deepEqual(
       c.views[ContainerId].map((v: { id: string; name: string }) => [v.id, v.name]),
-      [[SessionsViewId, "Sessions"]],
+      [
+        [SessionsViewId, "Sessions"],
+        [AgentHistoryViewId, "Agent History"],
+      ],
     );
     assert.equal(pkg.main, "./dist/extension.cjs");
-    // The view and the commands activate implicitly; panels left open are revived by their serializers.
+    // The views and the commands activate implicitly; panels left open are revived by their serializers; the
+    // CodeLens and the live status bar item need the extension once the window is up (nothing is read until then).
     assert.deepEqual(pkg.activationEvents, [
       ...PANEL_KINDS.map((k) => `onWebviewPanel:${PanelViewType[k]}`),
       `onWebviewPanel:${TranscriptViewType}`,
+      "onStartupFinished",
     ]);
   });
 
@@ -51,6 +57,7 @@ describe("package.json contributions", () => {
       .map((m: { command: string }) => m.command)
       .sort();
     assert.deepEqual(hidden, [
+      CommandId.CompareWithCurrentFile,
       CommandId.CopyEntryId,
       CommandId.CopyResumeCommand,
       CommandId.OpenEntry,
@@ -58,6 +65,7 @@ describe("package.json contributions", () => {
       CommandId.RevealEntry,
       CommandId.RevealParent,
       CommandId.RevealSession,
+      CommandId.ShowEditDiff,
     ]);
   });
 
@@ -88,6 +96,7 @@ describe("package.json contributions", () => {
     const props = c.configuration.properties;
     assert.deepEqual(Object.keys(props).sort(), [
       "piSessions.agentDirs",
+      "piSessions.codeLens.enabled",
       "piSessions.compaction.azureDeployment",
       "piSessions.compaction.azureResource",
       "piSessions.compaction.baseUrl",
@@ -96,6 +105,9 @@ describe("package.json contributions", () => {
       "piSessions.defaultFilter",
       "piSessions.includeOmp",
       "piSessions.includePi",
+      "piSessions.ompPath",
+      "piSessions.piPath",
+      "piSessions.statusBar.enabled",
     ]);
     assert.deepEqual(props["piSessions.defaultFilter"].enum, [...FILTER_MODES]);
     assert.equal(props["piSessions.includePi"].default, true);
@@ -104,7 +116,8 @@ describe("package.json contributions", () => {
 
   it("writing commands are disabled in untrusted workspaces; reading stays available", () => {
     assert.equal(pkg.capabilities.untrustedWorkspaces.supported, "limited");
-    const writers: string[] = [CommandId.CompactBranch, CommandId.RepairTail];
+    // Writers, and Resume in Terminal (it runs the program a setting names).
+    const writers: string[] = [CommandId.CompactBranch, CommandId.RepairTail, CommandId.ResumeInTerminal];
     for (const id of writers)
       assert.equal(c.commands.find((x: { command: string }) => x.command === id).enablement, "isWorkspaceTrusted", id);
     // Every setting that chooses where a key goes (endpoint, resource, deployment, model) is the user's alone:
@@ -114,11 +127,15 @@ describe("package.json contributions", () => {
     );
     for (const k of endpointSettings)
       assert.ok(["machine", "application"].includes(c.configuration.properties[k].scope), `${k} is machine-scoped`);
+    // So is the agent's executable: a workspace must not choose what Resume in Terminal runs.
+    const executables = ["piSessions.piPath", "piSessions.ompPath"];
+    for (const k of executables) assert.equal(c.configuration.properties[k].scope, "machine", k);
     assert.deepEqual(
       [...pkg.capabilities.untrustedWorkspaces.restrictedConfigurations].sort(),
-      endpointSettings.sort(),
+      [...endpointSettings, ...executables].sort(),
     );
     for (const cmd of c.commands)
-      if (!writers.includes(cmd.command)) assert.equal(cmd.enablement, undefined, cmd.command);
+      if (cmd.command === CommandId.CompareWithCurrentFile) assert.match(cmd.enablement, /^viewItem == /);
+      else if (!writers.includes(cmd.command)) assert.equal(cmd.enablement, undefined, cmd.command);
   });
 });

@@ -186,6 +186,14 @@ export function buildFixtureHome(dest, { hostile = false, blackmagic = false } =
     path.join(workspace, "README.md"),
     '# proj\n\nThe demo workspace: the sessions of this folder are under "This Workspace".\n',
   );
+  // The file the fixture sessions read and edit (src/math.ts), for the CodeLens and the Agent History view.
+  mkdirSync(path.join(workspace, "src"), { recursive: true });
+  writeFileSync(
+    path.join(workspace, "src", "math.ts"),
+    "export function add(a: number, b: number): number {\n  return a + b;\n}\n\n" +
+      "export function sum(xs: number[]) { return xs.reduce((a, b) => a + b, 0); }\n\n" +
+      "export function mul(a: number, b: number): number {\n  return a * b;\n}\n",
+  );
   const hostileFile = hostile ? hostileSession(home) : undefined;
   return { home, workspace, piSessions, ompSessions, hostileFile };
 }

@@ -12,7 +12,9 @@
  * - `write` → write: `{path, content}` in both agents; the file's whole text after the call.
  * Other tools (`bash`, `grep`, `find`, OMP's `ast_edit` over globs) name no single file and are not mapped.
  */
+import { contentText } from "../protocol/format.js";
 import { isPlainObject } from "./facts.js";
+import type { Entry, Session } from "./session.js";
 
 export type TouchKind = "read" | "edit" | "write";
 
@@ -36,7 +38,7 @@ export function toolPathOf(args: Record<string, unknown>): string {
 }
 
 /** The touch a tool call block makes, or null when it names no file or is not a file tool. */
-export function touchOf(block: Record<string, unknown>): ToolTouch | null {
+function touchOf(block: Record<string, unknown>): ToolTouch | null {
   if (block.type !== "toolCall" || typeof block.name !== "string") return null;
   const kind = KIND_BY_TOOL[block.name.toLowerCase()];
   if (!kind || !isPlainObject(block.arguments)) return null;
@@ -85,4 +87,45 @@ export function readPathOf(path: string): string {
 /** A path that is a URI (`memory://`, `https://`, OMP's `xd://`): not a file of the workspace. */
 export function isUriPath(path: string): boolean {
   return /^[a-z][a-z0-9+.-]+:\/\//i.test(path);
+}
+
+/** The arguments of tool call `toolCallId` in an assistant entry (the entry's body is read), or null. */
+export function toolCallArgs(entry: Entry, toolCallId: string): Record<string, unknown> | null {
+  const m = entry.data.message;
+  if (!isPlainObject(m) || !Array.isArray(m.content)) return null;
+  for (const b of m.content)
+    if (isPlainObject(b) && b.type === "toolCall" && b.id === toolCallId && isPlainObject(b.arguments))
+      return b.arguments;
+  return null;
+}
+
+/**
+ * The two texts "Show Edit Diff" compares: an edit's replaced and replacing texts (several replacements one after
+ * the other, separated by a marker line), or a write's whole new text against nothing.
+ */
+export function touchDiffTexts(
+  kind: TouchKind,
+  args: Record<string, unknown>,
+): { before: string; after: string } | null {
+  if (kind === "write") return typeof args.content === "string" ? { before: "", after: args.content } : null;
+  if (kind !== "edit") return null;
+  const edits = editTextsOf(args);
+  if (!edits.length) return null;
+  const gap = "\n⋯\n";
+  return { before: edits.map((e) => e.oldText).join(gap), after: edits.map((e) => e.newText).join(gap) };
+}
+
+/** The first line of the user prompt the entry answers (the nearest user message above it), or "". */
+export function promptBefore(session: Pick<Session, "byId">, entryId: string): string {
+  let id: string | null = entryId;
+  for (let steps = 0; id !== null && steps < 100_000; steps++) {
+    const e: Entry | undefined = session.byId.get(id);
+    if (!e) return "";
+    if (e.role === "user" && isPlainObject(e.data.message)) {
+      const text = contentText(e.data.message.content).trim();
+      if (text) return text.split("\n", 1)[0]!;
+    }
+    id = e.parentId;
+  }
+  return "";
 }

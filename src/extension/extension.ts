@@ -17,6 +17,9 @@ import { TranscriptPanels } from "./webviews/transcriptPanel.js";
 import { SearchPanel } from "./webviews/searchPanel.js";
 import { registerSearchCommands } from "./search/searchCommands.js";
 import { SearchService } from "./search/searchService.js";
+import { type FileHistoryParts, registerFileHistory } from "./insight/fileHistoryCommands.js";
+import { LiveStatus } from "./insight/liveStatus.js";
+import { registerResumeCommand } from "./insight/resumeTerminal.js";
 
 /** What tests (and other extensions) can reach. */
 export interface PiSessionsApi {
@@ -27,6 +30,9 @@ export interface PiSessionsApi {
   transcripts: TranscriptPanels;
   search: SearchService;
   searchResults: SearchPanel;
+  /** The agent history of files: its index, the Agent History view. */
+  fileHistory: Omit<FileHistoryParts, "disposable">;
+  liveStatus: LiveStatus;
   /** Where this extension host writes its logs (the log channel's file is under its parent). */
   logDir: string;
 }
@@ -68,7 +74,12 @@ export function activate(context: vscode.ExtensionContext): PiSessionsApi {
       tree.workspaceFolderPaths,
       logger,
     );
+    const fileHistory = registerFileHistory(service, transcripts, logger);
+    const liveStatus = new LiveStatus(service, tree.workspaceFolderPaths);
     context.subscriptions.push(
+      fileHistory.disposable,
+      liveStatus,
+      registerResumeCommand(service, logger),
       panels,
       transcripts,
       searchResults,
@@ -109,6 +120,8 @@ export function activate(context: vscode.ExtensionContext): PiSessionsApi {
       transcripts,
       search,
       searchResults,
+      fileHistory,
+      liveStatus,
       logDir: vscode.Uri.joinPath(context.logUri, "..").fsPath,
     };
   } catch (err) {

@@ -27,12 +27,26 @@ export const CommandId = {
   OpenTranscript: "piSessions.openTranscript",
   SearchContent: "piSessions.searchContent",
   ShowSearchResults: "piSessions.showSearchResults",
+  ShowFileHistory: "piSessions.showFileHistory",
+  ShowEditDiff: "piSessions.showEditDiff",
+  CompareWithCurrentFile: "piSessions.compareWithCurrentFile",
+  ResumeInTerminal: "piSessions.resumeInTerminal",
 } as const;
 export type CommandId = (typeof CommandId)[keyof typeof CommandId];
+
+/** The Agent History view's rows: a session, and a turn's tool call by kind (the diff actions are shown by it). */
+export const TouchContextValue = {
+  Session: "piSessions:touchSession",
+  read: "piSessions:touch:read",
+  edit: "piSessions:touch:edit",
+  write: "piSessions:touch:write",
+} as const;
 
 /** The activity-bar container and its Sessions view. */
 export const ContainerId = "piSessions";
 export const SessionsViewId = "piSessions.sessions";
+/** The view of the turns that touched the active editor's file. */
+export const AgentHistoryViewId = "piSessions.agentHistory";
 
 /** The webview panels' view types (one per panel kind; each is revived by its serializer). */
 export const PanelViewType: Record<PanelKind, string> = {

@@ -13,7 +13,7 @@ import type { SessionService } from "./service.js";
 import type { PanelManager } from "./webviews/panels.js";
 import type { TranscriptPanels } from "./webviews/transcriptPanel.js";
 
-async function pickSession(
+export async function pickSession(
   lib: SessionLibrary,
   title: string,
   filter: (s: StoreSession) => boolean = (s) => s.summary.ok,

@@ -69,4 +69,20 @@ suite("Restricted Mode: the writers refuse in their handlers", () => {
       );
     });
   }
+
+  test("Resume in Terminal refuses: running the agent needs a trusted workspace; no terminal opens", async () => {
+    const terminals = vscode.window.terminals.length;
+    const ui = stubUi({});
+    try {
+      const r = await vscode.commands.executeCommand("piSessions.resumeInTerminal", truncated);
+      assert.equal(r, undefined);
+      assert.ok(
+        ui.shown.some((d) => d.kind === "error" && /trusted workspace/.test(d.text)),
+        JSON.stringify(ui.shown),
+      );
+    } finally {
+      ui.restore();
+    }
+    assert.equal(vscode.window.terminals.length, terminals);
+  });
 });

@@ -14,6 +14,7 @@ import type { RowNode } from "./rowNode.js";
 import type { SessionNode } from "./sessionNode.js";
 
 export { SessionsTreeProvider } from "./provider.js";
+export { LIVE_MS } from "./present.js";
 export type { TreeNode } from "./node.js";
 export type {
   BranchNode,

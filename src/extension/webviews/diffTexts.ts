@@ -40,6 +40,13 @@ export class DiffTexts implements vscode.Disposable, vscode.TextDocumentContentP
     );
   }
 
+  /** A text in memory (left) against a file on disk (right, editable as the file itself). */
+  async openAgainst(before: string, file: vscode.Uri, title: string): Promise<void> {
+    await vscode.commands.executeCommand("vscode.diff", this.uri(before, file.fsPath, "before"), file, title, {
+      preview: true,
+    });
+  }
+
   dispose(): void {
     this.registration.dispose();
     this.texts.clear();

@@ -42,7 +42,8 @@ export interface OpenTranscript {
 export class TranscriptPanels implements vscode.Disposable {
   readonly open: OpenTranscript[] = [];
   private readonly disposables: vscode.Disposable[] = [];
-  private readonly diffs: DiffTexts;
+  /** The in-memory texts of diff editors (the Agent History view opens its diffs here too). */
+  readonly diffs: DiffTexts;
 
   constructor(
     private readonly extensionUri: vscode.Uri,

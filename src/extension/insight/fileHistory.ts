@@ -1,0 +1,74 @@
+/**
+ * The agent history of every file, for the CodeLens and the Agent History view: built from the listing's summaries
+ * (src/node/touches.ts), never by reading sessions when an editor asks. Rebuilt, debounced, when the library changes
+ * (a live session's appended turn, a new or removed session).
+ */
+import { homedir } from "node:os";
+import * as vscode from "vscode";
+import { type FileTouch, indexTouches, pathKey } from "../../node/touches.js";
+import type { Logger } from "../logging.js";
+import type { SessionService } from "../service.js";
+
+/** A burst of watcher events becomes one rebuild. */
+const REBUILD_MS = 300;
+
+export class FileHistory implements vscode.Disposable {
+  private index: Map<string, FileTouch[]> | null = null;
+  private building: Promise<void> | null = null;
+  private timer: NodeJS.Timeout | undefined;
+  private readonly emitter = new vscode.EventEmitter<void>();
+  /** Fired after the index was rebuilt. */
+  readonly onDidChange = this.emitter.event;
+  private readonly subscriptions: vscode.Disposable[];
+  /** The quick pick of a file's turns while it is open (tests wait for it to be filled). */
+  activePick: vscode.QuickPick<vscode.QuickPickItem> | undefined;
+
+  constructor(
+    private readonly service: SessionService,
+    private readonly logger: Logger,
+  ) {
+    this.subscriptions = [this.service.onDidChange(() => this.schedule())];
+  }
+
+  private schedule(): void {
+    if (this.index === null && this.building === null) return; // nobody asked yet
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.rebuild(), REBUILD_MS);
+  }
+
+  private async rebuild(): Promise<void> {
+    try {
+      await this.service.ensureStarted();
+      // Listed sessions first paint from their head and tail; touches need the full summaries.
+      await this.service.lib.whenComplete();
+      const t0 = Date.now();
+      this.index = indexTouches(this.service.lib.sessions, { home: homedir() });
+      this.logger.info(`file history: ${this.index.size} files touched by agents (${Date.now() - t0} ms)`);
+      this.emitter.fire();
+    } catch (err) {
+      this.logger.error("building the file history failed", err);
+    }
+  }
+
+  /** The touches of a file, newest first; null until the history is built (the first call starts it). */
+  touchesOf(fsPath: string): FileTouch[] | null {
+    if (!this.index) {
+      this.building ??= this.rebuild();
+      return null;
+    }
+    return this.index.get(pathKey(fsPath)) ?? [];
+  }
+
+  /** The touches of a file once the history is built. */
+  async touchesWhenReady(fsPath: string): Promise<FileTouch[]> {
+    this.building ??= this.rebuild();
+    await this.building;
+    return this.touchesOf(fsPath) ?? [];
+  }
+
+  dispose(): void {
+    clearTimeout(this.timer);
+    for (const s of this.subscriptions) s.dispose();
+    this.emitter.dispose();
+  }
+}

@@ -1,0 +1,156 @@
+/**
+ * The live session in the status bar: while a session of this workspace is being written (the tree's "live" state:
+ * written in the last minute), "π 63% · $1.24": its context fill (the latest assistant message's prompt tokens
+ * against the model's window) and its own cost. The hover adds the model, tokens, the last compaction and where pi
+ * compacts; a click opens the transcript. Hidden when no session is live, or by `piSessions.statusBar.enabled`.
+ */
+import * as vscode from "vscode";
+import { compactionPercent, type ContextFill, contextFill } from "../../core/contextWindows.js";
+import {
+  formatCost,
+  formatDateTime,
+  formatPercent,
+  formatTokens,
+  oneLine,
+  relativeTime,
+  truncate,
+} from "../../protocol/format.js";
+import { hostPaths } from "../../node/roots.js";
+import { agentDirOf, piCompactionSettings } from "../../node/piSettings.js";
+import { lastActivity, ownCost, sessionTitle, type StoreSession } from "../../node/store/index.js";
+import { CommandId } from "../ids.js";
+import type { SessionService } from "../service.js";
+import { LIVE_MS } from "../tree/index.js";
+
+/** How often a shown item checks whether its session went quiet. */
+const CHECK_MS = 5_000;
+
+function statusBarEnabled(): boolean {
+  return vscode.workspace.getConfiguration("piSessions").get<boolean>("statusBar.enabled", true);
+}
+
+export class LiveStatus implements vscode.Disposable {
+  readonly item: vscode.StatusBarItem;
+  /** The session shown, while it is live. */
+  file: string | undefined;
+  /** How long after its last write a session counts as live (the tree's minute; tests shorten it). */
+  liveMs = LIVE_MS;
+  /** Whether the item is shown (a status bar item cannot be asked). */
+  shown = false;
+  private readonly timer: NodeJS.Timeout;
+  private readonly subscriptions: vscode.Disposable[];
+
+  constructor(
+    private readonly service: SessionService,
+    private readonly workspaceFolders: () => string[],
+  ) {
+    this.item = vscode.window.createStatusBarItem("piSessions.live", vscode.StatusBarAlignment.Left, 50);
+    this.item.name = vscode.l10n.t("Pi Session (live)");
+    this.timer = setInterval(() => this.update(), CHECK_MS);
+    this.subscriptions = [
+      service.onDidChange((set) => {
+        const written = set?.changes.filter((c) => c.kind !== "removed").map((c) => c.file) ?? [];
+        const mine = new Set(this.workspaceSessions().map((s) => s.file));
+        const live = written.filter((f) => mine.has(f));
+        if (live.length) this.file = live[live.length - 1];
+        this.update();
+      }),
+      service.onDidStart(() => this.pickLive()),
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration("piSessions.statusBar.enabled")) this.update();
+      }),
+    ];
+  }
+
+  private workspaceSessions(): StoreSession[] {
+    return this.service.lib.workspaceSessions(this.workspaceFolders(), hostPaths());
+  }
+
+  /** The newest session of the workspace written within the live window, if any. */
+  private pickLive(): void {
+    const now = Date.now();
+    let best: StoreSession | undefined;
+    for (const s of this.workspaceSessions())
+      if (now - lastActivity(s) < this.liveMs && (!best || lastActivity(s) > lastActivity(best))) best = s;
+    this.file = best?.file;
+    this.update();
+  }
+
+  update(): void {
+    const s = this.file ? this.service.lib.get(this.file) : undefined;
+    if (!statusBarEnabled() || !s?.summary.ok || Date.now() - lastActivity(s) >= this.liveMs) {
+      if (s && Date.now() - lastActivity(s) >= this.liveMs) this.file = undefined;
+      this.item.hide();
+      this.shown = false;
+      return;
+    }
+    const fill = s.summary.partial ? null : contextFill(s.summary.usage);
+    const cost = formatCost(ownCost(s));
+    this.item.text = fill
+      ? `π ${fill.percent === null ? formatTokens(fill.tokens) : formatPercent(fill.percent)} · ${cost}`
+      : `π ${cost}`;
+    this.item.tooltip = this.tooltip(s, fill);
+    this.item.command = {
+      command: CommandId.OpenTranscript,
+      title: vscode.l10n.t("Open Transcript"),
+      arguments: [s.file],
+    };
+    this.item.show();
+    this.shown = true;
+  }
+
+  private tooltip(s: StoreSession, fill: ContextFill | null): vscode.MarkdownString {
+    const md = new vscode.MarkdownString(undefined, false);
+    md.isTrusted = false;
+    md.supportHtml = false;
+    const sum = s.summary.ok ? s.summary : null;
+    md.appendText(`${truncate(oneLine(sessionTitle(s)), 80)}\n\n`);
+    md.appendText(vscode.l10n.t("Live: written {0}", relativeTime(lastActivity(s))) + "\n");
+    if (fill) {
+      md.appendText(vscode.l10n.t("Model: {0}", `${fill.provider}/${fill.model}`) + "\n");
+      md.appendText(
+        (fill.window
+          ? vscode.l10n.t(
+              "Context: {0} of {1} tokens ({2})",
+              formatTokens(fill.tokens),
+              formatTokens(fill.window),
+              formatPercent(fill.percent!),
+            )
+          : vscode.l10n.t("Context: {0} tokens (the model's window is unknown)", formatTokens(fill.tokens))) + "\n",
+      );
+    } else if (sum?.model) md.appendText(vscode.l10n.t("Model: {0}", sum.model) + "\n");
+    md.appendText(vscode.l10n.t("Cost: {0}", formatCost(ownCost(s))) + "\n");
+    const compaction = this.lastCompaction(s);
+    md.appendText(
+      (compaction === null ? vscode.l10n.t("No compaction yet") : vscode.l10n.t("Last compaction: {0}", compaction)) +
+        "\n",
+    );
+    if (sum?.flavor === "pi" && fill?.window) {
+      const settings = piCompactionSettings(agentDirOf(s.root.dir), sum.cwd);
+      const at = settings.enabled ? compactionPercent(fill.window, settings.reserveTokens) : null;
+      md.appendText(
+        settings.enabled
+          ? at === null
+            ? vscode.l10n.t("pi's reserve is larger than this window")
+            : vscode.l10n.t("Compacts near {0}", formatPercent(at))
+          : vscode.l10n.t("pi's auto-compaction is off"),
+      );
+    }
+    return md;
+  }
+
+  /** When the session's latest compaction was written, from the opened model if the library follows it. */
+  private lastCompaction(s: StoreSession): string | null {
+    if (!s.summary.ok || s.summary.compactions === 0) return null;
+    const r = this.service.lib.peek(s.file);
+    const last = r?.ok ? r.session.compactions.at(-1) : undefined;
+    const ts = last ? r!.ok && r!.session.byId.get(last.id)?.timestamp : undefined;
+    return ts ? formatDateTime(ts) : vscode.l10n.t("{0} in this session", s.summary.compactions);
+  }
+
+  dispose(): void {
+    clearInterval(this.timer);
+    for (const d of this.subscriptions) d.dispose();
+    this.item.dispose();
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * "Resume in Terminal": an integrated terminal in the session's cwd running `pi --session <file>` (or `omp --resume
+ * <file>`), quoted for the terminal's shell, with the agent's executable from the settings. Refused in Restricted
+ * Mode: it runs a program a setting names.
+ */
+import { existsSync, statSync } from "node:fs";
+import * as vscode from "vscode";
+import { hasControlCharacters, resumeCommand, shellKindOf } from "../../core/resume.js";
+import { oneLine, truncate } from "../../protocol/format.js";
+import { sessionTitle, type StoreSession } from "../../node/store/index.js";
+import { fileOf } from "../args.js";
+import { registerCommand } from "../commands.js";
+import { CommandId } from "../ids.js";
+import type { Logger } from "../logging.js";
+import { pickSession } from "../panelCommands.js";
+import type { SessionService } from "../service.js";
+
+function isDirectory(path: string): boolean {
+  try {
+    return existsSync(path) && statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** The terminal's name: the agent and the session's title, one line, short. */
+function terminalName(s: StoreSession): string {
+  const agent = s.summary.ok && s.summary.flavor === "omp" ? "omp" : "pi";
+  return `${agent}: ${truncate(oneLine(sessionTitle(s)), 40)}`;
+}
+
+function resumeInTerminal(s: StoreSession): vscode.Terminal {
+  if (!vscode.workspace.isTrusted)
+    throw new Error(
+      vscode.l10n.t("Resume in Terminal runs the agent, which needs a trusted workspace (Restricted Mode is on)"),
+    );
+  if (!s.summary.ok) throw new Error(vscode.l10n.t("{0} is not a readable session", s.file));
+  const flavor = s.summary.flavor;
+  // A newline in the path would end the command line typed into the shell.
+  if (hasControlCharacters(s.file))
+    throw new Error(vscode.l10n.t("The session's path holds control characters; use Copy Resume Command instead"));
+  const config = vscode.workspace.getConfiguration("piSessions");
+  const executable = flavor === "omp" ? config.get<string>("ompPath", "omp") : config.get<string>("piPath", "pi");
+  const command = resumeCommand(flavor, s.file, { shell: shellKindOf(vscode.env.shell), executable });
+  const cwd = s.summary.cwd && isDirectory(s.summary.cwd) ? s.summary.cwd : undefined;
+  const terminal = vscode.window.createTerminal({
+    name: terminalName(s),
+    cwd,
+    iconPath: new vscode.ThemeIcon("terminal"),
+  });
+  terminal.show();
+  terminal.sendText(command, true);
+  return terminal;
+}
+
+export function registerResumeCommand(service: SessionService, logger: Logger): vscode.Disposable {
+  return registerCommand(
+    CommandId.ResumeInTerminal,
+    async (arg?: unknown) => {
+      await service.ensureStarted();
+      const file =
+        fileOf(arg) ?? (await pickSession(service.lib, vscode.l10n.t("Resume which session in a terminal?")))?.file;
+      if (!file) return undefined;
+      const s = service.lib.get(file);
+      if (!s) throw new Error(vscode.l10n.t("{0} is not a session under the configured session roots", file));
+      return resumeInTerminal(s);
+    },
+    logger,
+  );
+}

@@ -1,0 +1,118 @@
+/**
+ * The agent turns behind a file's touches, as the quick pick and the Agent History view show them: the session's
+ * name, the kind, when, and the first line of the user prompt that led to the call (read from the opened session,
+ * once the user asks for the list, never on keystrokes).
+ */
+import { basename } from "node:path";
+import * as vscode from "vscode";
+import { promptBefore, toolCallArgs, touchDiffTexts } from "../../core/toolFiles.js";
+import { countOf, formatDateTime, relativeTime, truncate } from "../../protocol/format.js";
+import { sessionTitle } from "../../node/store/index.js";
+import type { FileTouch } from "../../node/touches.js";
+import type { SessionService } from "../service.js";
+import type { DiffTexts } from "../webviews/diffTexts.js";
+
+export const KIND_ICONS: Record<FileTouch["kind"], string> = { read: "eye", edit: "edit", write: "new-file" };
+
+export function kindLabel(kind: FileTouch["kind"]): string {
+  return kind === "read" ? vscode.l10n.t("read") : kind === "edit" ? vscode.l10n.t("edit") : vscode.l10n.t("write");
+}
+
+/** The CodeLens line: "✎ 3 agent edits · 👁 5 reads · 2 sessions" (writes count as edits). */
+export function lensTitle(touches: readonly FileTouch[]): string {
+  const edits = touches.filter((t) => t.kind !== "read").length;
+  const reads = touches.length - edits;
+  const sessions = new Set(touches.map((t) => t.session.file)).size;
+  const parts: string[] = [];
+  if (edits) parts.push(`✎ ${edits === 1 ? vscode.l10n.t("1 agent edit") : vscode.l10n.t("{0} agent edits", edits)}`);
+  if (reads)
+    parts.push(
+      `👁 ${
+        edits
+          ? reads === 1
+            ? vscode.l10n.t("1 read")
+            : vscode.l10n.t("{0} reads", reads)
+          : reads === 1
+            ? vscode.l10n.t("1 agent read")
+            : vscode.l10n.t("{0} agent reads", reads)
+      }`,
+    );
+  parts.push(sessions === 1 ? vscode.l10n.t("1 session") : vscode.l10n.t("{0} sessions", sessions));
+  return parts.join(" · ");
+}
+
+/** The first line of the prompt behind each touch, by `file\nentryId` (sessions opened once each). */
+export async function promptsOf(service: SessionService, touches: readonly FileTouch[]): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (const file of new Set(touches.map((t) => t.session.file))) {
+    const r = await service.lib.open(file).catch(() => null);
+    if (!r?.ok) continue;
+    for (const t of touches)
+      if (t.session.file === file) out.set(`${file}\n${t.entryId}`, truncate(promptBefore(r.session, t.entryId), 120));
+  }
+  return out;
+}
+
+/** "edit · 3 hours ago" */
+export function touchWhen(t: FileTouch): string {
+  return Number.isFinite(t.time) ? `${kindLabel(t.kind)} · ${relativeTime(t.time)}` : kindLabel(t.kind);
+}
+
+export function touchTooltip(t: FileTouch, prompt: string | undefined): vscode.MarkdownString {
+  const md = new vscode.MarkdownString(undefined, false);
+  md.isTrusted = false;
+  md.supportHtml = false;
+  md.appendText(`${sessionTitle(t.session)}\n`);
+  md.appendText(`${kindLabel(t.kind)} (${t.tool}) · ${Number.isFinite(t.time) ? formatDateTime(t.time) : "?"}\n`);
+  if (prompt) md.appendText(`${prompt}\n`);
+  md.appendText(t.onActivePath ? vscode.l10n.t("On the active branch") : vscode.l10n.t("On another branch"));
+  if (t.kind === "edit")
+    md.appendText(
+      `\n${vscode.l10n.t("Compare with Current File needs a write: an edit sends only the text it replaces.")}`,
+    );
+  return md;
+}
+
+export function sessionsSummary(touches: readonly FileTouch[]): string {
+  const edits = touches.filter((t) => t.kind !== "read").length;
+  return `${countOf(edits, vscode.l10n.t("edit"), vscode.l10n.t("edits"))} · ${countOf(
+    touches.length - edits,
+    vscode.l10n.t("read"),
+    vscode.l10n.t("reads"),
+  )}`;
+}
+
+/** The tool call's arguments, read from the opened session. */
+async function argsOf(service: SessionService, t: FileTouch): Promise<Record<string, unknown>> {
+  const r = await service.lib.open(t.session.file);
+  const entry = r.ok ? r.session.byId.get(t.entryId) : undefined;
+  const args = entry ? toolCallArgs(entry, t.toolCallId) : null;
+  if (!args)
+    throw new Error(vscode.l10n.t("The tool call {0} is no longer in {1}", t.toolCallId, basename(t.session.file)));
+  return args;
+}
+
+/** "Show Edit Diff": the texts the agent sent, titled "<file> — edit by <session> at <time>". */
+export async function showEditDiff(service: SessionService, diffs: DiffTexts, t: FileTouch): Promise<void> {
+  const texts = touchDiffTexts(t.kind, await argsOf(service, t));
+  if (!texts) throw new Error(vscode.l10n.t("This {0} carries no texts to compare", kindLabel(t.kind)));
+  const when = Number.isFinite(t.time) ? formatDateTime(t.time) : "?";
+  const title = vscode.l10n.t(
+    "{0} — {1} by {2} at {3}",
+    basename(t.path),
+    kindLabel(t.kind),
+    truncate(sessionTitle(t.session), 40),
+    when,
+  );
+  await diffs.open(texts.before, texts.after, title, t.path);
+}
+
+/** "Compare with Current File": a write's whole text against the file as it is now. */
+export async function compareWithCurrent(service: SessionService, diffs: DiffTexts, t: FileTouch): Promise<void> {
+  if (t.kind !== "write")
+    throw new Error(vscode.l10n.t("Compare with Current File needs a write: an edit sends only the text it replaces."));
+  const args = await argsOf(service, t);
+  if (typeof args.content !== "string") throw new Error(vscode.l10n.t("This write carries no text"));
+  const title = vscode.l10n.t("{0} — after {1} ↔ now", basename(t.path), truncate(sessionTitle(t.session), 40));
+  await diffs.openAgainst(args.content, vscode.Uri.file(t.path), title);
+}

@@ -1,0 +1,289 @@
+// IDE insight in a real VS Code: the CodeLens on a file the fixture sessions edited and its quick pick, the Agent
+// History view following the editor, Show Edit Diff, a live session in the status bar (context fill and cost) whose
+// write the history takes in and Compare with Current File diffs, and Resume in Terminal running the agent. Every
+// expectation comes from the raw session files and pi-ai's model data.
+import * as assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import * as vscode from "vscode";
+import { piSlug } from "../../src/core/slug.js";
+import { CONTEXT_WINDOWS } from "../../src/core/contextWindows.generated.js";
+import { formatCost } from "../../src/protocol/format.js";
+import type { PiSessionsApi } from "../../src/extension/extension.js";
+import { SessionTouches, TouchItem } from "../../src/extension/insight/agentHistoryView.js";
+import { header, message, usage } from "../builders.js";
+import { jsonl, waitFor } from "../helpers.js";
+
+const HOME = process.env.PI_SESSIONS_FIXTURE_HOME ?? "";
+const WORKSPACE = path.join(HOME, "src", "proj");
+const PROJ = path.join(HOME, ".pi", "agent", "sessions", piSlug(WORKSPACE));
+const MATH = path.join(WORKSPACE, "src", "math.ts");
+const README = path.join(WORKSPACE, "README.md");
+
+interface RawTouch {
+  file: string;
+  entryId: string;
+  toolCallId: string;
+  kind: string;
+  timestamp: string;
+  args: Record<string, unknown>;
+}
+
+function sessionFiles(dir: string): string[] {
+  if (!fs.existsSync(dir)) return [];
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = path.join(dir, e.name);
+    return e.isDirectory() ? sessionFiles(p) : e.name.endsWith(".jsonl") ? [p] : [];
+  });
+}
+
+/** From the raw files: the read/edit/write calls naming `target`, each credited to the oldest file holding it. */
+function rawTouches(target: string): RawTouch[] {
+  const byCall = new Map<string, RawTouch & { created: string }>();
+  for (const file of [...sessionFiles(path.join(HOME, ".pi")), ...sessionFiles(path.join(HOME, ".omp"))]) {
+    let head: { cwd?: string; timestamp?: string } | undefined;
+    for (const line of fs.readFileSync(file, "utf8").split("\n")) {
+      let r: any;
+      try {
+        r = JSON.parse(line);
+      } catch {
+        continue;
+      }
+      if (r?.type === "session") head = r;
+      if (r?.type !== "message" || r.message?.role !== "assistant" || !Array.isArray(r.message.content)) continue;
+      for (const b of r.message.content) {
+        if (b?.type !== "toolCall" || !["read", "edit", "write"].includes(b.name)) continue;
+        const p = String(b.arguments?.path ?? "");
+        if ((path.isAbsolute(p) ? p : path.join(head?.cwd ?? "", p)) !== target) continue;
+        const key = `${r.id}\n${b.id}`;
+        const created = head?.timestamp ?? "";
+        const prev = byCall.get(key);
+        if (prev && prev.created <= created) continue;
+        byCall.set(key, {
+          file,
+          entryId: r.id,
+          toolCallId: b.id,
+          kind: b.name,
+          timestamp: r.timestamp,
+          args: b.arguments,
+          created,
+        });
+      }
+    }
+  }
+  return [...byCall.values()];
+}
+
+/** The lens title as documented: "✎ 3 agent edits · 👁 5 reads · 2 sessions". */
+function lensTitle(touches: RawTouch[]): string {
+  const edits = touches.filter((t) => t.kind !== "read").length;
+  const reads = touches.length - edits;
+  const sessions = new Set(touches.map((t) => t.file)).size;
+  const parts = [];
+  if (edits) parts.push(`✎ ${edits} agent edit${edits === 1 ? "" : "s"}`);
+  if (reads) parts.push(`👁 ${reads} ${edits ? "" : "agent "}read${reads === 1 ? "" : "s"}`);
+  parts.push(`${sessions} session${sessions === 1 ? "" : "s"}`);
+  return parts.join(" · ");
+}
+
+suite("IDE insight in a real VS Code", () => {
+  let api: PiSessionsApi;
+  const lensesOf = async (uri: vscode.Uri) => {
+    try {
+      // The provider runs on an open document's model only.
+      await vscode.workspace.openTextDocument(uri);
+      return await vscode.commands.executeCommand<vscode.CodeLens[]>("vscode.executeCodeLensProvider", uri);
+    } catch (err) {
+      throw new Error(`executeCodeLensProvider ${uri.toString()}: ${String(err)}`);
+    }
+  };
+  const activeDiff = () =>
+    waitFor("a diff editor", () => {
+      const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
+      return input instanceof vscode.TabInputTextDiff ? input : undefined;
+    });
+  const historyItems = async () => {
+    const groups = (await api.fileHistory.agentHistory.getChildren()) as SessionTouches[];
+    const items = (await Promise.all(groups.map((g) => api.fileHistory.agentHistory.getChildren(g)))).flat();
+    return { groups, items: items as TouchItem[] };
+  };
+
+  suiteSetup(async () => {
+    const ext = vscode.extensions.getExtension<PiSessionsApi>("pi-session-explorer.pi-session-explorer")!;
+    api = await ext.activate();
+    await api.service.ensureStarted();
+    await api.service.lib.whenComplete();
+  });
+
+  suiteTeardown(async () => {
+    await vscode.commands.executeCommand("workbench.action.closeAllEditors");
+  });
+
+  test("the CodeLens counts the agent turns that touched a file; its quick pick opens the newest turn", async () => {
+    const want = rawTouches(MATH);
+    assert.ok(
+      want.some((t) => t.kind === "edit"),
+      "the fixtures edit src/math.ts",
+    );
+    const uri = vscode.Uri.file(MATH);
+    await vscode.window.showTextDocument(uri);
+    const lens = await waitFor("the CodeLens", async () =>
+      (await lensesOf(uri)).find((l) => l.command?.command === "piSessions.showFileHistory"),
+    );
+    assert.equal(lens.command!.title, lensTitle(want));
+    assert.equal(lens.range.start.line, 0);
+    // A file no agent touched has no lens.
+    const untouched = path.join(WORKSPACE, "src", "untouched.ts");
+    fs.writeFileSync(untouched, "export {};\n");
+    assert.deepEqual(rawTouches(untouched), []);
+    const none = await lensesOf(vscode.Uri.file(untouched));
+    assert.ok(!none.some((l) => l.command?.command === "piSessions.showFileHistory"));
+    fs.rmSync(untouched);
+
+    const picked = vscode.commands.executeCommand<{ file: string; entryId: string }>("piSessions.showFileHistory", uri);
+    const pick = await waitFor("the turns listed", () => {
+      const p = api.fileHistory.history.activePick;
+      return p && !p.busy && p.items.length ? p : undefined;
+    });
+    assert.equal(pick.items.length, want.length);
+    await vscode.commands.executeCommand("workbench.action.acceptSelectedQuickOpenItem");
+    const chosen = await picked;
+    const newest = want.reduce((a, b) => (b.timestamp > a.timestamp ? b : a));
+    assert.equal(want.find((t) => t.file === chosen.file && t.entryId === chosen.entryId)?.timestamp, newest.timestamp);
+    await waitFor("the transcript at the turn", () => {
+      const t = api.transcripts.open.find((o) => o.file === chosen.file);
+      return t?.facts?.highlighted === chosen.entryId ? t : undefined;
+    });
+  });
+
+  test("the Agent History view follows the editor, grouped by session", async () => {
+    const history = api.fileHistory.agentHistory;
+    await vscode.window.showTextDocument(vscode.Uri.file(MATH));
+    await waitFor("the view on math.ts", () => history.file?.fsPath === MATH);
+    const { groups, items } = await historyItems();
+    const want = rawTouches(MATH);
+    assert.deepEqual(new Set(groups.map((g) => g.session.file)), new Set(want.map((t) => t.file)));
+    assert.deepEqual(
+      items.map((i) => `${i.touch.session.file}\n${i.touch.entryId}\n${i.touch.toolCallId}`).sort(),
+      want.map((t) => `${t.file}\n${t.entryId}\n${t.toolCallId}`).sort(),
+    );
+    assert.equal(api.fileHistory.agentHistoryView.description, "src/math.ts");
+
+    await vscode.window.showTextDocument(vscode.Uri.file(README));
+    await waitFor("the view on README.md", () => history.file?.fsPath === README);
+    const readme = await historyItems();
+    assert.deepEqual(
+      readme.items.map((i) => i.touch.entryId).sort(),
+      rawTouches(README)
+        .map((t) => t.entryId)
+        .sort(),
+    );
+  });
+
+  test("Show Edit Diff opens a diff of the texts the agent sent", async () => {
+    await vscode.window.showTextDocument(vscode.Uri.file(MATH));
+    await waitFor("the view on math.ts", () => api.fileHistory.agentHistory.file?.fsPath === MATH);
+    const item = (await historyItems()).items.find((i) => i.touch.kind === "edit")!;
+    const raw = rawTouches(MATH).find(
+      (t) => t.entryId === item.touch.entryId && t.toolCallId === item.touch.toolCallId,
+    )!;
+    const edits = (Array.isArray(raw.args.edits) ? raw.args.edits : [raw.args]) as Record<string, string>[];
+    await vscode.commands.executeCommand("piSessions.showEditDiff", item);
+    const tab = await activeDiff();
+    assert.equal(tab.original.scheme, "pi-sessions-diff");
+    const texts = (k: "old" | "new") => edits.map((e) => e[`${k}Text`] ?? e[`${k}_string`] ?? e[k] ?? "").join("\n⋯\n");
+    assert.equal((await vscode.workspace.openTextDocument(tab.original)).getText(), texts("old"));
+    assert.equal((await vscode.workspace.openTextDocument(tab.modified)).getText(), texts("new"));
+    await vscode.commands.executeCommand("workbench.action.closeActiveEditor");
+  });
+
+  test("a live session: the status bar shows its context fill and cost; its write reaches the history", async () => {
+    const file = path.join(PROJ, "2026-11-30T12-00-00-000Z_live-insight.jsonl");
+    const written = "export const answer = 42;\n";
+    const u = usage(1200, 300, 0.4321, { read: 60_000, write: 4_000 });
+    const now = (s: number) => new Date(Date.now() + s * 1000).toISOString();
+    const call = {
+      type: "toolCall",
+      id: "call-live-1",
+      name: "write",
+      arguments: { path: "src/math.ts", content: written },
+    };
+    fs.writeFileSync(
+      file,
+      jsonl(
+        header({ id: "live-insight", cwd: WORKSPACE, time: now(0) }),
+        message("u1", null, "user", "Rewrite math.ts", { time: now(0) }),
+        message("a1", "u1", "assistant", [call], {
+          time: now(1),
+          provider: "anthropic",
+          model: "claude-sonnet-4-5",
+          usage: u,
+          stopReason: "toolUse",
+        }),
+      ),
+    );
+    try {
+      const window = CONTEXT_WINDOWS.anthropic!["claude-sonnet-4-5"]!;
+      const percent = Math.round(((1200 + 60_000 + 4_000) / window) * 100);
+      const text = await waitFor("the live status bar item", () => {
+        api.service.flushWatcher();
+        return api.liveStatus.shown && api.liveStatus.file === file ? api.liveStatus.item.text : undefined;
+      });
+      assert.equal(text, `π ${percent}% · ${formatCost(0.4321)}`);
+      assert.equal(api.liveStatus.item.command && (api.liveStatus.item.command as vscode.Command).arguments?.[0], file);
+
+      // The appended write is in the history; Compare with Current File diffs its text with the file as it is.
+      await vscode.window.showTextDocument(vscode.Uri.file(MATH));
+      const item = await waitFor("the write in the Agent History view", async () =>
+        (await historyItems()).items.find((i) => i.touch.session.file === file && i.touch.kind === "write"),
+      );
+      await vscode.commands.executeCommand("piSessions.compareWithCurrentFile", item);
+      const tab = await activeDiff();
+      assert.equal((await vscode.workspace.openTextDocument(tab.original)).getText(), written);
+      assert.equal(tab.modified.fsPath, MATH);
+      await vscode.commands.executeCommand("workbench.action.closeActiveEditor");
+
+      // Quiet for longer than the live window: the item hides.
+      api.liveStatus.liveMs = 1_000;
+      await waitFor("the item to hide", () => !api.liveStatus.shown);
+    } finally {
+      api.liveStatus.liveMs = 60_000;
+      fs.rmSync(file, { force: true });
+      api.service.flushWatcher();
+    }
+  });
+
+  test("Resume in Terminal runs the agent from the settings in the session's cwd with --session <file>", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pi-resume-"));
+    const out = path.join(dir, "argv.txt");
+    const fake = path.join(dir, "fake pi");
+    fs.writeFileSync(fake, `#!/bin/sh\nprintf '%s\\n' "$PWD" "$@" > '${out}'\n`, { mode: 0o755 });
+    const config = vscode.workspace.getConfiguration("piSessions");
+    await config.update("piPath", fake, vscode.ConfigurationTarget.Global);
+    const session = fs.readdirSync(PROJ).find((f) => f.endsWith(".jsonl") && !f.startsWith("broken"))!;
+    const file = path.join(PROJ, session);
+    const cwd = JSON.parse(
+      fs
+        .readFileSync(file, "utf8")
+        .split("\n")
+        .find((l) => l.includes('"type":"session"'))!,
+    ).cwd;
+    try {
+      const terminal = await vscode.commands.executeCommand<vscode.Terminal>("piSessions.resumeInTerminal", file);
+      assert.ok(terminal);
+      assert.match(terminal.name, /^pi: /);
+      assert.ok(vscode.window.terminals.includes(terminal));
+      const lines = await waitFor(
+        "the agent to run",
+        () => fs.existsSync(out) && fs.readFileSync(out, "utf8").split("\n"),
+        30_000,
+      );
+      assert.deepEqual(lines.slice(0, 3), [fs.realpathSync(cwd), "--session", file]);
+      terminal.dispose();
+    } finally {
+      await config.update("piPath", undefined, vscode.ConfigurationTarget.Global);
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
