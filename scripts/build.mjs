@@ -68,10 +68,12 @@ const results = await Promise.all([
     sourcemap: !production,
     logLevel: "warning",
     logOverride: { "import-is-undefined": "error" },
-    entryPoints: ["usage", "sessionUsage", "checkpoint", "lineage", "context", "transcript", "search"].map((n) => ({
-      in: `src/webview/${n}.ts`,
-      out: n,
-    })),
+    entryPoints: ["usage", "sessionUsage", "checkpoint", "lineage", "context", "transcript", "search", "compare"].map(
+      (n) => ({
+        in: `src/webview/${n}.ts`,
+        out: n,
+      }),
+    ),
     outdir: "dist/webview",
   }),
   production

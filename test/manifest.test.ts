@@ -57,7 +57,9 @@ describe("package.json contributions", () => {
       .map((m: { command: string }) => m.command)
       .sort();
     assert.deepEqual(hidden, [
+      CommandId.CompareWithActiveBranch,
       CommandId.CompareWithCurrentFile,
+      CommandId.CompareWithParent,
       CommandId.CopyEntryId,
       CommandId.CopyResumeCommand,
       CommandId.OpenEntry,

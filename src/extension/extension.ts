@@ -20,6 +20,7 @@ import { SearchService } from "./search/searchService.js";
 import { type FileHistoryParts, registerFileHistory } from "./insight/fileHistoryCommands.js";
 import { LiveStatus } from "./insight/liveStatus.js";
 import { registerResumeCommand } from "./insight/resumeTerminal.js";
+import { registerCompareCommands } from "./insight/compareCommands.js";
 
 /** What tests (and other extensions) can reach. */
 export interface PiSessionsApi {
@@ -59,8 +60,14 @@ export function activate(context: vscode.ExtensionContext): PiSessionsApi {
       showCollapseAll: true,
     });
     applyFilterDescription(view, filter);
-    const panels = new PanelManager(context.extensionUri, service, logger, tree.workspaceFolderPaths);
     const transcripts = new TranscriptPanels(context.extensionUri, service, logger);
+    const panels = new PanelManager(
+      context.extensionUri,
+      service,
+      logger,
+      tree.workspaceFolderPaths,
+      transcripts.diffs,
+    );
     const search = new SearchService(
       service,
       vscode.Uri.joinPath(context.extensionUri, "dist", "searchWorker.cjs").fsPath,
@@ -80,6 +87,7 @@ export function activate(context: vscode.ExtensionContext): PiSessionsApi {
       fileHistory.disposable,
       liveStatus,
       registerResumeCommand(service, logger),
+      registerCompareCommands(service, panels, logger),
       panels,
       transcripts,
       searchResults,

@@ -31,6 +31,9 @@ export const CommandId = {
   ShowEditDiff: "piSessions.showEditDiff",
   CompareWithCurrentFile: "piSessions.compareWithCurrentFile",
   ResumeInTerminal: "piSessions.resumeInTerminal",
+  CompareBranches: "piSessions.compareBranches",
+  CompareWithActiveBranch: "piSessions.compareWithActiveBranch",
+  CompareWithParent: "piSessions.compareWithParent",
 } as const;
 export type CommandId = (typeof CommandId)[keyof typeof CommandId];
 
@@ -55,6 +58,7 @@ export const PanelViewType: Record<PanelKind, string> = {
   checkpoint: "piSessions.checkpoint",
   lineage: "piSessions.lineage",
   context: "piSessions.context",
+  compare: "piSessions.compare",
 };
 
 /** The transcript editor's view type (revived by its own serializer). */

@@ -5,7 +5,7 @@
 import * as z from "zod";
 import type { PanelModel } from "./views.js";
 
-export const PANEL_KINDS = ["usage", "sessionUsage", "checkpoint", "lineage", "context"] as const;
+export const PANEL_KINDS = ["usage", "sessionUsage", "checkpoint", "lineage", "context", "compare"] as const;
 export type PanelKind = (typeof PANEL_KINDS)[number];
 
 const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
@@ -20,6 +20,9 @@ export const panelStateSchema = z.object({
   scope: z.enum(["workspace", "all"]).optional(),
   since: day.nullable().optional(),
   until: day.nullable().optional(),
+  /** Branch comparison: the second side's session and leaf (the first is `file` and `entryId`). */
+  otherFile: file.optional(),
+  otherEntryId: id.optional(),
 });
 export type PanelState = z.infer<typeof panelStateSchema>;
 
@@ -39,6 +42,8 @@ export const fromWebviewSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("inspectCheckpoint"), file, entryId: id }),
   z.object({ type: z.literal("showContext"), file, entryId: id }),
   z.object({ type: z.literal("showSessionUsage"), file }),
+  /** Branch comparison: diff the two sides' final texts of a file both changed. */
+  z.object({ type: z.literal("diffFinalTexts"), path: file }),
   z.object({
     type: z.literal("setRange"),
     scope: z.enum(["workspace", "all"]),

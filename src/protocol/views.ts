@@ -247,4 +247,48 @@ export interface ContextModel {
   }[];
 }
 
-export type PanelModel = DashboardModel | SessionUsageModel | CheckpointModel | LineageModel | ContextModel;
+/** A compact turn of one side of a branch comparison: a prompt, a final answer, or a tool call. */
+export interface CompareTurn {
+  kind: "user" | "assistant" | "tool";
+  entryId: string;
+  /** Clipped text (a tool call: its name and file or command). */
+  text: string;
+  time: number | null;
+}
+
+export interface CompareFile {
+  path: string;
+  /** The other side touched it too (read or changed). */
+  shared: boolean;
+}
+
+export interface CompareSide {
+  file: string;
+  title: string;
+  leafId: string | null;
+  /** "active branch", "other branch", or "fork": what this side is. */
+  role: "active" | "branch" | "fork" | "parent";
+  entries: number;
+  cost: number;
+  tokens: { input: number; output: number; cacheRead: number; cacheWrite: number };
+  durationMs: number | null;
+  filesModified: CompareFile[];
+  filesRead: CompareFile[];
+  lastAssistant: string | null;
+  turns: CompareTurn[];
+  /** Turns left out (a side shows at most `COMPARE_TURNS`). */
+  moreTurns: number;
+}
+
+export interface CompareModel {
+  kind: "compare";
+  forkPointId: string | null;
+  /** The prompt at or above the fork point (first lines, clipped). */
+  forkPrompt: string | null;
+  sides: [CompareSide, CompareSide];
+  /** Files both sides changed: whether their final texts are known on each side (a write, then edits that apply). */
+  bothEdited: { path: string; diffable: boolean }[];
+}
+
+export type PanelModel =
+  DashboardModel | SessionUsageModel | CheckpointModel | LineageModel | ContextModel | CompareModel;

@@ -12,6 +12,8 @@ import { CONTEXT_WINDOWS } from "../../src/core/contextWindows.generated.js";
 import { formatCost } from "../../src/protocol/format.js";
 import type { PiSessionsApi } from "../../src/extension/extension.js";
 import { SessionTouches, TouchItem } from "../../src/extension/insight/agentHistoryView.js";
+import { execFileSync } from "node:child_process";
+import type { CompareModel } from "../../src/protocol/views.js";
 import { header, message, usage } from "../builders.js";
 import { jsonl, waitFor } from "../helpers.js";
 
@@ -20,6 +22,8 @@ const WORKSPACE = path.join(HOME, "src", "proj");
 const PROJ = path.join(HOME, ".pi", "agent", "sessions", piSlug(WORKSPACE));
 const MATH = path.join(WORKSPACE, "src", "math.ts");
 const README = path.join(WORKSPACE, "README.md");
+/** The CLI as built next to the extension (dist/cli.js). */
+const CLI = path.join(__dirname, "..", "..", "cli.js");
 
 interface RawTouch {
   file: string;
@@ -285,5 +289,63 @@ suite("IDE insight in a real VS Code", () => {
       await config.update("piPath", undefined, vscode.ConfigurationTarget.Global);
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  test("Compare with Parent and Compare with Active Branch open both sides, with the CLI's numbers", async () => {
+    const parent = path.join(PROJ, "2026-11-29T18-50-20-792Z_01a228a4-d4f8-7759-87f6-e1f7077b112f.jsonl");
+    const fork = path.join(PROJ, "2026-11-29T18-50-21-130Z_01a228a4-d64a-7145-888a-572546d95234.jsonl");
+    const cli = (...args: string[]) =>
+      JSON.parse(execFileSync(process.execPath, [CLI, "compare", ...args, "--json"], { encoding: "utf8" }));
+    const sameAsCli = (model: CompareModel, json: { forkPoint: string | null; sides: Record<string, unknown>[] }) => {
+      assert.equal(model.forkPointId, json.forkPoint);
+      for (const [i, side] of model.sides.entries()) {
+        const want = json.sides[i]!;
+        assert.equal(side.leafId, want.leaf);
+        assert.equal(side.entries, want.entries);
+        assert.equal(side.cost, want.cost);
+        assert.deepEqual(side.tokens, want.tokens);
+        assert.deepEqual(
+          side.filesModified.map((f) => f.path),
+          want.filesModified,
+        );
+        assert.deepEqual(
+          side.filesRead.map((f) => f.path),
+          want.filesRead,
+        );
+      }
+    };
+    const panelOf = (file: string, other: string | undefined) =>
+      waitFor("the comparison rendered", () =>
+        api.panels.panels.find(
+          (p) => p.kind === "compare" && p.state.file === file && p.state.otherFile === other && p.facts,
+        ),
+      );
+
+    await vscode.commands.executeCommand("piSessions.compareWithParent", fork);
+    const withParent = await panelOf(parent, fork);
+    sameAsCli(withParent.model as CompareModel, cli(parent, "--leaf", "active", "--leaf", fork));
+    assert.equal(withParent.facts!.aEntries, (withParent.model as CompareModel).sides[0].entries);
+    assert.equal((withParent.model as CompareModel).sides[1].role, "fork");
+
+    // A branch node of the parent: its newest leaf against the active one.
+    const raw = fs
+      .readFileSync(parent, "utf8")
+      .split("\n")
+      .filter((l) => l.trim())
+      .map((l) => JSON.parse(l) as { id?: string; parentId?: string | null; type: string });
+    const parents = new Set(raw.map((r) => r.parentId));
+    const leaves = raw.filter((r) => r.id && r.type !== "session" && !parents.has(r.id)).map((r) => r.id!);
+    const active = raw.at(-1)!.id!;
+    const other = leaves.find((l) => l !== active)!;
+    await vscode.commands.executeCommand("piSessions.compareWithActiveBranch", {
+      kind: "row",
+      file: parent,
+      item: { id: other },
+    });
+    const branches = await panelOf(parent, undefined);
+    sameAsCli(branches.model as CompareModel, cli(parent, "--leaf", active, "--leaf", other));
+    assert.ok((branches.facts!.aTurns as number) > 0 && (branches.facts!.bTurns as number) > 0);
+    branches.panel.dispose();
+    withParent.panel.dispose();
   });
 });

@@ -29,6 +29,9 @@ import { CommandId, PanelViewType } from "../ids.js";
 import type { Logger } from "../logging.js";
 import type { SessionService } from "../service.js";
 import { renderHtml, webviewOptions } from "./html.js";
+import { compareModel } from "../../node/views/compare.js";
+import { compareEnds, diffFinalTexts } from "./compareSides.js";
+import type { DiffTexts } from "./diffTexts.js";
 import { hostPaths } from "../../node/roots.js";
 
 export interface OpenPanel {
@@ -44,7 +47,11 @@ export interface OpenPanel {
   timer?: NodeJS.Timeout;
 }
 
-const keyOf = (s: PanelState) => (s.panel === "usage" ? "usage" : `${s.panel}:${s.file ?? ""}:${s.entryId ?? ""}`);
+const keyOf = (s: PanelState) =>
+  s.panel === "usage"
+    ? "usage"
+    : `${s.panel}:${s.file ?? ""}:${s.entryId ?? ""}` +
+      (s.panel === "compare" ? `:${s.otherFile ?? ""}:${s.otherEntryId ?? ""}` : "");
 
 export class PanelManager implements vscode.Disposable {
   readonly panels: OpenPanel[] = [];
@@ -55,6 +62,7 @@ export class PanelManager implements vscode.Disposable {
     private readonly service: SessionService,
     private readonly logger: Logger,
     private readonly workspaceFolders: () => string[],
+    private readonly diffs: DiffTexts,
   ) {
     this.disposables.push(
       service.onDidChange((set) => {
@@ -64,7 +72,7 @@ export class PanelManager implements vscode.Disposable {
             set.structural ||
             p.kind === "usage" ||
             p.kind === "lineage" ||
-            set.changes.some((c) => c.file === p.state.file)
+            set.changes.some((c) => c.file === p.state.file || c.file === p.state.otherFile)
           )
             this.schedule(p);
         }
@@ -124,7 +132,9 @@ export class PanelManager implements vscode.Disposable {
     };
     this.panels.push(p);
     panel.title = this.title(state);
-    panel.webview.html = renderHtml(panel.webview, this.extensionUri, state.panel, panel.title, state);
+    panel.webview.html = renderHtml(panel.webview, this.extensionUri, state.panel, panel.title, state, {
+      stylesheet: state.panel === "compare" ? "compare.css" : undefined,
+    });
     // A panel revived after a reload may come before the listing: name it once the session is known.
     void this.service.ensureStarted().then(() => {
       if (this.panels.includes(p)) panel.title = this.title(p.state);
@@ -157,6 +167,8 @@ export class PanelManager implements vscode.Disposable {
         return vscode.l10n.t("Lineage: {0}", name);
       case "context":
         return vscode.l10n.t("Context: {0}", name);
+      case "compare":
+        return vscode.l10n.t("Compare: {0}", name);
     }
   }
 
@@ -215,6 +227,13 @@ export class PanelManager implements vscode.Disposable {
         return;
       case "showSessionUsage":
         this.show({ panel: "sessionUsage", file: msg.file });
+        return;
+      case "diffFinalTexts":
+        if (p.kind !== "compare") return;
+        await diffFinalTexts(this.service, this.diffs, p.state, msg.path).catch((err: unknown) => {
+          this.logger.warn(`diff of final texts: ${String(err)}`);
+          void vscode.window.showWarningMessage(err instanceof Error ? err.message : String(err));
+        });
         return;
       case "setRange":
         p.state = { ...p.state, scope: msg.scope, since: msg.since, until: msg.until };
@@ -302,6 +321,10 @@ export class PanelManager implements vscode.Disposable {
         // OMP images stored as blobs: sized from the agent dir of the session's store root, or marked missing.
         const model = contextModel(session, state.entryId ?? null, sessionTitle(s));
         return describeBlobImages(model, agentDirOfRoot(s.root.dir));
+      }
+      case "compare": {
+        const [a, b] = await compareEnds(this.service, state);
+        return compareModel(a, b);
       }
       case "lineage": {
         await lib.whenComplete();

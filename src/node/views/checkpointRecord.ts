@@ -12,6 +12,7 @@ import {
   isTimelineEntry,
 } from "../../core/compact/blackmagic.js";
 import { isPlainObject, pathTo, type Entry, type Session } from "../../core/session.js";
+import { newestLeafBelow } from "../../core/compare.js";
 import type { CheckpointRecord } from "../../protocol/views.js";
 
 const HASH = /^[0-9a-f]{64}$/;
@@ -46,23 +47,6 @@ export function numericFields(v: unknown): Record<string, number> | null {
   return Object.fromEntries(
     Object.entries(v).filter((e): e is [string, number] => typeof e[1] === "number" && Number.isFinite(e[1])),
   );
-}
-
-/** The newest entry (last in the file) below `id`, or `id` itself: the end of the branch a compaction is on. */
-function newestLeafBelow(session: Session, id: string): string {
-  let best = session.byId.get(id)!;
-  const stack = [...(session.children.get(id) ?? [])];
-  const seen = new Set<string>();
-  while (stack.length) {
-    const next = stack.pop()!;
-    if (seen.has(next)) continue;
-    seen.add(next);
-    const entry = session.byId.get(next);
-    if (!entry) continue;
-    if (entry.line > best.line) best = entry;
-    stack.push(...(session.children.get(next) ?? []));
-  }
-  return best.id;
 }
 
 /** What is shared by every compaction of one session: the active path and its latest compaction. */

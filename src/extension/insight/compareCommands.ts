@@ -1,0 +1,114 @@
+/**
+ * "Compare Branches…" (palette: a session, then two of its leaves or a fork), "Compare with Active Branch" on a
+ * branch node, and "Compare with Parent" on a fork: each opens the branch comparison panel.
+ */
+import * as vscode from "vscode";
+import { leavesOf, newestLeafBelow } from "../../core/compare.js";
+import type { Session } from "../../core/session.js";
+import { promptBefore } from "../../core/toolFiles.js";
+import { relativeTime, truncate } from "../../protocol/format.js";
+import { lastActivity, sessionTitle } from "../../node/store/index.js";
+import { entryIdOf, fileOf } from "../args.js";
+import { registerCommand } from "../commands.js";
+import { CommandId } from "../ids.js";
+import type { Logger } from "../logging.js";
+import { pickSession } from "../panelCommands.js";
+import type { SessionService } from "../service.js";
+import type { PanelManager } from "../webviews/panels.js";
+
+type Side = { file: string; leafId?: string };
+type SideItem = vscode.QuickPickItem & { side: Side };
+
+async function opened(service: SessionService, file: string): Promise<Session> {
+  const r = await service.lib.open(file);
+  if (!r.ok) throw new Error(vscode.l10n.t("{0} cannot be read: {1}", file, r.rejection.message));
+  return r.session;
+}
+
+/** The leaves of a session, then its forks, as quick pick items. */
+function sideItems(service: SessionService, file: string, session: Session): SideItem[] {
+  const items: SideItem[] = leavesOf(session).map((leaf) => ({
+    label: `$(git-branch) ${truncate(promptBefore(session, leaf.id) || leaf.id, 80)}`,
+    description: [
+      leaf.id === session.leafId ? vscode.l10n.t("active branch") : "",
+      leaf.timestamp ? relativeTime(Date.parse(leaf.timestamp)) : "",
+    ]
+      .filter(Boolean)
+      .join(" · "),
+    detail: vscode.l10n.t("leaf {0}", leaf.id),
+    side: { file, leafId: leaf.id },
+  }));
+  const s = service.lib.get(file);
+  for (const child of [...(s?.children ?? [])].sort((x, y) => lastActivity(y) - lastActivity(x)))
+    items.push({
+      label: `$(repo-forked) ${truncate(sessionTitle(child), 80)}`,
+      description: `${vscode.l10n.t("fork")} · ${relativeTime(lastActivity(child))}`,
+      side: { file: child.file },
+    });
+  return items;
+}
+
+export function registerCompareCommands(
+  service: SessionService,
+  panels: PanelManager,
+  logger: Logger,
+): vscode.Disposable {
+  const show = (a: Side, b: Side) =>
+    panels.show({
+      panel: "compare",
+      file: a.file,
+      entryId: a.leafId,
+      otherFile: b.file === a.file ? undefined : b.file,
+      otherEntryId: b.leafId,
+    });
+  return vscode.Disposable.from(
+    registerCommand(
+      CommandId.CompareBranches,
+      async (arg?: unknown) => {
+        await service.ensureStarted();
+        const file =
+          fileOf(arg) ??
+          (await pickSession(service.lib, vscode.l10n.t("Compare the branches of which session?")))?.file;
+        if (!file) return undefined;
+        const items = sideItems(service, file, await opened(service, file));
+        if (items.length < 2)
+          throw new Error(vscode.l10n.t("This session has one branch and no fork: nothing to compare"));
+        const a = await vscode.window.showQuickPick(items, {
+          title: vscode.l10n.t("Compare Branches (1/2): the first side"),
+          matchOnDescription: true,
+        });
+        if (!a) return undefined;
+        const b = await vscode.window.showQuickPick(
+          items.filter((i) => i !== a),
+          { title: vscode.l10n.t("Compare Branches (2/2): the other side"), matchOnDescription: true },
+        );
+        if (!b) return undefined;
+        return show(a.side, b.side).state;
+      },
+      logger,
+    ),
+    registerCommand(
+      CommandId.CompareWithActiveBranch,
+      async (arg?: unknown) => {
+        await service.ensureStarted();
+        const file = fileOf(arg);
+        const entryId = entryIdOf(arg);
+        if (!file || !entryId) throw new Error(vscode.l10n.t("Choose a branch in the Sessions view"));
+        const session = await opened(service, file);
+        return show({ file, leafId: session.leafId ?? undefined }, { file, leafId: newestLeafBelow(session, entryId) })
+          .state;
+      },
+      logger,
+    ),
+    registerCommand(
+      CommandId.CompareWithParent,
+      async (arg?: unknown) => {
+        await service.ensureStarted();
+        const s = service.lib.get(fileOf(arg) ?? "");
+        if (!s?.parent) throw new Error(vscode.l10n.t("Choose a fork whose parent session is listed"));
+        return show({ file: s.parent.file }, { file: s.file }).state;
+      },
+      logger,
+    ),
+  );
+}

@@ -1,0 +1,73 @@
+/**
+ * The two sides of a branch comparison panel, from its state: `file` at `entryId` and `otherFile` (the same file when
+ * absent) at `otherEntryId` (each session's active leaf when absent). Also the diff of both sides' final texts.
+ */
+import { basename } from "node:path";
+import * as vscode from "vscode";
+import { compareBranches } from "../../core/compare.js";
+import type { PanelState } from "../../protocol/messages.js";
+import { truncate } from "../../protocol/format.js";
+import { sessionTitle } from "../../node/store/index.js";
+import { type CompareEnd, finalTextOf } from "../../node/views/compare.js";
+import type { SessionService } from "../service.js";
+import type { DiffTexts } from "./diffTexts.js";
+
+async function end(service: SessionService, file: string, leafId: string | undefined, forked: boolean) {
+  const s = service.lib.get(file);
+  if (!s) throw new Error(vscode.l10n.t("{0} is not a session under the configured session roots", file));
+  const r = await service.lib.open(file);
+  if (!r.ok)
+    throw new Error(
+      vscode.l10n.t("{0} cannot be read: line {1}: {2}", basename(file), r.rejection.line, r.rejection.message),
+    );
+  const session = r.session;
+  const leaf = leafId ?? session.leafId;
+  if (leaf !== null && !session.byId.has(leaf))
+    throw new Error(vscode.l10n.t("{0} has no entry {1}", basename(file), leaf));
+  return { s, session, leafId: leaf, forked };
+}
+
+export async function compareEnds(service: SessionService, state: PanelState): Promise<[CompareEnd, CompareEnd]> {
+  await service.ensureStarted();
+  if (!state.file) throw new Error(vscode.l10n.t("no session given"));
+  const otherFile = state.otherFile ?? state.file;
+  const same = otherFile === state.file;
+  const a = await end(service, state.file, state.entryId, false);
+  const b = await end(service, otherFile, state.otherEntryId, false);
+  const role = (x: typeof a, other: typeof a): CompareEnd["role"] => {
+    if (same) return x.leafId === x.session.leafId ? "active" : "branch";
+    return x.s.parent?.file === other.s.file ? "fork" : other.s.parent?.file === x.s.file ? "parent" : "branch";
+  };
+  const toEnd = (x: typeof a, other: typeof a): CompareEnd => ({
+    file: x.s.file,
+    title: sessionTitle(x.s),
+    session: x.session,
+    leafId: x.leafId,
+    role: role(x, other),
+  });
+  return [toEnd(a, b), toEnd(b, a)];
+}
+
+/** "Diff final texts": what each side leaves in `path`, side A on the left. */
+export async function diffFinalTexts(
+  service: SessionService,
+  diffs: DiffTexts,
+  state: PanelState,
+  path: string,
+): Promise<void> {
+  const [a, b] = await compareEnds(service, state);
+  const c = compareBranches(a, b);
+  const left = finalTextOf(c.sides[0], a.session, path);
+  const right = finalTextOf(c.sides[1], b.session, path);
+  if (left === null || right === null)
+    throw new Error(
+      vscode.l10n.t("The final text of {0} is not known on both sides (it needs a write)", basename(path)),
+    );
+  const title = vscode.l10n.t(
+    "{0} — {1} ↔ {2}",
+    basename(path),
+    truncate(a.title, 30),
+    truncate(b.title === a.title ? (b.leafId ?? "") : b.title, 30),
+  );
+  await diffs.open(left, right, title, path);
+}

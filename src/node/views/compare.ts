@@ -1,0 +1,193 @@
+/**
+ * Branch comparison's view model (the panel) and JSON (`pi-sessions compare`), from `core/compare.ts`: per side the
+ * entries, cost and tokens after the fork point, the files it changed and read (resolved against the session's cwd),
+ * its compact turns, and, for a file both sides changed, whether each side's final text is known: a write, then
+ * edits that apply to it exactly (a call whose result is an error changed nothing).
+ */
+import { homedir } from "node:os";
+import { type BranchEnd, compareBranches, type SideFacts } from "../../core/compare.js";
+import { type Entry, isPlainObject, type Session } from "../../core/session.js";
+import { editTextsOf, toolCallArgs, toolPathOf } from "../../core/toolFiles.js";
+import { contentText, truncate } from "../../protocol/format.js";
+import type { CompareFile, CompareModel, CompareSide, CompareTurn } from "../../protocol/views.js";
+import { pathKey, resolveTouchPath } from "../touches.js";
+
+/** Turns a side shows at most, and how long each turn's text is. */
+const COMPARE_TURNS = 200;
+const TEXT_MAX = 600;
+
+export interface CompareEnd extends BranchEnd {
+  file: string;
+  title: string;
+  role: CompareSide["role"];
+}
+
+function cwdOf(session: Session): string | null {
+  return typeof session.header.cwd === "string" ? session.header.cwd : null;
+}
+
+/** The files a side changed and read, resolved, in first-touch order. */
+function filesOf(side: SideFacts, session: Session, home: string) {
+  const modified = new Map<string, string>();
+  const read = new Map<string, string>();
+  for (const t of side.touches) {
+    const path = resolveTouchPath(t.path, cwdOf(session), session.flavor, t.kind, { home });
+    if (!path) continue;
+    const into = t.kind === "read" ? read : modified;
+    if (!into.has(pathKey(path))) into.set(pathKey(path), path);
+  }
+  return { modified, read };
+}
+
+/** Tool calls whose result is an error (they changed nothing). */
+function failedCalls(after: readonly Entry[]): Set<string> {
+  const failed = new Set<string>();
+  for (const e of after) {
+    if (e.role !== "toolResult" || !isPlainObject(e.data.message)) continue;
+    const m = e.data.message;
+    if (m.isError === true && typeof m.toolCallId === "string") failed.add(m.toolCallId);
+  }
+  return failed;
+}
+
+/**
+ * The text a branch leaves in a file (its whole path, the shared part too): the last write's text with the later
+ * edits applied (each replacement found in the text, as the edit tool requires); null when unknown (no write, or an
+ * edit that does not apply).
+ */
+export function finalTextOf(side: SideFacts, session: Session, file: string, home = homedir()): string | null {
+  const key = pathKey(file);
+  const failed = failedCalls(side.path);
+  let text: string | null = null;
+  const touches = side.path.flatMap((e) => (e.touches ?? []).map((t) => ({ ...t, entryId: e.id })));
+  for (const t of touches) {
+    if (t.kind === "read" || failed.has(t.toolCallId)) continue;
+    const path = resolveTouchPath(t.path, cwdOf(session), session.flavor, t.kind, { home });
+    if (!path || pathKey(path) !== key) continue;
+    const entry = session.byId.get(t.entryId);
+    const args = entry ? toolCallArgs(entry, t.toolCallId) : null;
+    if (!args) return null;
+    if (t.kind === "write") {
+      text = typeof args.content === "string" ? args.content : null;
+      continue;
+    }
+    const edits = editTextsOf(args);
+    if (text === null || !edits.length) {
+      text = null;
+      continue;
+    }
+    for (const e of edits) {
+      const at: number = e.oldText ? text.indexOf(e.oldText) : -1;
+      if (at < 0) {
+        text = null;
+        break;
+      }
+      text = text.slice(0, at) + e.newText + text.slice(at + e.oldText.length);
+    }
+  }
+  return text;
+}
+
+function turnsOf(after: readonly Entry[]): CompareTurn[] {
+  const turns: CompareTurn[] = [];
+  for (const e of after) {
+    if (e.role !== "user" && e.role !== "assistant") continue;
+    const m = e.data.message;
+    if (!isPlainObject(m)) continue;
+    const time = e.timestamp && Number.isFinite(Date.parse(e.timestamp)) ? Date.parse(e.timestamp) : null;
+    const text = contentText(m.content).trim();
+    if (e.role === "user") {
+      if (text) turns.push({ kind: "user", entryId: e.id, text: truncate(text, TEXT_MAX), time });
+      continue;
+    }
+    for (const b of Array.isArray(m.content) ? m.content : []) {
+      if (!isPlainObject(b) || b.type !== "toolCall") continue;
+      const args = isPlainObject(b.arguments) ? b.arguments : {};
+      const what = toolPathOf(args) || (typeof args.command === "string" ? args.command : "");
+      const name = typeof b.name === "string" ? b.name : "tool";
+      turns.push({ kind: "tool", entryId: e.id, text: truncate(`${name} ${what}`.trim(), 200), time });
+    }
+    if (text) turns.push({ kind: "assistant", entryId: e.id, text: truncate(text, TEXT_MAX), time });
+  }
+  return turns;
+}
+
+/** The prompt at or above the fork point, clipped. */
+function promptAt(session: Session, id: string | null): string | null {
+  for (let at = id, steps = 0; at !== null && steps < 100_000; steps++) {
+    const e = session.byId.get(at);
+    if (!e) return null;
+    if (e.role === "user" && isPlainObject(e.data.message)) {
+      const text = contentText(e.data.message.content).trim();
+      if (text) return truncate(text, TEXT_MAX);
+    }
+    at = e.parentId;
+  }
+  return null;
+}
+
+export function compareModel(a: CompareEnd, b: CompareEnd, home = homedir()): CompareModel {
+  const c = compareBranches(a, b);
+  const ends = [a, b] as const;
+  const files = c.sides.map((side, i) => filesOf(side, ends[i]!.session, home));
+  const touchedBy = (i: number) => new Set([...files[i]!.modified.keys(), ...files[i]!.read.keys()]);
+  const touched = [touchedBy(0), touchedBy(1)];
+  const sides = c.sides.map((side, i): CompareSide => {
+    const end = ends[i]!;
+    const other = touched[1 - i]!;
+    const list = (m: Map<string, string>): CompareFile[] =>
+      [...m].map(([key, path]) => ({ path, shared: other.has(key) }));
+    const turns = turnsOf(side.after);
+    return {
+      file: end.file,
+      title: end.title,
+      leafId: end.leafId,
+      role: end.role,
+      entries: side.after.length,
+      cost: side.cost,
+      tokens: side.tokens,
+      durationMs: Number.isFinite(side.firstTime) ? side.lastTime - side.firstTime : null,
+      filesModified: list(files[i]!.modified),
+      filesRead: list(files[i]!.read),
+      lastAssistant: side.lastAssistant === null ? null : truncate(side.lastAssistant, TEXT_MAX * 4),
+      turns: turns.slice(0, COMPARE_TURNS),
+      moreTurns: Math.max(0, turns.length - COMPARE_TURNS),
+    };
+  }) as [CompareSide, CompareSide];
+  const bothEdited = [...files[0]!.modified]
+    .filter(([key]) => files[1]!.modified.has(key))
+    .map(([, path]) => ({
+      path,
+      diffable:
+        finalTextOf(c.sides[0], a.session, path, home) !== null &&
+        finalTextOf(c.sides[1], b.session, path, home) !== null,
+    }));
+  return {
+    kind: "compare",
+    forkPointId: c.forkPointId,
+    forkPrompt: c.forkPointId ? (promptAt(a.session, c.forkPointId) ?? promptAt(b.session, c.forkPointId)) : null,
+    sides,
+    bothEdited,
+  };
+}
+
+/** `pi-sessions compare --json`: the documented shape. */
+export function compareJson(a: BranchEnd, b: BranchEnd, home = homedir()) {
+  const c = compareBranches(a, b);
+  const ends = [a, b];
+  return {
+    forkPoint: c.forkPointId,
+    sides: c.sides.map((side, i) => {
+      const f = filesOf(side, ends[i]!.session, home);
+      return {
+        leaf: side.leaf,
+        entries: side.after.length,
+        cost: side.cost,
+        tokens: side.tokens,
+        filesModified: [...f.modified.values()],
+        filesRead: [...f.read.values()],
+        lastAssistant: side.lastAssistant,
+      };
+    }),
+  };
+}

@@ -1,0 +1,142 @@
+/**
+ * Branch comparison: the fork point's prompt, then the two sides in columns (figures, files changed and read with
+ * the files both touched marked, the compact turns), and a diff button for each file both sides changed. Text only:
+ * every string from a session is set as text, never markup.
+ */
+import * as l10n from "@vscode/l10n";
+import { formatDuration } from "../protocol/format.js";
+import type { CompareFile, CompareModel, CompareSide, CompareTurn } from "../protocol/views.js";
+import { action, boot, cost, h, mount, section, tokens } from "./common.js";
+
+const ROLE_TEXT: Record<CompareSide["role"], () => string> = {
+  active: () => l10n.t("active branch"),
+  branch: () => l10n.t("other branch"),
+  fork: () => l10n.t("fork"),
+  parent: () => l10n.t("parent"),
+};
+
+const TURN_TEXT: Record<CompareTurn["kind"], () => string> = {
+  user: () => l10n.t("prompt"),
+  assistant: () => l10n.t("answer"),
+  tool: () => l10n.t("tool"),
+};
+
+function fileList(title: string, files: CompareFile[]): HTMLElement {
+  return h(
+    "div",
+    { class: "files" },
+    h("h3", {}, `${title} (${files.length})`),
+    files.length
+      ? h(
+          "ul",
+          {},
+          ...files.map((f) =>
+            h(
+              "li",
+              { class: f.shared ? "shared" : undefined },
+              h("code", {}, f.path),
+              f.shared
+                ? h("span", { class: "badge", title: l10n.t("The other side touched it too") }, l10n.t("both"))
+                : null,
+            ),
+          ),
+        )
+      : h("p", { class: "muted" }, l10n.t("none")),
+  );
+}
+
+function sideColumn(s: CompareSide, label: string): HTMLElement {
+  return h(
+    "section",
+    { class: "side", "aria-label": label },
+    h("h2", {}, `${label}: ${s.title}`),
+    h(
+      "p",
+      { class: "muted" },
+      `${ROLE_TEXT[s.role]()} · ${l10n.t("leaf {0}", s.leafId ?? l10n.t("(empty)"))} `,
+      s.leafId ? action(l10n.t("Reveal"), { type: "revealEntry", file: s.file, entryId: s.leafId }) : null,
+    ),
+    h(
+      "dl",
+      { class: "kv" },
+      h("dt", {}, l10n.t("Entries after the fork point")),
+      h("dd", {}, String(s.entries)),
+      h("dt", {}, l10n.t("Cost")),
+      h("dd", {}, cost(s.cost)),
+      h("dt", {}, l10n.t("Tokens in / out")),
+      h("dd", {}, `${tokens(s.tokens.input)} / ${tokens(s.tokens.output)}`),
+      h("dt", {}, l10n.t("Cache read / write")),
+      h("dd", {}, `${tokens(s.tokens.cacheRead)} / ${tokens(s.tokens.cacheWrite)}`),
+      h("dt", {}, l10n.t("Duration")),
+      h("dd", {}, s.durationMs === null ? "-" : formatDuration(s.durationMs)),
+    ),
+    fileList(l10n.t("Files modified"), s.filesModified),
+    fileList(l10n.t("Files read"), s.filesRead),
+    h("h3", {}, l10n.t("Turns")),
+    s.turns.length
+      ? h(
+          "ol",
+          { class: "turns" },
+          ...s.turns.map((t) =>
+            h(
+              "li",
+              { class: `turn ${t.kind}` },
+              h("span", { class: "kind" }, TURN_TEXT[t.kind]()),
+              h("span", { class: "text" }, t.text),
+            ),
+          ),
+        )
+      : h("p", { class: "muted" }, l10n.t("Nothing after the fork point")),
+    s.moreTurns ? h("p", { class: "muted" }, l10n.t("{0} more turns", s.moreTurns)) : null,
+  );
+}
+
+boot<CompareModel>((m) => {
+  const [a, b] = m.sides;
+  mount(
+    document.getElementById("root")!,
+    h(
+      "header",
+      {},
+      h("h1", {}, l10n.t("Compare branches")),
+      h(
+        "p",
+        { class: "muted" },
+        m.forkPointId
+          ? l10n.t("Forked at entry {0}", m.forkPointId)
+          : l10n.t("The two paths share no entry: each side is its whole path"),
+      ),
+      m.forkPrompt ? h("blockquote", { class: "fork-prompt" }, m.forkPrompt) : null,
+    ),
+    m.bothEdited.length
+      ? section(
+          l10n.t("Changed on both sides"),
+          h(
+            "ul",
+            {},
+            ...m.bothEdited.map((f) => {
+              const button = action(l10n.t("Diff final texts"), { type: "diffFinalTexts", path: f.path });
+              if (!f.diffable) {
+                button.disabled = true;
+                button.title = l10n.t(
+                  "The final text is known only where a side wrote the file whole (then edits apply)",
+                );
+              }
+              return h("li", {}, h("code", {}, f.path), " ", button);
+            }),
+          ),
+        )
+      : null,
+    h("div", { class: "columns compare" }, sideColumn(a, "A"), sideColumn(b, "B")),
+  );
+  return {
+    forkPoint: m.forkPointId ?? "",
+    aEntries: a.entries,
+    bEntries: b.entries,
+    aTurns: a.turns.length,
+    bTurns: b.turns.length,
+    bothEdited: m.bothEdited.length,
+    diffable: m.bothEdited.filter((f) => f.diffable).length,
+    sharedFiles: [...a.filesModified, ...a.filesRead].filter((f) => f.shared).length,
+  };
+});
