@@ -7,7 +7,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { run } from "../src/cli/main.js";
 import { compareBranches } from "../src/core/compare.js";
-import { finalTextOf } from "../src/node/views/compare.js";
+import { compareModel, finalTextOf } from "../src/node/views/compare.js";
 import { fork, header, message, toolCall, toolResult, usage } from "./builders.js";
 import { jsonl, parseOk, withTempDir } from "./helpers.js";
 import { piSession } from "./fixtures.js";
@@ -210,6 +210,30 @@ describe("compare: two branches side by side", () => {
       const text = await cli("compare", parent, "--leaf", "active", "--leaf", child);
       assert.match(text.out, /fork point r1/);
       assert.match(text.out, /cost\s+\$0\.38\s+\$3\.00/);
+      // The panel's model: the same figures, files relative to the cwd, the shared file marked, both final texts known.
+      const model = compareModel(
+        { session: p, leafId: p.leafId, file: parent, title: "parent", role: "parent" },
+        { session: c, leafId: c.leafId, file: child, title: "child", role: "fork" },
+      );
+      assert.equal(model.forkPrompt, "make math");
+      assert.deepEqual(
+        model.sides.map((sd) => sd.filesModified),
+        [
+          [{ path: "/app/src/m.ts", label: "src/m.ts", shared: true }],
+          [{ path: "/app/src/m.ts", label: "src/m.ts", shared: true }],
+        ],
+      );
+      assert.deepEqual(model.sides[1].filesRead, [{ path: "/app/README.md", label: "README.md", shared: false }]);
+      assert.deepEqual(model.bothEdited, [{ path: "/app/src/m.ts", diffable: true }]);
+      assert.deepEqual(
+        model.sides[1].turns.map((t) => [t.kind, t.text]),
+        [
+          ["user", "other way"],
+          ["tool", "read /app/README.md"],
+          ["tool", "write ./src/m.ts"],
+        ],
+      );
+      assert.equal(model.sides[0].durationMs, 2000);
     });
   });
 

@@ -258,6 +258,8 @@ export interface CompareTurn {
 
 export interface CompareFile {
   path: string;
+  /** Relative to the session's cwd when it is under it. */
+  label: string;
   /** The other side touched it too (read or changed). */
   shared: boolean;
 }

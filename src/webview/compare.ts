@@ -34,7 +34,7 @@ function fileList(title: string, files: CompareFile[]): HTMLElement {
             h(
               "li",
               { class: f.shared ? "shared" : undefined },
-              h("code", {}, f.path),
+              h("code", { title: f.path }, f.label),
               f.shared
                 ? h("span", { class: "badge", title: l10n.t("The other side touched it too") }, l10n.t("both"))
                 : null,

@@ -79,14 +79,14 @@ function rawTouches(target: string): RawTouch[] {
   return [...byCall.values()];
 }
 
-/** The lens title as documented: "✎ 3 agent edits · 👁 5 reads · 2 sessions". */
+/** The lens title as documented: "$(edit) 3 agent edits · $(eye) 5 reads · 2 sessions" (codicons). */
 function lensTitle(touches: RawTouch[]): string {
   const edits = touches.filter((t) => t.kind !== "read").length;
   const reads = touches.length - edits;
   const sessions = new Set(touches.map((t) => t.file)).size;
   const parts = [];
-  if (edits) parts.push(`✎ ${edits} agent edit${edits === 1 ? "" : "s"}`);
-  if (reads) parts.push(`👁 ${reads} ${edits ? "" : "agent "}read${reads === 1 ? "" : "s"}`);
+  if (edits) parts.push(`$(edit) ${edits} agent edit${edits === 1 ? "" : "s"}`);
+  if (reads) parts.push(`$(eye) ${reads} ${edits ? "" : "agent "}read${reads === 1 ? "" : "s"}`);
   parts.push(`${sessions} session${sessions === 1 ? "" : "s"}`);
   return parts.join(" · ");
 }

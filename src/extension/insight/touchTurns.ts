@@ -18,25 +18,24 @@ export function kindLabel(kind: FileTouch["kind"]): string {
   return kind === "read" ? vscode.l10n.t("read") : kind === "edit" ? vscode.l10n.t("edit") : vscode.l10n.t("write");
 }
 
-/** The CodeLens line: "✎ 3 agent edits · 👁 5 reads · 2 sessions" (writes count as edits). */
+/** The CodeLens line: "$(edit) 3 agent edits · $(eye) 5 reads · 2 sessions" (writes count as edits; codicons). */
 export function lensTitle(touches: readonly FileTouch[]): string {
   const edits = touches.filter((t) => t.kind !== "read").length;
   const reads = touches.length - edits;
   const sessions = new Set(touches.map((t) => t.session.file)).size;
   const parts: string[] = [];
-  if (edits) parts.push(`✎ ${edits === 1 ? vscode.l10n.t("1 agent edit") : vscode.l10n.t("{0} agent edits", edits)}`);
-  if (reads)
-    parts.push(
-      `👁 ${
-        edits
-          ? reads === 1
-            ? vscode.l10n.t("1 read")
-            : vscode.l10n.t("{0} reads", reads)
-          : reads === 1
-            ? vscode.l10n.t("1 agent read")
-            : vscode.l10n.t("{0} agent reads", reads)
-      }`,
-    );
+  if (edits)
+    parts.push(`$(edit) ${edits === 1 ? vscode.l10n.t("1 agent edit") : vscode.l10n.t("{0} agent edits", edits)}`);
+  if (reads) {
+    const n = edits
+      ? reads === 1
+        ? vscode.l10n.t("1 read")
+        : vscode.l10n.t("{0} reads", reads)
+      : reads === 1
+        ? vscode.l10n.t("1 agent read")
+        : vscode.l10n.t("{0} agent reads", reads);
+    parts.push(`$(eye) ${n}`);
+  }
   parts.push(sessions === 1 ? vscode.l10n.t("1 session") : vscode.l10n.t("{0} sessions", sessions));
   return parts.join(" · ");
 }
@@ -73,13 +72,16 @@ export function touchTooltip(t: FileTouch, prompt: string | undefined): vscode.M
   return md;
 }
 
+/** "2 edits · 1 read" (a kind with none left out). */
 export function sessionsSummary(touches: readonly FileTouch[]): string {
   const edits = touches.filter((t) => t.kind !== "read").length;
-  return `${countOf(edits, vscode.l10n.t("edit"), vscode.l10n.t("edits"))} · ${countOf(
-    touches.length - edits,
-    vscode.l10n.t("read"),
-    vscode.l10n.t("reads"),
-  )}`;
+  const reads = touches.length - edits;
+  return [
+    edits ? countOf(edits, vscode.l10n.t("edit"), vscode.l10n.t("edits")) : "",
+    reads ? countOf(reads, vscode.l10n.t("read"), vscode.l10n.t("reads")) : "",
+  ]
+    .filter(Boolean)
+    .join(" · ");
 }
 
 /** The tool call's arguments, read from the opened session. */

@@ -5,6 +5,7 @@
  * edits that apply to it exactly (a call whose result is an error changed nothing).
  */
 import { homedir } from "node:os";
+import { posix, win32 } from "node:path";
 import { type BranchEnd, compareBranches, type SideFacts } from "../../core/compare.js";
 import { type Entry, isPlainObject, type Session } from "../../core/session.js";
 import { editTextsOf, toolCallArgs, toolPathOf } from "../../core/toolFiles.js";
@@ -24,6 +25,14 @@ export interface CompareEnd extends BranchEnd {
 
 function cwdOf(session: Session): string | null {
   return typeof session.header.cwd === "string" ? session.header.cwd : null;
+}
+
+/** A file as the panel names it: relative to the session's cwd when it is under it. */
+function labelOf(path: string, cwd: string | null): string {
+  if (!cwd) return path;
+  const rules = /^[a-zA-Z]:[\\/]|^\\\\/.test(cwd) ? win32 : posix;
+  const rel = rules.relative(cwd, path);
+  return rel && !rel.startsWith("..") && !rules.isAbsolute(rel) ? rel : path;
 }
 
 /** The files a side changed and read, resolved, in first-touch order. */
@@ -100,6 +109,7 @@ function turnsOf(after: readonly Entry[]): CompareTurn[] {
       if (text) turns.push({ kind: "user", entryId: e.id, text: truncate(text, TEXT_MAX), time });
       continue;
     }
+    if (text) turns.push({ kind: "assistant", entryId: e.id, text: truncate(text, TEXT_MAX), time });
     for (const b of Array.isArray(m.content) ? m.content : []) {
       if (!isPlainObject(b) || b.type !== "toolCall") continue;
       const args = isPlainObject(b.arguments) ? b.arguments : {};
@@ -107,7 +117,6 @@ function turnsOf(after: readonly Entry[]): CompareTurn[] {
       const name = typeof b.name === "string" ? b.name : "tool";
       turns.push({ kind: "tool", entryId: e.id, text: truncate(`${name} ${what}`.trim(), 200), time });
     }
-    if (text) turns.push({ kind: "assistant", entryId: e.id, text: truncate(text, TEXT_MAX), time });
   }
   return turns;
 }
@@ -135,8 +144,9 @@ export function compareModel(a: CompareEnd, b: CompareEnd, home = homedir()): Co
   const sides = c.sides.map((side, i): CompareSide => {
     const end = ends[i]!;
     const other = touched[1 - i]!;
+    const cwd = cwdOf(end.session);
     const list = (m: Map<string, string>): CompareFile[] =>
-      [...m].map(([key, path]) => ({ path, shared: other.has(key) }));
+      [...m].map(([key, path]) => ({ path, label: labelOf(path, cwd), shared: other.has(key) }));
     const turns = turnsOf(side.after);
     return {
       file: end.file,
