@@ -71,20 +71,20 @@ async function help(args: string[]): Promise<string> {
   return out.trimEnd();
 }
 
-const CLI_COMMANDS = ["tree", "context", "export", "lint", "checkpoints", "list", "usage", "compact", "repair"];
+/** Every command of the CLI, in the order `--help` lists them. */
+function cliCommands() {
+  return buildProgram({ out: () => {}, err: () => {} }, "", () => {}).commands;
+}
 
 function cliCommandsTable(): string {
-  const program = buildProgram({ out: () => {}, err: () => {} }, "", () => {});
-  const rows = program.commands
-    .filter((c) => CLI_COMMANDS.includes(c.name()))
-    .map((c) => {
-      const args = c.registeredArguments
-        .map((a) => `${a.name()}${a.variadic ? "..." : ""}`)
-        .map((n, i) => (c.registeredArguments[i]!.required ? `<${n}>` : `[${n}]`))
-        .join(" ");
-      const synopsis = `${c.name()}${args ? ` ${args}` : ""}`;
-      return `| [\`${synopsis}\`](docs/cli.md#pi-sessions-${c.name()}) | ${cell(c.summary())} |`;
-    });
+  const rows = cliCommands().map((c) => {
+    const args = c.registeredArguments
+      .map((a) => `${a.name()}${a.variadic ? "..." : ""}`)
+      .map((n, i) => (c.registeredArguments[i]!.required ? `<${n}>` : `[${n}]`))
+      .join(" ");
+    const synopsis = `${c.name()}${args ? ` ${args}` : ""}`;
+    return `| [\`${synopsis}\`](docs/cli.md#pi-sessions-${c.name()}) | ${cell(c.summary())} |`;
+  });
   return ["| command | |", "|---|---|", ...rows].join("\n");
 }
 
@@ -98,7 +98,8 @@ async function cliReference(): Promise<string> {
     await help([]),
     "```",
   ];
-  for (const c of CLI_COMMANDS) parts.push("", `## pi-sessions ${c}`, "", "```text", await help([c]), "```");
+  for (const c of cliCommands().map((x) => x.name()))
+    parts.push("", `## pi-sessions ${c}`, "", "```text", await help([c]), "```");
   return `${parts.join("\n")}\n`;
 }
 

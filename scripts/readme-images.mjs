@@ -24,8 +24,12 @@ const IMAGES = {
   "40-transcript-branch-dark.png": "transcript-branch",
   "43-transcript-branch-light.png": "transcript-branch-light",
   "41-transcript-compaction-dark.png": "transcript-compaction",
+  "60-codelens-history-dark.png": "file-history",
+  "63-compare-dark.png": "compare-branches",
 };
-const only = process.argv.slice(2);
+// `--packaged`: only the packaged copies (after a change of their size, without touching the repository's images).
+const packagedOnly = process.argv.includes("--packaged");
+const only = process.argv.slice(2).filter((a) => a !== "--packaged");
 
 mkdirSync("docs/images/packaged", { recursive: true });
 const { ctx } = await launch();
@@ -55,8 +59,8 @@ try {
     // Full size for the repository's README; a smaller copy that the packaged README inlines (the details page
     // shows images at about 600 px), which keeps the VSIX in its budget.
     for (const [path, width, quality] of [
-      [`docs/images/${name}.webp`, 4000, 0.72],
-      [`docs/images/packaged/${name}.webp`, 1100, 0.7],
+      ...(packagedOnly ? [] : [[`docs/images/${name}.webp`, 4000, 0.72]]),
+      [`docs/images/packaged/${name}.webp`, 1000, 0.66],
     ]) {
       const bytes = Buffer.from(await encode(width, quality), "base64");
       writeFileSync(path, bytes);

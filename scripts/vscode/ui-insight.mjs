@@ -34,7 +34,7 @@ try {
   const lens = page.locator(".codelens-decoration", { hasText: "agent edit" }).first();
   await lens.waitFor({ timeout: 60000 });
   const lensText = await lens.textContent();
-  if (!/\d+ agent edits? · \d+ reads? · \d+ sessions?/.test(lensText ?? ""))
+  if (!/\d+ agent edits? ·\s+\d+ reads? · \d+ sessions?/.test(lensText ?? ""))
     throw new Error(`unexpected lens: ${lensText}`);
   const history = view.locator(".pane", { hasText: "Agent History" });
   await history.locator(".monaco-list-row").first().waitFor({ timeout: 30000 });
