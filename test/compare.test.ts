@@ -7,7 +7,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { run } from "../src/cli/main.js";
 import { compareBranches } from "../src/core/compare.js";
-import { compareModel, finalTextOf } from "../src/node/views/compare.js";
+import { applyEdits, compareModel, finalTextOf } from "../src/node/views/compare.js";
 import { fork, header, message, toolCall, toolResult, usage } from "./builders.js";
 import { jsonl, parseOk, withTempDir } from "./helpers.js";
 import { piSession } from "./fixtures.js";
@@ -61,7 +61,6 @@ function rawSide(file: string, ids: string[]) {
       for (const k of ["input", "output", "cacheRead", "cacheWrite"] as const) side.tokens[k] += m.usage[k] ?? 0;
     }
     for (const b of m.content ?? []) {
-      if (b.type === "text" && b.text.trim()) side.lastAssistant = null;
       if (b.type !== "toolCall" || !["read", "edit", "write"].includes(b.name)) continue;
       const p: string = b.arguments.path;
       const abs = p.startsWith("/") ? p : `${head.cwd}/${p}`;
@@ -259,6 +258,51 @@ describe("compare: two branches side by side", () => {
     assert.equal(finalTextOf(side, s, "/app/x.ts"), null);
     assert.equal(finalTextOf(side, s, "/app/y.ts"), "one 2");
     assert.equal(finalTextOf(side, s, "/app/z.ts"), null);
+  });
+
+  it("applies an edit's replacements as pi does: all against the text before the call, each exactly once", () => {
+    const e = (oldText: string, newText: string, all?: true) => ({ oldText, newText, ...(all ? { all } : {}) });
+    // Matched against the original, not one after another (one after another would give "C A B").
+    assert.equal(applyEdits("A B", [e("A", "B A"), e("B", "C")]), "B A C");
+    assert.equal(applyEdits("one two", [e("two", "2")]), "one 2");
+    assert.equal(applyEdits("x x", [e("x", "y")]), null, "not unique: pi refuses");
+    assert.equal(applyEdits("x x", [e("x", "y", true)]), "y y", "OMP's replace_all");
+    assert.equal(applyEdits("abc", [e("ab", "1"), e("bc", "2")]), null, "overlapping: pi refuses");
+    assert.equal(applyEdits("abc", [e("zz", "1")]), null, "not found (pi might match fuzzily): unknown");
+    assert.equal(applyEdits("a\r\nb\r\n", [e("a\nb", "c")]), "c\n", "line endings as LF");
+    assert.equal(applyEdits("abc", [e("", "1")]), null);
+  });
+
+  it("two calls without ids in one message stay two calls", () => {
+    const content = [
+      { type: "toolCall", id: "", name: "write", arguments: { path: "a.ts", content: "first" } },
+      { type: "toolCall", id: "", name: "write", arguments: { path: "a.ts", content: "second" } },
+    ];
+    const s = parseOk(
+      jsonl(header({ cwd: "/app" }), message("u1", null, "user", "go"), message("a1", "u1", "assistant", content)),
+    );
+    const side = compareBranches({ session: s, leafId: s.leafId }, { session: s, leafId: "u1" }).sides[0];
+    assert.deepEqual(
+      side.touches.map((t) => [t.index, t.toolCallId]),
+      [
+        [0, ""],
+        [1, ""],
+      ],
+    );
+    assert.equal(finalTextOf(side, s, "/app/a.ts"), "second");
+  });
+
+  it("the text table is not escaped colour: cells are inert, the header bold on a colour terminal", async () => {
+    let out = "";
+    const code = await run(["compare", S2, "--leaf", "active", "--leaf", leavesOf(S2)[0]!], {
+      out: (t) => (out += t + "\n"),
+      err: () => {},
+      color: true,
+      columns: 200,
+    });
+    assert.equal(code, 0);
+    assert.doesNotMatch(out, /\\x1b/);
+    assert.match(out, /\x1b\[1m/);
   });
 
   it("needs two --leaf options; an unknown leaf is a usage error", async () => {

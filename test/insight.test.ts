@@ -8,7 +8,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { getModel, getModels, getProviders } from "@mariozechner/pi-ai";
 import { shouldCompact } from "@mariozechner/pi-coding-agent";
-import { hasControlCharacters, resumeCommand, shellKindOf } from "../src/core/resume.js";
+import { commandLine, hasControlCharacters, resumeArgs, resumeCommand, shellKindOf } from "../src/core/resume.js";
 import { compactionPercent, contextFill, contextWindowOf } from "../src/core/contextWindows.js";
 import { CONTEXT_WINDOWS } from "../src/core/contextWindows.generated.js";
 import { promptBefore, readPathOf, touchDiffTexts } from "../src/core/toolFiles.js";
@@ -24,29 +24,39 @@ describe("Resume in Terminal: the command line", () => {
     assert.equal(shellKindOf("C:\\Program Files\\PowerShell\\7\\pwsh.exe"), "pwsh");
     assert.equal(shellKindOf("C:\\Windows\\System32\\WindowsPowerShell\\v1.0\\powershell.exe"), "pwsh");
     assert.equal(shellKindOf("C:\\Windows\\System32\\cmd.exe"), "cmd");
-    assert.equal(shellKindOf(undefined), "posix");
+    assert.equal(shellKindOf(undefined), "unknown");
   });
 
   it("quotes the file for each shell, and the executable from the settings", () => {
+    const line = (flavor: "pi" | "omp", file: string, shell: Parameters<typeof commandLine>[1], exe?: string) =>
+      commandLine(resumeArgs(flavor, file, exe), shell);
     const file = "/h/My Sessions/it's.jsonl";
     assert.equal(resumeCommand("pi", file), "pi --session '/h/My Sessions/it'\\''s.jsonl'");
+    assert.equal(line("omp", "/h/a.jsonl", "posix", "/opt/omp bin/omp"), "'/opt/omp bin/omp' --resume /h/a.jsonl");
+    // fish: a backslash escapes inside single quotes.
+    assert.equal(line("pi", "/h/a\\'b.jsonl", "fish"), "pi --session '/h/a\\\\\\'b.jsonl'");
+    // PowerShell: ' and its curly look-alikes are doubled; a comma is quoted; a quoted executable needs `&`.
     assert.equal(
-      resumeCommand("omp", "/h/a.jsonl", { executable: "/opt/omp bin/omp" }),
-      "'/opt/omp bin/omp' --resume /h/a.jsonl",
-    );
-    assert.equal(
-      resumeCommand("pi", "C:\\Users\\me\\it's $x.jsonl", { shell: "pwsh", executable: "C:\\Tools\\pi.cmd" }),
+      line("pi", "C:\\Users\\me\\it's $x.jsonl", "pwsh", "C:\\Tools\\pi.cmd"),
       "C:\\Tools\\pi.cmd --session 'C:\\Users\\me\\it''s $x.jsonl'",
     );
     assert.equal(
-      resumeCommand("pi", "C:\\a.jsonl", { shell: "pwsh", executable: "C:\\Program Files\\pi\\pi.exe" }),
+      line("pi", "C:\\x\u2019; calc; \u2019.jsonl", "pwsh"),
+      "pi --session 'C:\\x\u2019\u2019; calc; \u2019\u2019.jsonl'",
+    );
+    assert.equal(line("pi", "C:\\a,b\\s.jsonl", "pwsh"), "pi --session 'C:\\a,b\\s.jsonl'");
+    assert.equal(
+      line("pi", "C:\\a.jsonl", "pwsh", "C:\\Program Files\\pi\\pi.exe"),
       "& 'C:\\Program Files\\pi\\pi.exe' --session C:\\a.jsonl",
     );
-    assert.equal(
-      resumeCommand("omp", "C:\\My Files\\a.jsonl", { shell: "cmd" }),
-      'omp --resume "C:\\My Files\\a.jsonl"',
-    );
-    assert.equal(resumeCommand("pi", "/a.jsonl", { executable: "  " }), "pi --session /a.jsonl");
+    // cmd.exe: double quotes; `%` (expanded even inside them) and `"` cannot be written: no line.
+    assert.equal(line("omp", "C:\\My Files\\a.jsonl", "cmd"), 'omp --resume "C:\\My Files\\a.jsonl"');
+    assert.equal(line("pi", "C:\\100%USERPROFILE%\\a.jsonl", "cmd"), null);
+    // A shell whose quoting is not known: no line (the agent runs without a shell).
+    assert.equal(line("pi", "/h/a.jsonl", "unknown"), null);
+    assert.equal(shellKindOf("/usr/bin/nu"), "unknown");
+    assert.equal(shellKindOf("/usr/bin/fish"), "fish");
+    assert.equal(line("pi", "/a.jsonl", "posix", "  "), "pi --session /a.jsonl");
   });
 
   it("a path with a newline is refused (it would end the typed command)", () => {
@@ -86,6 +96,11 @@ describe("Live status: context fill", () => {
       assert.equal(contextWindowOf("some-proxy", id), windows.size === 1 ? [...windows][0] : null, id);
     }
     assert.equal(contextWindowOf("nobody", "no-such-model"), null);
+    // A model named like an object's own properties is no model.
+    for (const name of ["constructor", "toString", "__proto__", "hasOwnProperty"]) {
+      assert.equal(contextWindowOf("anthropic", name), null, name);
+      assert.equal(contextWindowOf(name, name), null, name);
+    }
   });
 
   it("is the latest assistant message's input + cacheRead + cacheWrite, skipping turns with no usage", () => {
@@ -198,5 +213,9 @@ describe("file history: the turn and its texts", () => {
       ["notes:draft.md", "notes:draft.md"],
     ])
       assert.equal(readPathOf(raw), file, raw);
+    // Linear whatever the path holds (a regex over the whole path took seconds on this one).
+    const hostile = `${":1".repeat(200_000)}x`;
+    assert.equal(readPathOf(hostile), hostile);
+    assert.equal(readPathOf(`a${":1".repeat(200_000)}`), "a");
   });
 });

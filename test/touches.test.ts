@@ -143,6 +143,9 @@ describe("touches: the agent history of a file", () => {
     // pi has no selectors: a colon is part of the name.
     assert.equal(resolveTouchPath("src/a.ts:20", "/app", "pi", "read"), "/app/src/a.ts:20");
     assert.equal(resolveTouchPath("memory://notes", "/app", "omp", "read"), null);
+    // As pi's tools read a path: a leading @ dropped, Unicode spaces made plain.
+    assert.equal(resolveTouchPath("@src/a.ts", "/app", "pi", "edit"), "/app/src/a.ts");
+    assert.equal(resolveTouchPath("my\u00a0file.ts", "/app", "pi", "read"), "/app/my file.ts");
   });
 
   it("counts a fork's copied edit once, for its parent, and the fork's own edit for the fork", async () => {

@@ -36,7 +36,9 @@ try {
   const lensText = await lens.textContent();
   if (!/\d+ agent edits? ·\s+\d+ reads? · \d+ sessions?/.test(lensText ?? ""))
     throw new Error(`unexpected lens: ${lensText}`);
+  // The Agent History view starts collapsed under Sessions (the tree keeps its height): open it.
   const history = view.locator(".pane", { hasText: "Agent History" });
+  await history.locator(".pane-header").click();
   await history.locator(".monaco-list-row").first().waitFor({ timeout: 30000 });
   await page.mouse.move(1200, 850);
   await page.screenshot({ path: `${shots}/60-codelens-history-dark.png` });

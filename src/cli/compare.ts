@@ -70,7 +70,8 @@ export async function compareCommand(
     row("files read", (s) => String(s.filesRead.length)),
     row("last answer", (s) => truncate(oneLine(s.lastAssistant ?? "-"), 60)),
   ];
-  out.out(formatTable(table, [], false, io));
+  // formatTable makes every cell inert itself, and may colour the header (which `text` would escape).
+  io.out(formatTable(table, [], false, io));
   for (const [i, s] of json.sides.entries()) {
     if (!s.filesModified.length) continue;
     out.out(`\n${i === 0 ? "A" : "B"} modified:\n${files(s.filesModified)}`);

@@ -32,7 +32,8 @@ export async function touchesCommand(path: string, values: StoreValues, io: Io):
   const { store, result } = await openStore(values);
   const empty = whyEmpty(store, result, values.workspace);
   if (empty) text(io).err(`pi-sessions touches: ${empty}`);
-  computeOwnership(store.sessions);
+  // As `list` does: a fork's copies are its parent's among the sessions listed.
+  computeOwnership(result);
   const target = targetOf(path);
   const touches = touchesOf(result, target, { home: homedir() });
   if (values.json) {

@@ -46,7 +46,8 @@ export interface Comparison {
 export function newestLeafBelow(session: Session, id: string): string {
   let best = session.byId.get(id);
   if (!best) return id;
-  const stack = [...(session.children.get(id) ?? [])];
+  const stack: string[] = [];
+  for (const child of session.children.get(id) ?? []) stack.push(child);
   const seen = new Set<string>();
   while (stack.length) {
     const next = stack.pop()!;
@@ -55,7 +56,8 @@ export function newestLeafBelow(session: Session, id: string): string {
     const entry = session.byId.get(next);
     if (!entry) continue;
     if (entry.line > best.line) best = entry;
-    stack.push(...(session.children.get(next) ?? []));
+    // One by one: a spread of 100k children would overflow the call stack.
+    for (const child of session.children.get(next) ?? []) stack.push(child);
   }
   return best.id;
 }

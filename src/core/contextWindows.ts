@@ -10,14 +10,14 @@ let byId: Map<string, number | null> | undefined;
 
 /** A model's context window: by provider and id, else by id when every provider that has it agrees; else null. */
 export function contextWindowOf(provider: string, model: string): number | null {
-  const exact = Object.hasOwn(CONTEXT_WINDOWS, provider) ? CONTEXT_WINDOWS[provider]![model] : undefined;
-  if (exact !== undefined) return exact;
+  const models = Object.hasOwn(CONTEXT_WINDOWS, provider) ? CONTEXT_WINDOWS[provider]! : undefined;
+  if (models && Object.hasOwn(models, model)) return models[model]!;
   if (!byId) {
     byId = new Map();
     for (const models of Object.values(CONTEXT_WINDOWS))
       for (const [id, w] of Object.entries(models)) byId.set(id, byId.has(id) && byId.get(id) !== w ? null : w);
   }
-  return byId.get(model) ?? null;
+  return byId.has(model) ? byId.get(model)! : null;
 }
 
 export interface ContextFill {

@@ -1,39 +1,75 @@
-/** The shell command that resumes a session in its agent, quoted for the shell that will run it. */
+/**
+ * The command that resumes a session in its agent: its executable and arguments, and the line typed into a shell,
+ * quoted for that shell. A shell whose quoting we do not know (nu, xonsh, elvish…) gets no line: the caller runs
+ * the agent directly, with no shell in between.
+ */
 
-/** The shells whose quoting differs: POSIX shells (bash, zsh, fish for these cases), PowerShell, and cmd.exe. */
-export type ShellKind = "posix" | "pwsh" | "cmd";
+/** Shells by quoting: POSIX shells, fish, PowerShell, cmd.exe; `unknown` for any other. */
+export type ShellKind = "posix" | "fish" | "pwsh" | "cmd" | "unknown";
+
+const POSIX_SHELLS = new Set(["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "busybox"]);
 
 /** The kind of a shell from its executable's path (`/bin/zsh`, `C:\…\pwsh.exe`, `cmd.exe`). */
 export function shellKindOf(shellPath: string | undefined): ShellKind {
-  const name = (shellPath ?? "").split(/[\\/]/).pop()!.toLowerCase();
-  if (/^(pwsh|powershell)(\.exe)?$/.test(name)) return "pwsh";
-  if (/^cmd(\.exe)?$/.test(name)) return "cmd";
-  return "posix";
+  const name = (shellPath ?? "")
+    .split(/[\\/]/)
+    .pop()!
+    .toLowerCase()
+    .replace(/\.exe$/, "");
+  if (POSIX_SHELLS.has(name)) return "posix";
+  if (name === "fish") return "fish";
+  if (name === "pwsh" || name === "powershell") return "pwsh";
+  if (name === "cmd") return "cmd";
+  return "unknown";
 }
 
-/** Quote one word for `shell` when it needs it. */
-function shellQuote(word: string, shell: ShellKind = "posix"): string {
-  if (shell === "pwsh") return /^[\w.,:/\\+=-]+$/.test(word) ? word : `'${word.replace(/'/g, "''")}'`;
-  // cmd.exe: no escape inside double quotes, and Windows file names cannot hold `"`.
-  if (shell === "cmd") return /^[\w.,:/\\+=-]+$/.test(word) ? word : `"${word}"`;
-  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+/** PowerShell reads these as single quotes too (and doubles any of them inside a quoted string). */
+const PWSH_QUOTES = /['\u2018\u2019\u201a\u201b]/g;
+
+/** One word quoted for `shell` when it needs it; null when it cannot be (cmd.exe and a `%` or `"`). */
+function quoteWord(word: string, shell: Exclude<ShellKind, "unknown">): string | null {
+  switch (shell) {
+    case "posix":
+      return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+    case "fish":
+      // Inside fish's single quotes a backslash escapes `'` and `\`.
+      return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/[\\']/g, "\\$&")}'`;
+    case "pwsh":
+      // No comma bare (PowerShell makes an array of it).
+      return /^[\w./\\:+=-]+$/.test(word) ? word : `'${word.replace(PWSH_QUOTES, "$&$&")}'`;
+    case "cmd":
+      // cmd.exe expands `%VAR%` even inside double quotes, and has no escape for `"` there.
+      if (/[%"]/.test(word)) return null;
+      return /^[\w./\\:+=-]+$/.test(word) ? word : `"${word}"`;
+  }
 }
 
-export interface ResumeOptions {
-  shell?: ShellKind;
-  /** The agent's executable (a setting): `pi` and `omp` by default. */
-  executable?: string;
+export interface ResumeArgs {
+  executable: string;
+  args: string[];
 }
 
 /** `pi --session <file>`, or OMP's `omp --resume <file>` (OMP reads `--resume`, `-r` and `--session` alike). */
-export function resumeCommand(flavor: "pi" | "omp" | null, file: string, options: ResumeOptions = {}): string {
-  const shell = options.shell ?? "posix";
-  const executable = options.executable?.trim() || (flavor === "omp" ? "omp" : "pi");
-  let exe = shellQuote(executable, shell);
+export function resumeArgs(flavor: "pi" | "omp" | null, file: string, executable?: string): ResumeArgs {
+  return {
+    executable: executable?.trim() || (flavor === "omp" ? "omp" : "pi"),
+    args: [flavor === "omp" ? "--resume" : "--session", file],
+  };
+}
+
+/** The line to type into `shell`; null when that shell's quoting is not known or cannot hold a word. */
+export function commandLine({ executable, args }: ResumeArgs, shell: ShellKind): string | null {
+  if (shell === "unknown") return null;
+  const words = [executable, ...args].map((w) => quoteWord(w, shell));
+  if (words.some((w) => w === null)) return null;
   // PowerShell runs a quoted string as a command only through the call operator.
-  if (shell === "pwsh" && exe !== executable) exe = `& ${exe}`;
-  const flag = flavor === "omp" ? "--resume" : "--session";
-  return `${exe} ${flag} ${shellQuote(file, shell)}`;
+  if (shell === "pwsh" && words[0] !== executable) words[0] = `& ${words[0]}`;
+  return words.join(" ");
+}
+
+/** The resume command for a POSIX shell (Copy Resume Command). */
+export function resumeCommand(flavor: "pi" | "omp" | null, file: string): string {
+  return commandLine(resumeArgs(flavor, file), "posix")!;
 }
 
 /** A control character (a newline would end the command line typed into a terminal). */

@@ -20,6 +20,8 @@ export type TouchKind = "read" | "edit" | "write";
 
 /** A tool call that names one file. `path` is as the agent sent it (resolved later against the session's cwd). */
 export interface ToolTouch {
+  /** The call's position in its message's content: with the id, it names the call even when ids repeat or lack. */
+  index: number;
   toolCallId: string;
   tool: string;
   kind: TouchKind;
@@ -38,50 +40,63 @@ export function toolPathOf(args: Record<string, unknown>): string {
 }
 
 /** The touch a tool call block makes, or null when it names no file or is not a file tool. */
-function touchOf(block: Record<string, unknown>): ToolTouch | null {
+function touchOf(block: Record<string, unknown>, index: number): ToolTouch | null {
   if (block.type !== "toolCall" || typeof block.name !== "string") return null;
   const kind = KIND_BY_TOOL[block.name.toLowerCase()];
   if (!kind || !isPlainObject(block.arguments)) return null;
   const path = toolPathOf(block.arguments);
   if (!path.trim()) return null;
-  return { toolCallId: str(block.id), tool: block.name, kind, path };
+  return { index, toolCallId: str(block.id), tool: block.name, kind, path };
 }
 
 /** The file touches of an assistant message's content, in call order. */
 export function contentTouches(content: unknown): ToolTouch[] {
   if (!Array.isArray(content)) return [];
   const out: ToolTouch[] = [];
-  for (const b of content) {
-    if (!isPlainObject(b)) continue;
-    const t = touchOf(b);
+  content.forEach((b, i) => {
+    const t = isPlainObject(b) ? touchOf(b, i) : null;
     if (t) out.push(t);
-  }
+  });
   return out;
 }
 
 export interface EditTexts {
   oldText: string;
   newText: string;
+  /** OMP's `replace_all` (and its older `all`): every occurrence, not exactly one. */
+  all?: true;
 }
 
 /** The replacements an `edit` call sent, in order (empty when its mode carries none, e.g. OMP's patch mode). */
 export function editTextsOf(args: Record<string, unknown>): EditTexts[] {
   const list = Array.isArray(args.edits) ? args.edits.filter(isPlainObject) : [args];
   return list
-    .map((e) => ({
-      oldText: str(e.oldText ?? e.old_string ?? e.old),
-      newText: str(e.newText ?? e.new_string ?? e.new),
-    }))
+    .map((e): EditTexts => {
+      const edit: EditTexts = {
+        oldText: str(e.oldText ?? e.old_string ?? e.old),
+        newText: str(e.newText ?? e.new_string ?? e.new),
+      };
+      if (e.replace_all === true || e.all === true) edit.all = true;
+      return edit;
+    })
     .filter((e) => e.oldText || e.newText);
 }
 
-/** OMP read selectors at the end of a path (`:20`, `:20-40`, `:-10`, `:raw`, `:conflicts`, `:image`, combined). */
-const OMP_SELECTOR = /(?::(?:raw|conflicts|image|-?\d+(?:[-+]\d*)?(?:,\d+(?:[-+]\d*)?)*))+$/;
+/** One OMP read selector (`20`, `20-40`, `-10`, `20+5`, `1-3,8-9`, `raw`, `conflicts`, `image`). */
+const OMP_SELECTOR = /^(?:raw|conflicts|image|-?\d+(?:[-+]\d*)?(?:,\d+(?:[-+]\d*)?)*)$/;
 
-/** The file an OMP `read` path names, without its selector. */
+/**
+ * The file an OMP `read` path names, without its selectors (`src/a.ts:20-40:raw`). Cut from the end one `:` at a
+ * time (linear in the path's length, whatever it holds), testing only the short last segment.
+ */
 export function readPathOf(path: string): string {
-  const cut = path.replace(OMP_SELECTOR, "");
-  return cut || path;
+  let end = path.length;
+  for (;;) {
+    const colon = path.lastIndexOf(":", end - 1);
+    if (colon <= 0 || end - colon > 64 || !OMP_SELECTOR.test(path.slice(colon + 1, end))) break;
+    end = colon;
+  }
+  return path.slice(0, end);
 }
 
 /** A path that is a URI (`memory://`, `https://`, OMP's `xd://`): not a file of the workspace. */
@@ -89,14 +104,16 @@ export function isUriPath(path: string): boolean {
   return /^[a-z][a-z0-9+.-]+:\/\//i.test(path);
 }
 
-/** The arguments of tool call `toolCallId` in an assistant entry (the entry's body is read), or null. */
-export function toolCallArgs(entry: Entry, toolCallId: string): Record<string, unknown> | null {
+/** The arguments of the tool call at `index` of an assistant entry (the entry's body is read), or null. */
+export function toolCallArgs(
+  entry: Entry,
+  touch: Pick<ToolTouch, "index" | "toolCallId">,
+): Record<string, unknown> | null {
   const m = entry.data.message;
   if (!isPlainObject(m) || !Array.isArray(m.content)) return null;
-  for (const b of m.content)
-    if (isPlainObject(b) && b.type === "toolCall" && b.id === toolCallId && isPlainObject(b.arguments))
-      return b.arguments;
-  return null;
+  const b: unknown = m.content[touch.index];
+  if (!isPlainObject(b) || b.type !== "toolCall" || str(b.id) !== touch.toolCallId) return null;
+  return isPlainObject(b.arguments) ? b.arguments : null;
 }
 
 /**
@@ -115,17 +132,22 @@ export function touchDiffTexts(
   return { before: edits.map((e) => e.oldText).join(gap), after: edits.map((e) => e.newText).join(gap) };
 }
 
-/** The first line of the user prompt the entry answers (the nearest user message above it), or "". */
-export function promptBefore(session: Pick<Session, "byId">, entryId: string): string {
+/** The text of the user prompt the entry answers (the nearest user message at or above it), or "". */
+export function promptText(session: Pick<Session, "byId">, entryId: string): string {
   let id: string | null = entryId;
   for (let steps = 0; id !== null && steps < 100_000; steps++) {
     const e: Entry | undefined = session.byId.get(id);
     if (!e) return "";
     if (e.role === "user" && isPlainObject(e.data.message)) {
       const text = contentText(e.data.message.content).trim();
-      if (text) return text.split("\n", 1)[0]!;
+      if (text) return text;
     }
     id = e.parentId;
   }
   return "";
+}
+
+/** The first line of the user prompt the entry answers, or "". */
+export function promptBefore(session: Pick<Session, "byId">, entryId: string): string {
+  return promptText(session, entryId).split("\n", 1)[0]!;
 }

@@ -3,7 +3,7 @@
  * true) and `compaction.reserveTokens` (default 16384) from the agent dir's `settings.json`, overridden by the
  * project's `<cwd>/.pi/settings.json`. A file that is missing or not JSON is left out, as pi leaves it out.
  */
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, isAbsolute, join } from "node:path";
 import { isPlainObject } from "../core/facts.js";
 import { readSmallFileSync } from "./fileAccess.js";
 
@@ -33,11 +33,16 @@ export function agentDirOf(sessionsDir: string): string | null {
   return basename(sessionsDir) === "sessions" ? dirname(sessionsDir) : null;
 }
 
+/** A local absolute folder: a UNC path (`\\host\share`, from a session's header) is never read, which would connect. */
+function local(path: string | null): path is string {
+  return !!path && isAbsolute(path) && !/^[\\/]{2}/.test(path);
+}
+
 /** pi's compaction settings for a session of `cwd` under `agentDir`. */
 export function piCompactionSettings(agentDir: string | null, cwd: string | null): CompactionSettings {
   return {
     ...DEFAULTS,
-    ...(agentDir ? compactionIn(join(agentDir, "settings.json")) : {}),
-    ...(cwd ? compactionIn(join(cwd, ".pi", "settings.json")) : {}),
+    ...(local(agentDir) ? compactionIn(join(agentDir, "settings.json")) : {}),
+    ...(local(cwd) ? compactionIn(join(cwd, ".pi", "settings.json")) : {}),
   };
 }

@@ -13,6 +13,8 @@ export interface FileTouch {
   path: string;
   session: StoreSession;
   entryId: string;
+  /** The call's position in its message, and its id (see `ToolTouch`). */
+  index: number;
   toolCallId: string;
   tool: string;
   kind: TouchKind;
@@ -21,13 +23,15 @@ export interface FileTouch {
   onActivePath: boolean;
 }
 
+const UNICODE_SPACES = /[\u00A0\u2000-\u200A\u202F\u205F\u3000]/g;
+
 export interface ResolveOptions {
   /** The home directory `~` stands for (pi expands a leading `~`). */
   home?: string;
 }
 
 /** A Windows path (drive letter or UNC): such a session was written on Windows, whatever host reads it now. */
-function isWindowsPath(p: string): boolean {
+export function isWindowsPath(p: string): boolean {
   return /^[a-zA-Z]:[\\/]/.test(p) || /^\\\\[^\\]/.test(p);
 }
 
@@ -43,7 +47,9 @@ export function resolveTouchPath(
   kind: TouchKind,
   options: ResolveOptions = {},
 ): string | null {
-  let p = flavor === "omp" && kind === "read" ? readPathOf(raw) : raw;
+  // As pi's tools read a path (path-utils.js `expandPath`): a leading `@` dropped, Unicode spaces made plain.
+  let p = (raw.startsWith("@") ? raw.slice(1) : raw).replace(UNICODE_SPACES, " ");
+  if (flavor === "omp" && kind === "read") p = readPathOf(p);
   if (isUriPath(p)) return null;
   const windows = isWindowsPath(p) || (cwd !== null && isWindowsPath(cwd));
   const rules = windows ? win32 : posix;
@@ -66,6 +72,7 @@ function touchOf(s: StoreSession & { summary: { ok: true } }, t: TouchRecord, pa
     path,
     session: s,
     entryId: t.entryId,
+    index: t.index,
     toolCallId: t.toolCallId,
     tool: t.tool,
     kind: t.kind,
@@ -74,37 +81,43 @@ function touchOf(s: StoreSession & { summary: { ok: true } }, t: TouchRecord, pa
   };
 }
 
-/** Newest first; ties in file order. */
-function byTimeDesc(a: FileTouch, b: FileTouch): number {
-  const ta = Number.isFinite(a.time) ? a.time : -Infinity;
-  const tb = Number.isFinite(b.time) ? b.time : -Infinity;
-  return tb - ta;
+/** The file touches of one session, by path key (a fork's inherited copies left out). */
+export function sessionTouches(s: StoreSession, options: ResolveOptions = {}): [string, FileTouch][] {
+  if (!isOk(s)) return [];
+  const { cwd, flavor } = s.summary;
+  const out: [string, FileTouch][] = [];
+  for (const t of s.summary.touches) {
+    if (s.inherited.has(t.entryId)) continue;
+    const path = resolveTouchPath(t.path, cwd, flavor, t.kind, options);
+    if (path) out.push([pathKey(path), touchOf(s, t, path)]);
+  }
+  return out;
 }
 
 /**
- * Every file touch of `sessions`, by path key. Copies a fork inherited are its parent's and left out; a partial
- * (first-paint) summary has no touches yet.
+ * Every file touch of `sessions`, by path key, newest first. Copies a fork inherited are its parent's and left out; a
+ * partial (first-paint) summary has no touches yet.
  */
 export function indexTouches(
   sessions: readonly StoreSession[],
   options: ResolveOptions = {},
 ): Map<string, FileTouch[]> {
   const byPath = new Map<string, FileTouch[]>();
-  for (const s of sessions) {
-    if (!isOk(s)) continue;
-    const { cwd, flavor } = s.summary;
-    for (const t of s.summary.touches) {
-      if (s.inherited.has(t.entryId)) continue;
-      const path = resolveTouchPath(t.path, cwd, flavor, t.kind, options);
-      if (!path) continue;
-      const key = pathKey(path);
+  for (const s of sessions)
+    for (const [key, touch] of sessionTouches(s, options)) {
       let list = byPath.get(key);
       if (!list) byPath.set(key, (list = []));
-      list.push(touchOf(s, t, path));
+      list.push(touch);
     }
-  }
   for (const list of byPath.values()) list.sort(byTimeDesc);
   return byPath;
+}
+
+/** Newest first; ties in file order. */
+export function byTimeDesc(a: FileTouch, b: FileTouch): number {
+  const ta = Number.isFinite(a.time) ? a.time : -Infinity;
+  const tb = Number.isFinite(b.time) ? b.time : -Infinity;
+  return tb - ta;
 }
 
 /** The touches of one file, newest first. */

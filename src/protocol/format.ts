@@ -46,13 +46,13 @@ export function unpricedNote(unpriced: number): string | null {
   return `* ${what}: tokens counted; the provider gives no price, so the cost leaves ${them} out`;
 }
 
-/** A token count at a glance: `950`, `48k`, `1.2M`. Exact counts (tables of totals) use `formatCount`. */
 /** A share as a whole percentage ("63%"); under 1 but above 0 reads "<1%". */
 export function formatPercent(percent: number): string {
   if (percent > 0 && percent < 1) return "<1%";
   return `${Math.round(percent)}%`;
 }
 
+/** A token count at a glance: `950`, `48k`, `1.2M`. Exact counts (tables of totals) use `formatCount`. */
 export function formatTokens(n: number): string {
   if (!Number.isFinite(n)) return "?";
   if (n >= 1_000_000) return `${(n / 1_000_000).toFixed(1)}M`;

@@ -268,7 +268,7 @@ export interface CompareSide {
   file: string;
   title: string;
   leafId: string | null;
-  /** "active branch", "other branch", or "fork": what this side is. */
+  /** What this side is: the active branch, another branch, a fork, or the fork's parent. */
   role: "active" | "branch" | "fork" | "parent";
   entries: number;
   cost: number;
@@ -276,7 +276,8 @@ export interface CompareSide {
   durationMs: number | null;
   filesModified: CompareFile[];
   filesRead: CompareFile[];
-  lastAssistant: string | null;
+  /** Files left out of the two lists (each shows at most 500). */
+  moreFiles: number;
   turns: CompareTurn[];
   /** Turns left out (a side shows at most `COMPARE_TURNS`). */
   moreTurns: number;

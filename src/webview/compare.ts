@@ -72,6 +72,7 @@ function sideColumn(s: CompareSide, label: string): HTMLElement {
     ),
     fileList(l10n.t("Files modified"), s.filesModified),
     fileList(l10n.t("Files read"), s.filesRead),
+    s.moreFiles ? h("p", { class: "muted" }, l10n.t("{0} more files", s.moreFiles)) : null,
     h("h3", {}, l10n.t("Turns")),
     s.turns.length
       ? h(

@@ -17,8 +17,13 @@ export class SessionTouches {
   constructor(
     readonly session: StoreSession,
     readonly touches: FileTouch[],
+    /** The newest sessions open expanded; the others wait for a click (their prompts are read then). */
+    readonly expanded: boolean,
   ) {}
 }
+
+/** Session groups shown expanded. */
+const EXPANDED_GROUPS = 3;
 
 export class TouchItem {
   constructor(
@@ -74,7 +79,7 @@ export class AgentHistoryProvider implements vscode.TreeDataProvider<HistoryElem
       list.push(t);
     }
     // Touches are newest first, so sessions come in the order of their latest touch.
-    return [...bySession.values()].map((list) => new SessionTouches(list[0]!.session, list));
+    return [...bySession.values()].map((list, i) => new SessionTouches(list[0]!.session, list, i < EXPANDED_GROUPS));
   }
 
   private describe(file: vscode.Uri | undefined, touches: FileTouch[] | null): void {
@@ -89,7 +94,10 @@ export class AgentHistoryProvider implements vscode.TreeDataProvider<HistoryElem
 
   getTreeItem(element: HistoryElement): vscode.TreeItem {
     if (element instanceof SessionTouches) {
-      const item = new vscode.TreeItem(sessionTitle(element.session), vscode.TreeItemCollapsibleState.Expanded);
+      const item = new vscode.TreeItem(
+        sessionTitle(element.session),
+        element.expanded ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed,
+      );
       const latest = element.touches[0]!;
       item.id = `history:${element.session.file}`;
       item.description = `${sessionsSummary(element.touches)}${
@@ -102,7 +110,7 @@ export class AgentHistoryProvider implements vscode.TreeDataProvider<HistoryElem
     }
     const t = element.touch;
     const item = new vscode.TreeItem(element.prompt || touchWhen(t), vscode.TreeItemCollapsibleState.None);
-    item.id = `history:${t.session.file}:${t.entryId}:${t.toolCallId}`;
+    item.id = `history:${t.session.file}:${t.entryId}:${t.index}`;
     item.description = element.prompt ? touchWhen(t) : undefined;
     item.iconPath = new vscode.ThemeIcon(KIND_ICONS[t.kind]);
     item.contextValue = TouchContextValue[t.kind];

@@ -95,8 +95,8 @@ export function registerCompareCommands(
         const entryId = entryIdOf(arg);
         if (!file || !entryId) throw new Error(vscode.l10n.t("Choose a branch in the Sessions view"));
         const session = await opened(service, file);
-        return show({ file, leafId: session.leafId ?? undefined }, { file, leafId: newestLeafBelow(session, entryId) })
-          .state;
+        // Side A follows the active leaf as the session grows (no leaf given).
+        return show({ file }, { file, leafId: newestLeafBelow(session, entryId) }).state;
       },
       logger,
     ),

@@ -5,7 +5,8 @@
  */
 import { homedir } from "node:os";
 import * as vscode from "vscode";
-import { type FileTouch, indexTouches, pathKey } from "../../node/touches.js";
+import type { ChangeSet } from "../../node/library.js";
+import { byTimeDesc, type FileTouch, indexTouches, pathKey, sessionTouches } from "../../node/touches.js";
 import type { Logger } from "../logging.js";
 import type { SessionService } from "../service.js";
 
@@ -27,13 +28,50 @@ export class FileHistory implements vscode.Disposable {
     private readonly service: SessionService,
     private readonly logger: Logger,
   ) {
-    this.subscriptions = [this.service.onDidChange(() => this.schedule())];
+    this.subscriptions = [this.service.onDidChange((set) => this.schedule(set))];
   }
 
-  private schedule(): void {
+  /** Files whose sessions changed since the last update; null: rebuild everything (a structural change). */
+  private pending: Set<string> | null = new Set();
+
+  private schedule(set: ChangeSet | undefined): void {
     if (this.index === null && this.building === null) return; // nobody asked yet
+    if (!set || set.structural) this.pending = null;
+    else if (this.pending) for (const c of set.changes) this.pending.add(c.file);
     clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.rebuild(), REBUILD_MS);
+    this.timer = setTimeout(
+      () => void (this.pending && this.index ? this.update(this.pending) : this.rebuild()),
+      REBUILD_MS,
+    );
+  }
+
+  /**
+   * An append to a listed session (the usual change while an agent works): only its touches are replaced. Lineage did
+   * not change (that change is structural), so no other session's ownership did.
+   */
+  private update(files: Set<string>): void {
+    const index = this.index!;
+    this.pending = new Set();
+    const home = homedir();
+    for (const [key, list] of index) {
+      const kept = list.filter((t) => !files.has(t.session.file));
+      if (kept.length === list.length) continue;
+      if (kept.length) index.set(key, kept);
+      else index.delete(key);
+    }
+    const touched = new Set<string>();
+    for (const file of files) {
+      const s = this.service.lib.get(file);
+      if (!s) continue;
+      for (const [key, touch] of sessionTouches(s, { home })) {
+        let list = index.get(key);
+        if (!list) index.set(key, (list = []));
+        list.push(touch);
+        touched.add(key);
+      }
+    }
+    for (const key of touched) index.get(key)!.sort(byTimeDesc);
+    this.emitter.fire();
   }
 
   private async rebuild(): Promise<void> {
@@ -42,6 +80,7 @@ export class FileHistory implements vscode.Disposable {
       // Listed sessions first paint from their head and tail; touches need the full summaries.
       await this.service.lib.whenComplete();
       const t0 = Date.now();
+      this.pending = new Set();
       this.index = indexTouches(this.service.lib.sessions, { home: homedir() });
       this.logger.info(`file history: ${this.index.size} files touched by agents (${Date.now() - t0} ms)`);
       this.emitter.fire();

@@ -16,7 +16,7 @@ import {
   truncate,
 } from "../../protocol/format.js";
 import { hostPaths } from "../../node/roots.js";
-import { agentDirOf, piCompactionSettings } from "../../node/piSettings.js";
+import { agentDirOf, type CompactionSettings, piCompactionSettings } from "../../node/piSettings.js";
 import { lastActivity, ownCost, sessionTitle, type StoreSession } from "../../node/store/index.js";
 import { CommandId } from "../ids.js";
 import type { SessionService } from "../service.js";
@@ -56,6 +56,7 @@ export class LiveStatus implements vscode.Disposable {
         this.update();
       }),
       service.onDidStart(() => this.pickLive()),
+      vscode.workspace.onDidChangeWorkspaceFolders(() => this.pickLive()),
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration("piSessions.statusBar.enabled")) this.update();
       }),
@@ -66,23 +67,30 @@ export class LiveStatus implements vscode.Disposable {
     return this.service.lib.workspaceSessions(this.workspaceFolders(), hostPaths());
   }
 
-  /** The newest session of the workspace written within the live window, if any. */
+  /** The newest session of the workspace written within the live window, if any (shown by the next update). */
   private pickLive(): void {
     const now = Date.now();
     let best: StoreSession | undefined;
     for (const s of this.workspaceSessions())
       if (now - lastActivity(s) < this.liveMs && (!best || lastActivity(s) > lastActivity(best))) best = s;
+    const changed = this.file !== best?.file;
     this.file = best?.file;
-    this.update();
+    if (changed && this.file) this.update();
+  }
+
+  private hide(): void {
+    this.item.hide();
+    this.shown = false;
   }
 
   update(): void {
-    const s = this.file ? this.service.lib.get(this.file) : undefined;
-    if (!statusBarEnabled() || !s?.summary.ok || Date.now() - lastActivity(s) >= this.liveMs) {
-      if (s && Date.now() - lastActivity(s) >= this.liveMs) this.file = undefined;
-      this.item.hide();
-      this.shown = false;
-      return;
+    if (!statusBarEnabled()) return this.hide();
+    let s = this.file ? this.service.lib.get(this.file) : undefined;
+    if (!s?.summary.ok || Date.now() - lastActivity(s) >= this.liveMs) {
+      // This one went quiet (or went away): another session of the workspace may still be written.
+      if (this.file !== undefined) this.pickLive();
+      s = this.file ? this.service.lib.get(this.file) : undefined;
+      if (!s?.summary.ok || Date.now() - lastActivity(s) >= this.liveMs) return this.hide();
     }
     const fill = s.summary.partial ? null : contextFill(s.summary.usage);
     const cost = formatCost(ownCost(s));
@@ -126,7 +134,7 @@ export class LiveStatus implements vscode.Disposable {
         "\n",
     );
     if (sum?.flavor === "pi" && fill?.window) {
-      const settings = piCompactionSettings(agentDirOf(s.root.dir), sum.cwd);
+      const settings = this.settingsOf(agentDirOf(s.root.dir), sum.cwd);
       const at = settings.enabled ? compactionPercent(fill.window, settings.reserveTokens) : null;
       md.appendText(
         settings.enabled
@@ -137,6 +145,18 @@ export class LiveStatus implements vscode.Disposable {
       );
     }
     return md;
+  }
+
+  /** pi's compaction settings, read at most once a minute per folder (the item is updated every few seconds). */
+  private readonly settings = new Map<string, { at: number; value: CompactionSettings }>();
+  private settingsOf(agentDir: string | null, cwd: string | null): CompactionSettings {
+    const key = `${agentDir ?? ""}\n${cwd ?? ""}`;
+    const hit = this.settings.get(key);
+    if (hit && Date.now() - hit.at < 60_000) return hit.value;
+    const value = piCompactionSettings(agentDir, cwd);
+    if (this.settings.size > 20) this.settings.clear();
+    this.settings.set(key, { at: Date.now(), value });
+    return value;
   }
 
   /** When the session's latest compaction was written, from the opened model if the library follows it. */

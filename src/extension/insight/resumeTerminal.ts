@@ -5,7 +5,7 @@
  */
 import { existsSync, statSync } from "node:fs";
 import * as vscode from "vscode";
-import { hasControlCharacters, resumeCommand, shellKindOf } from "../../core/resume.js";
+import { commandLine, hasControlCharacters, resumeArgs, shellKindOf } from "../../core/resume.js";
 import { oneLine, truncate } from "../../protocol/format.js";
 import { sessionTitle, type StoreSession } from "../../node/store/index.js";
 import { fileOf } from "../args.js";
@@ -15,11 +15,16 @@ import type { Logger } from "../logging.js";
 import { pickSession } from "../panelCommands.js";
 import type { SessionService } from "../service.js";
 
-function isDirectory(path: string): boolean {
+/**
+ * The session's folder, when it is an existing local directory. A UNC path (`\\host\share`) is not even looked at:
+ * asking Windows about it would connect to that host.
+ */
+function localDirectory(path: string | null): string | undefined {
+  if (!path || /^[\\/]{2}/.test(path)) return undefined;
   try {
-    return existsSync(path) && statSync(path).isDirectory();
+    return existsSync(path) && statSync(path).isDirectory() ? path : undefined;
   } catch {
-    return false;
+    return undefined;
   }
 }
 
@@ -41,15 +46,20 @@ function resumeInTerminal(s: StoreSession): vscode.Terminal {
     throw new Error(vscode.l10n.t("The session's path holds control characters; use Copy Resume Command instead"));
   const config = vscode.workspace.getConfiguration("piSessions");
   const executable = flavor === "omp" ? config.get<string>("ompPath", "omp") : config.get<string>("piPath", "pi");
-  const command = resumeCommand(flavor, s.file, { shell: shellKindOf(vscode.env.shell), executable });
-  const cwd = s.summary.cwd && isDirectory(s.summary.cwd) ? s.summary.cwd : undefined;
-  const terminal = vscode.window.createTerminal({
+  const resume = resumeArgs(flavor, s.file, executable);
+  const line = commandLine(resume, shellKindOf(vscode.env.shell));
+  const options: vscode.TerminalOptions = {
     name: terminalName(s),
-    cwd,
+    cwd: localDirectory(s.summary.cwd),
     iconPath: new vscode.ThemeIcon("terminal"),
-  });
+  };
+  // A shell whose quoting we know gets the typed line (the shell stays when the agent exits); any other runs the
+  // agent directly, its arguments passed as they are.
+  const terminal = vscode.window.createTerminal(
+    line === null ? { ...options, shellPath: resume.executable, shellArgs: resume.args } : options,
+  );
   terminal.show();
-  terminal.sendText(command, true);
+  if (line !== null) terminal.sendText(line, true);
   return terminal;
 }
 

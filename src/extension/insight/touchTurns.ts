@@ -9,6 +9,7 @@ import { promptBefore, toolCallArgs, touchDiffTexts } from "../../core/toolFiles
 import { countOf, formatDateTime, relativeTime, truncate } from "../../protocol/format.js";
 import { sessionTitle } from "../../node/store/index.js";
 import type { FileTouch } from "../../node/touches.js";
+import { readSessionFile } from "../../node/readSession.js";
 import type { SessionService } from "../service.js";
 import type { DiffTexts } from "../webviews/diffTexts.js";
 
@@ -40,14 +41,41 @@ export function lensTitle(touches: readonly FileTouch[]): string {
   return parts.join(" · ");
 }
 
-/** The first line of the prompt behind each touch, by `file\nentryId` (sessions opened once each). */
+/** Sessions whose prompts a list reads at most (the others show their session's name). */
+const PROMPT_SESSIONS = 20;
+/** Prompt lines kept per session file, for as long as the file is unchanged (most recently used 50). */
+const promptCache = new Map<string, { size: number; mtimeMs: number; prompts: Map<string, string> }>();
+
+/**
+ * The first line of the prompt behind each touch, by `file\nentryId`. A session the library follows is read from its
+ * model; another is parsed and let go (a long list must not keep every session it names in memory), and its lines
+ * are cached while the file is unchanged. At most `PROMPT_SESSIONS` sessions, the newest touches first.
+ */
 export async function promptsOf(service: SessionService, touches: readonly FileTouch[]): Promise<Map<string, string>> {
   const out = new Map<string, string>();
-  for (const file of new Set(touches.map((t) => t.session.file))) {
-    const r = await service.lib.open(file).catch(() => null);
-    if (!r?.ok) continue;
-    for (const t of touches)
-      if (t.session.file === file) out.set(`${file}\n${t.entryId}`, truncate(promptBefore(r.session, t.entryId), 120));
+  const files = [...new Set(touches.map((t) => t.session.file))].slice(0, PROMPT_SESSIONS);
+  for (const file of files) {
+    const s = service.lib.get(file);
+    const cached = promptCache.get(file);
+    let prompts = cached && s && cached.size === s.sizeBytes && cached.mtimeMs === s.mtimeMs ? cached.prompts : null;
+    if (!prompts) {
+      const r = service.lib.peek(file) ?? (await readSessionFile(file, { validate: false }).catch(() => null));
+      if (!r?.ok) continue;
+      // Every touch of the session, not only this list's: another file's list finds its lines here too.
+      prompts = new Map();
+      const ids = [
+        ...touches.filter((t) => t.session.file === file).map((t) => t.entryId),
+        ...(s?.summary.ok ? s.summary.touches.map((t) => t.entryId) : []),
+      ];
+      for (const id of ids) if (!prompts.has(id)) prompts.set(id, truncate(promptBefore(r.session, id), 120));
+      promptCache.delete(file);
+      if (s) promptCache.set(file, { size: s.sizeBytes, mtimeMs: s.mtimeMs, prompts });
+      while (promptCache.size > 50) promptCache.delete(promptCache.keys().next().value!);
+    }
+    for (const t of touches) {
+      const p = t.session.file === file ? prompts.get(t.entryId) : undefined;
+      if (p !== undefined) out.set(`${file}\n${t.entryId}`, p);
+    }
   }
   return out;
 }
@@ -88,7 +116,7 @@ export function sessionsSummary(touches: readonly FileTouch[]): string {
 async function argsOf(service: SessionService, t: FileTouch): Promise<Record<string, unknown>> {
   const r = await service.lib.open(t.session.file);
   const entry = r.ok ? r.session.byId.get(t.entryId) : undefined;
-  const args = entry ? toolCallArgs(entry, t.toolCallId) : null;
+  const args = entry ? toolCallArgs(entry, t) : null;
   if (!args)
     throw new Error(vscode.l10n.t("The tool call {0} is no longer in {1}", t.toolCallId, basename(t.session.file)));
   return args;

@@ -46,12 +46,12 @@ interface PackedDetail {
   keys: [string, string, string][];
   /** Per record: entry index, time, key index, input, output, cacheRead, cacheWrite, totalTokens, cost, active. */
   usage: (number | null)[];
-  /** Per file touch: entry index, tool call id, tool, kind, path, active (1 or 0). Absent when there are none. */
+  /** Per file touch: entry index, call index, tool call id, tool, kind, path, active (1 or 0). Absent when none. */
   touches?: (string | number)[];
 }
 
 const USAGE_WIDTH = 10;
-const TOUCH_WIDTH = 6;
+const TOUCH_WIDTH = 7;
 
 export function packSummary(s: SessionSummary): SessionSummary | PackedSummary {
   if (!s.ok || s.entries.some(([id]) => id.includes("\n"))) return s;
@@ -82,7 +82,7 @@ export function packSummary(s: SessionSummary): SessionSummary | PackedSummary {
   for (const t of s.touches) {
     const at = index.get(t.entryId);
     if (at === undefined) return s;
-    touches.push(at, t.toolCallId, t.tool, t.kind, t.path, t.active ? 1 : 0);
+    touches.push(at, t.index, t.toolCallId, t.tool, t.kind, t.path, t.active ? 1 : 0);
   }
   const { entries, usage: _usage, touches: _touches, ...rest } = s;
   const detail: PackedDetail = {
@@ -163,7 +163,8 @@ export function unpackSummary(
       const times = details().times;
       touches = [];
       for (let i = 0; i < rows.length; i += TOUCH_WIDTH) {
-        const [at, toolCallId, tool, kind, path, active] = rows.slice(i, i + TOUCH_WIDTH) as [
+        const [at, index, toolCallId, tool, kind, path, active] = rows.slice(i, i + TOUCH_WIDTH) as [
+          number,
           number,
           string,
           string,
@@ -174,6 +175,7 @@ export function unpackSummary(
         touches.push({
           entryId: list[at]!,
           time: times[at] ?? Number.NaN,
+          index,
           toolCallId,
           tool,
           kind,
@@ -188,8 +190,8 @@ export function unpackSummary(
   return summary;
 }
 
-/** 9: summaries carry the tool calls that name a file (`touches`). */
-const CACHE_VERSION = 9;
+/** 10: summaries carry the tool calls that name a file (`touches`). */
+const CACHE_VERSION = 10;
 
 /** A checksum of bytes (CRC-32; a damaged cache line is found by it, not trusted). */
 const checksum: (bytes: Uint8Array) => number =

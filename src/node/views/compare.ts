@@ -8,13 +8,14 @@ import { homedir } from "node:os";
 import { posix, win32 } from "node:path";
 import { type BranchEnd, compareBranches, type SideFacts } from "../../core/compare.js";
 import { type Entry, isPlainObject, type Session } from "../../core/session.js";
-import { editTextsOf, toolCallArgs, toolPathOf } from "../../core/toolFiles.js";
+import { type EditTexts, editTextsOf, promptText, toolCallArgs, toolPathOf } from "../../core/toolFiles.js";
 import { contentText, truncate } from "../../protocol/format.js";
 import type { CompareFile, CompareModel, CompareSide, CompareTurn } from "../../protocol/views.js";
-import { pathKey, resolveTouchPath } from "../touches.js";
+import { isWindowsPath, pathKey, resolveTouchPath } from "../touches.js";
 
-/** Turns a side shows at most, and how long each turn's text is. */
+/** Turns and files a side shows at most (the rest are counted), and how long each turn's text is. */
 const COMPARE_TURNS = 200;
+const COMPARE_FILES = 500;
 const TEXT_MAX = 600;
 
 export interface CompareEnd extends BranchEnd {
@@ -30,7 +31,7 @@ function cwdOf(session: Session): string | null {
 /** A file as the panel names it: relative to the session's cwd when it is under it. */
 function labelOf(path: string, cwd: string | null): string {
   if (!cwd) return path;
-  const rules = /^[a-zA-Z]:[\\/]|^\\\\/.test(cwd) ? win32 : posix;
+  const rules = isWindowsPath(cwd) ? win32 : posix;
   const rel = rules.relative(cwd, path);
   return rel && !rel.startsWith("..") && !rules.isAbsolute(rel) ? rel : path;
 }
@@ -54,15 +55,44 @@ function failedCalls(after: readonly Entry[]): Set<string> {
   for (const e of after) {
     if (e.role !== "toolResult" || !isPlainObject(e.data.message)) continue;
     const m = e.data.message;
-    if (m.isError === true && typeof m.toolCallId === "string") failed.add(m.toolCallId);
+    // A result names its call by id only: an empty id names no call for sure.
+    if (m.isError === true && typeof m.toolCallId === "string" && m.toolCallId) failed.add(m.toolCallId);
   }
   return failed;
 }
 
 /**
+ * What an `edit` call makes of `text`, as pi applies it (edit-diff.js `applyEditsToNormalizedContent`): line endings
+ * made LF, every replacement found in the text as it was before the call, exactly once (OMP's `replace_all`: every
+ * occurrence), none overlapping, all applied at once. Null when pi would have matched fuzzily or refused: unknown.
+ */
+export function applyEdits(text: string, edits: readonly EditTexts[]): string | null {
+  const base = text.replace(/\r\n/g, "\n");
+  const spans: { at: number; length: number; newText: string }[] = [];
+  for (const e of edits) {
+    const oldText = e.oldText.replace(/\r\n/g, "\n");
+    const newText = e.newText.replace(/\r\n/g, "\n");
+    if (!oldText) return null;
+    const first = base.indexOf(oldText);
+    if (first < 0) return null;
+    if (!e.all && base.indexOf(oldText, first + 1) >= 0) return null;
+    for (let at = first; at >= 0; at = e.all ? base.indexOf(oldText, at + oldText.length) : -1)
+      spans.push({ at, length: oldText.length, newText });
+  }
+  spans.sort((a, b) => a.at - b.at);
+  for (let i = 1; i < spans.length; i++) if (spans[i - 1]!.at + spans[i - 1]!.length > spans[i]!.at) return null;
+  let out = base;
+  for (let i = spans.length - 1; i >= 0; i--) {
+    const sp = spans[i]!;
+    out = out.slice(0, sp.at) + sp.newText + out.slice(sp.at + sp.length);
+  }
+  return out;
+}
+
+/**
  * The text a branch leaves in a file (its whole path, the shared part too): the last write's text with the later
- * edits applied (each replacement found in the text, as the edit tool requires); null when unknown (no write, or an
- * edit that does not apply).
+ * edits applied as pi applies them (`applyEdits`); a call whose result is an error changed nothing. Null when
+ * unknown: no write, or an edit that does not apply exactly.
  */
 export function finalTextOf(side: SideFacts, session: Session, file: string, home = homedir()): string | null {
   const key = pathKey(file);
@@ -74,24 +104,12 @@ export function finalTextOf(side: SideFacts, session: Session, file: string, hom
     const path = resolveTouchPath(t.path, cwdOf(session), session.flavor, t.kind, { home });
     if (!path || pathKey(path) !== key) continue;
     const entry = session.byId.get(t.entryId);
-    const args = entry ? toolCallArgs(entry, t.toolCallId) : null;
+    const args = entry ? toolCallArgs(entry, t) : null;
     if (!args) return null;
-    if (t.kind === "write") {
-      text = typeof args.content === "string" ? args.content : null;
-      continue;
-    }
-    const edits = editTextsOf(args);
-    if (text === null || !edits.length) {
-      text = null;
-      continue;
-    }
-    for (const e of edits) {
-      const at: number = e.oldText ? text.indexOf(e.oldText) : -1;
-      if (at < 0) {
-        text = null;
-        break;
-      }
-      text = text.slice(0, at) + e.newText + text.slice(at + e.oldText.length);
+    if (t.kind === "write") text = typeof args.content === "string" ? args.content.replace(/\r\n/g, "\n") : null;
+    else {
+      const edits = editTextsOf(args);
+      text = text === null || !edits.length ? null : applyEdits(text, edits);
     }
   }
   return text;
@@ -121,20 +139,6 @@ function turnsOf(after: readonly Entry[]): CompareTurn[] {
   return turns;
 }
 
-/** The prompt at or above the fork point, clipped. */
-function promptAt(session: Session, id: string | null): string | null {
-  for (let at = id, steps = 0; at !== null && steps < 100_000; steps++) {
-    const e = session.byId.get(at);
-    if (!e) return null;
-    if (e.role === "user" && isPlainObject(e.data.message)) {
-      const text = contentText(e.data.message.content).trim();
-      if (text) return truncate(text, TEXT_MAX);
-    }
-    at = e.parentId;
-  }
-  return null;
-}
-
 export function compareModel(a: CompareEnd, b: CompareEnd, home = homedir()): CompareModel {
   const c = compareBranches(a, b);
   const ends = [a, b] as const;
@@ -146,7 +150,9 @@ export function compareModel(a: CompareEnd, b: CompareEnd, home = homedir()): Co
     const other = touched[1 - i]!;
     const cwd = cwdOf(end.session);
     const list = (m: Map<string, string>): CompareFile[] =>
-      [...m].map(([key, path]) => ({ path, label: labelOf(path, cwd), shared: other.has(key) }));
+      [...m]
+        .slice(0, COMPARE_FILES)
+        .map(([key, path]) => ({ path, label: labelOf(path, cwd), shared: other.has(key) }));
     const turns = turnsOf(side.after);
     return {
       file: end.file,
@@ -159,13 +165,15 @@ export function compareModel(a: CompareEnd, b: CompareEnd, home = homedir()): Co
       durationMs: Number.isFinite(side.firstTime) ? side.lastTime - side.firstTime : null,
       filesModified: list(files[i]!.modified),
       filesRead: list(files[i]!.read),
-      lastAssistant: side.lastAssistant === null ? null : truncate(side.lastAssistant, TEXT_MAX * 4),
+      moreFiles:
+        Math.max(0, files[i]!.modified.size - COMPARE_FILES) + Math.max(0, files[i]!.read.size - COMPARE_FILES),
       turns: turns.slice(0, COMPARE_TURNS),
       moreTurns: Math.max(0, turns.length - COMPARE_TURNS),
     };
   }) as [CompareSide, CompareSide];
   const bothEdited = [...files[0]!.modified]
     .filter(([key]) => files[1]!.modified.has(key))
+    .slice(0, COMPARE_FILES)
     .map(([, path]) => ({
       path,
       diffable:
@@ -175,7 +183,9 @@ export function compareModel(a: CompareEnd, b: CompareEnd, home = homedir()): Co
   return {
     kind: "compare",
     forkPointId: c.forkPointId,
-    forkPrompt: c.forkPointId ? (promptAt(a.session, c.forkPointId) ?? promptAt(b.session, c.forkPointId)) : null,
+    forkPrompt: c.forkPointId
+      ? truncate(promptText(a.session, c.forkPointId) || promptText(b.session, c.forkPointId), TEXT_MAX) || null
+      : null,
     sides,
     bothEdited,
   };
