@@ -174,6 +174,7 @@ describe("compare: two branches side by side", () => {
           toolCall("b1", "u2", "read", { path: "/app/README.md" }, { time: 9, usage: usage(20, 2, 1) }),
           toolResult("s1", "b1", "b1", "read", "text", { time: 10 }),
           toolCall("b2", "s1", "write", { path: "./src/m.ts", content: "c\n" }, { time: 11, usage: usage(2, 2, 2) }),
+          toolResult("s2", "b2", "b2", "write", "ok", { time: 12 }),
         ),
       );
       const { out } = await cli("compare", parent, "--leaf", "active", "--leaf", child, "--json");
@@ -190,8 +191,8 @@ describe("compare: two branches side by side", () => {
             lastAssistant: "parent done",
           },
           {
-            leaf: "b2",
-            entries: 4,
+            leaf: "s2",
+            entries: 5,
             cost: 3,
             tokens: { input: 22, output: 4, cacheRead: 0, cacheWrite: 0 },
             filesModified: ["/app/src/m.ts"],
@@ -279,7 +280,18 @@ describe("compare: two branches side by side", () => {
       { type: "toolCall", id: "", name: "write", arguments: { path: "a.ts", content: "second" } },
     ];
     const s = parseOk(
-      jsonl(header({ cwd: "/app" }), message("u1", null, "user", "go"), message("a1", "u1", "assistant", content)),
+      jsonl(
+        header({ cwd: "/app" }),
+        message("u1", null, "user", "go"),
+        message("a1", "u1", "assistant", content),
+        // Results without ids pair with the calls by order (each call has its result, in order).
+        message("r1", "a1", "toolResult", [{ type: "text", text: "ok" }], {
+          extra: { toolCallId: "", isError: false },
+        }),
+        message("r2", "r1", "toolResult", [{ type: "text", text: "ok" }], {
+          extra: { toolCallId: "", isError: false },
+        }),
+      ),
     );
     const side = compareBranches({ session: s, leafId: s.leafId }, { session: s, leafId: "u1" }).sides[0];
     assert.deepEqual(
@@ -290,6 +302,17 @@ describe("compare: two branches side by side", () => {
       ],
     );
     assert.equal(finalTextOf(side, s, "/app/a.ts"), "second");
+    // One result for two calls without ids: which call failed cannot be told, so the text is unknown.
+    const half = parseOk(
+      jsonl(
+        header({ cwd: "/app" }),
+        message("u1", null, "user", "go"),
+        message("a1", "u1", "assistant", content),
+        message("r1", "a1", "toolResult", [{ type: "text", text: "no" }], { extra: { toolCallId: "", isError: true } }),
+      ),
+    );
+    const halfSide = compareBranches({ session: half, leafId: half.leafId }, { session: half, leafId: "u1" }).sides[0];
+    assert.equal(finalTextOf(halfSide, half, "/app/a.ts"), null);
   });
 
   it("the text table is not escaped colour: cells are inert, the header bold on a colour terminal", async () => {

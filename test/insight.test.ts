@@ -182,6 +182,15 @@ describe("file history: the turn and its texts", () => {
       { before: "1\n⋯\n3", after: "2\n⋯\n4" },
     );
     assert.equal(touchDiffTexts("edit", { path: "a", edits: [{ op: "update", diff: "@@" }] }), null);
+    // As pi's prepareEditArguments reads them: `edits` as a JSON string, and a top-level pair after the list.
+    assert.deepEqual(touchDiffTexts("edit", { path: "a", edits: JSON.stringify([{ oldText: "1", newText: "2" }]) }), {
+      before: "1",
+      after: "2",
+    });
+    assert.deepEqual(
+      touchDiffTexts("edit", { path: "a", edits: [{ oldText: "1", newText: "2" }], oldText: "3", newText: "4" }),
+      { before: "1\n⋯\n3", after: "2\n⋯\n4" },
+    );
     assert.deepEqual(touchDiffTexts("write", { path: "a", content: "all" }), { before: "", after: "all" });
     assert.equal(touchDiffTexts("read", { path: "a" }), null);
   });

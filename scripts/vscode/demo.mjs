@@ -108,12 +108,13 @@ if (live && !real) {
         api: "anthropic-messages",
         stopReason: "stop",
         timestamp: now.getTime(),
+        // The context grows with each turn: the status bar's fill ("π 12% · $0.05") rises as it would.
         usage: {
           input: 1200,
           output: 40,
-          cacheRead: 0,
+          cacheRead: 20000 * n,
           cacheWrite: 0,
-          totalTokens: 1240,
+          totalTokens: 1240 + 20000 * n,
           cost: { input: 0.0036, output: 0.0006, cacheRead: 0, cacheWrite: 0, total: 0.0042 },
         },
       },
@@ -127,7 +128,8 @@ const url = workbenchUrl(port, { folder: workspace, devPath: root });
 const sessionsText = real
   ? `your real ~/.pi/agent and ~/.omp/agent (HOME=${home})`
   : `example sessions from fixtures/ in ${path.relative(root, home)}`;
-const liveText = 'a turn is appended to "What does this project do? Look around first." every 4 s';
+const liveText =
+  'a turn is appended to "What does this project do? Look around first." every 4 s (the status bar shows it live)';
 console.log(`
 Pi Session Explorer demo (VS Code ${"1.100.3"} via code-server ${cs.startMs} ms)
   sessions:  ${sessionsText}

@@ -67,9 +67,22 @@ export interface EditTexts {
   all?: true;
 }
 
-/** The replacements an `edit` call sent, in order (empty when its mode carries none, e.g. OMP's patch mode). */
+/**
+ * The replacements an `edit` call sent, in order (empty when its mode carries none, e.g. OMP's patch mode), read as
+ * pi reads them (edit.js `prepareEditArguments`): `edits` sent as a JSON string is parsed, and a top-level
+ * `oldText`/`newText` pair next to `edits` is one more replacement, after them.
+ */
 export function editTextsOf(args: Record<string, unknown>): EditTexts[] {
-  const list = Array.isArray(args.edits) ? args.edits.filter(isPlainObject) : [args];
+  let edits: unknown = args.edits;
+  if (typeof edits === "string") {
+    try {
+      edits = JSON.parse(edits);
+    } catch {
+      edits = undefined;
+    }
+  }
+  const list = Array.isArray(edits) ? edits.filter(isPlainObject) : [args];
+  if (Array.isArray(edits) && typeof args.oldText === "string" && typeof args.newText === "string") list.push(args);
   return list
     .map((e): EditTexts => {
       const edit: EditTexts = {

@@ -36,6 +36,7 @@ export class FileHistory implements vscode.Disposable {
 
   private schedule(set: ChangeSet | undefined): void {
     if (this.index === null && this.building === null) return; // nobody asked yet
+    this.generation++;
     if (!set || set.structural) this.pending = null;
     else if (this.pending) for (const c of set.changes) this.pending.add(c.file);
     clearTimeout(this.timer);
@@ -59,28 +60,32 @@ export class FileHistory implements vscode.Disposable {
       if (kept.length) index.set(key, kept);
       else index.delete(key);
     }
-    const touched = new Set<string>();
+    const added = new Map<string, FileTouch[]>();
     for (const file of files) {
       const s = this.service.lib.get(file);
       if (!s) continue;
       for (const [key, touch] of sessionTouches(s, { home })) {
-        let list = index.get(key);
-        if (!list) index.set(key, (list = []));
+        let list = added.get(key);
+        if (!list) added.set(key, (list = []));
         list.push(touch);
-        touched.add(key);
       }
     }
-    for (const key of touched) index.get(key)!.sort(byTimeDesc);
+    // New arrays: a quick pick may still hold the old ones.
+    for (const [key, list] of added) index.set(key, [...(index.get(key) ?? []), ...list].sort(byTimeDesc));
     this.emitter.fire();
   }
 
+  /** Counts the changes scheduled: a rebuild clears what is pending only if none came while it waited. */
+  private generation = 0;
+
   private async rebuild(): Promise<void> {
+    const generation = this.generation;
     try {
       await this.service.ensureStarted();
       // Listed sessions first paint from their head and tail; touches need the full summaries.
       await this.service.lib.whenComplete();
       const t0 = Date.now();
-      this.pending = new Set();
+      if (generation === this.generation) this.pending = new Set();
       this.index = indexTouches(this.service.lib.sessions, { home: homedir() });
       this.logger.info(`file history: ${this.index.size} files touched by agents (${Date.now() - t0} ms)`);
       this.emitter.fire();

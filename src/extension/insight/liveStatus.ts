@@ -72,10 +72,13 @@ export class LiveStatus implements vscode.Disposable {
     const now = Date.now();
     let best: StoreSession | undefined;
     for (const s of this.workspaceSessions())
-      if (now - lastActivity(s) < this.liveMs && (!best || lastActivity(s) > lastActivity(best))) best = s;
+      if (s.summary.ok && now - lastActivity(s) < this.liveMs && (!best || lastActivity(s) > lastActivity(best)))
+        best = s;
     const changed = this.file !== best?.file;
     this.file = best?.file;
-    if (changed && this.file) this.update();
+    if (!changed) return;
+    if (this.file) this.update();
+    else this.hide();
   }
 
   private hide(): void {

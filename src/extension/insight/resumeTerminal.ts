@@ -48,6 +48,14 @@ function resumeInTerminal(s: StoreSession): vscode.Terminal {
   const executable = flavor === "omp" ? config.get<string>("ompPath", "omp") : config.get<string>("piPath", "pi");
   const resume = resumeArgs(flavor, s.file, executable);
   const line = commandLine(resume, shellKindOf(vscode.env.shell));
+  // Without a shell, Windows starts only a .exe or .com, and a .cmd goes through cmd.exe with its own rules: there the
+  // agent is never started without a line we could quote.
+  if (line === null && process.platform === "win32")
+    throw new Error(
+      vscode.l10n.t(
+        "Resume in Terminal cannot quote this session's path for the terminal's shell; use Copy Resume Command instead",
+      ),
+    );
   const options: vscode.TerminalOptions = {
     name: terminalName(s),
     cwd: localDirectory(s.summary.cwd),

@@ -5,8 +5,9 @@
  */
 import { basename } from "node:path";
 import * as vscode from "vscode";
-import { promptBefore, toolCallArgs, touchDiffTexts } from "../../core/toolFiles.js";
-import { countOf, formatDateTime, relativeTime, truncate } from "../../protocol/format.js";
+import { isPlainObject, type Session } from "../../core/session.js";
+import { toolCallArgs, touchDiffTexts } from "../../core/toolFiles.js";
+import { contentText, countOf, formatDateTime, relativeTime, truncate } from "../../protocol/format.js";
 import { sessionTitle } from "../../node/store/index.js";
 import type { FileTouch } from "../../node/touches.js";
 import { readSessionFile } from "../../node/readSession.js";
@@ -41,6 +42,39 @@ export function lensTitle(touches: readonly FileTouch[]): string {
   return parts.join(" · ");
 }
 
+/**
+ * The first line (clipped) of the prompt behind an entry, memoized along the way up: the calls of one long turn share
+ * their walk, so a session's touches cost its entries once.
+ */
+function promptLines(session: Session): (id: string) => string {
+  const memo = new Map<string, string>();
+  const lineOf = (id: string): string => {
+    const chain: string[] = [];
+    let line = "";
+    for (let at: string | null = id; at !== null && chain.length < 100_000;) {
+      const known = memo.get(at);
+      if (known !== undefined) {
+        line = known;
+        break;
+      }
+      chain.push(at);
+      const e = session.byId.get(at);
+      if (!e) break;
+      if (e.role === "user" && isPlainObject(e.data.message)) {
+        const text = contentText(e.data.message.content).trim();
+        if (text) {
+          line = truncate(text.split("\n", 1)[0]!, 120);
+          break;
+        }
+      }
+      at = e.parentId;
+    }
+    for (const c of chain) memo.set(c, line);
+    return line;
+  };
+  return lineOf;
+}
+
 /** Sessions whose prompts a list reads at most (the others show their session's name). */
 const PROMPT_SESSIONS = 20;
 /** Prompt lines kept per session file, for as long as the file is unchanged (most recently used 50). */
@@ -56,9 +90,15 @@ export async function promptsOf(service: SessionService, touches: readonly FileT
   const files = [...new Set(touches.map((t) => t.session.file))].slice(0, PROMPT_SESSIONS);
   for (const file of files) {
     const s = service.lib.get(file);
+    // What the file was when we started: a read that an append overtakes is cached under the older size.
+    const size = s?.sizeBytes;
+    const mtimeMs = s?.mtimeMs;
     const cached = promptCache.get(file);
-    let prompts = cached && s && cached.size === s.sizeBytes && cached.mtimeMs === s.mtimeMs ? cached.prompts : null;
-    if (!prompts) {
+    let prompts = cached && s && cached.size === size && cached.mtimeMs === mtimeMs ? cached.prompts : null;
+    if (prompts) {
+      promptCache.delete(file); // most recently used last
+      promptCache.set(file, cached!);
+    } else {
       const r = service.lib.peek(file) ?? (await readSessionFile(file, { validate: false }).catch(() => null));
       if (!r?.ok) continue;
       // Every touch of the session, not only this list's: another file's list finds its lines here too.
@@ -67,9 +107,10 @@ export async function promptsOf(service: SessionService, touches: readonly FileT
         ...touches.filter((t) => t.session.file === file).map((t) => t.entryId),
         ...(s?.summary.ok ? s.summary.touches.map((t) => t.entryId) : []),
       ];
-      for (const id of ids) if (!prompts.has(id)) prompts.set(id, truncate(promptBefore(r.session, id), 120));
+      const lineOf = promptLines(r.session);
+      for (const id of ids) if (!prompts.has(id)) prompts.set(id, lineOf(id));
       promptCache.delete(file);
-      if (s) promptCache.set(file, { size: s.sizeBytes, mtimeMs: s.mtimeMs, prompts });
+      if (size !== undefined && mtimeMs !== undefined) promptCache.set(file, { size, mtimeMs, prompts });
       while (promptCache.size > 50) promptCache.delete(promptCache.keys().next().value!);
     }
     for (const t of touches) {

@@ -49,17 +49,62 @@ function filesOf(side: SideFacts, session: Session, home: string) {
   return { modified, read };
 }
 
-/** Tool calls whose result is an error (they changed nothing). */
-function failedCalls(after: readonly Entry[]): Set<string> {
-  const failed = new Set<string>();
-  for (const e of after) {
-    if (e.role !== "toolResult" || !isPlainObject(e.data.message)) continue;
-    const m = e.data.message;
-    // A result names its call by id only: an empty id names no call for sure.
-    if (m.isError === true && typeof m.toolCallId === "string" && m.toolCallId) failed.add(m.toolCallId);
+type Outcome = "ok" | "failed" | "unknown";
+
+/**
+ * What each tool call on a path came to, by `entryId:index`: its result said ok, or an error (it changed nothing), or
+ * we cannot tell (no result, or results that cannot be paired with certainty). A result names its call by id: an id
+ * unique among its message's calls pairs it; calls without ids, or with repeated ones, pair by order only when every
+ * call has its result in order.
+ */
+function callOutcomes(path: readonly Entry[]): Map<string, Outcome> {
+  const out = new Map<string, Outcome>();
+  let calls: { index: number; id: string }[] = [];
+  let entryId = "";
+  let results: { id: string; error: boolean }[] = [];
+  const settle = () => {
+    const unique = (id: string) => id !== "" && calls.filter((c) => c.id === id).length === 1;
+    const inOrder = results.length === calls.length && results.every((r, k) => r.id === calls[k]!.id);
+    calls.forEach((c, k) => {
+      let outcome: Outcome = "unknown";
+      if (unique(c.id)) {
+        const mine = results.filter((r) => r.id === c.id);
+        if (mine.length === 1) outcome = mine[0]!.error ? "failed" : "ok";
+      } else if (inOrder) outcome = results[k]!.error ? "failed" : "ok";
+      out.set(`${entryId}:${c.index}`, outcome);
+    });
+    calls = [];
+    results = [];
+  };
+  for (const e of path) {
+    if (e.role === "assistant") {
+      settle();
+      if (!e.touches?.length) continue; // no file call here: nothing to pair
+      const m = e.data.message;
+      entryId = e.id;
+      if (isPlainObject(m) && Array.isArray(m.content))
+        m.content.forEach((b, index) => {
+          if (isPlainObject(b) && b.type === "toolCall")
+            calls.push({ index, id: typeof b.id === "string" ? b.id : "" });
+        });
+    } else if (e.role === "toolResult" && calls.length && isPlainObject(e.data.message)) {
+      const m = e.data.message;
+      results.push({ id: typeof m.toolCallId === "string" ? m.toolCallId : "", error: m.isError === true });
+    }
   }
-  return failed;
+  settle();
+  return out;
 }
+
+const outcomesOf = new WeakMap<SideFacts, Map<string, Outcome>>();
+
+/** pi's `normalizeToLF`: CRLF and a lone CR both become LF. */
+function toLF(text: string): string {
+  return text.replace(/\r\n?/g, "\n");
+}
+
+/** Replacements one edit call may make before its text is given up as unknown (a hostile replace_all). */
+const MAX_REPLACEMENTS = 100_000;
 
 /**
  * What an `edit` call makes of `text`, as pi applies it (edit-diff.js `applyEditsToNormalizedContent`): line endings
@@ -67,46 +112,59 @@ function failedCalls(after: readonly Entry[]): Set<string> {
  * occurrence), none overlapping, all applied at once. Null when pi would have matched fuzzily or refused: unknown.
  */
 export function applyEdits(text: string, edits: readonly EditTexts[]): string | null {
-  const base = text.replace(/\r\n/g, "\n");
+  const base = toLF(text);
   const spans: { at: number; length: number; newText: string }[] = [];
   for (const e of edits) {
-    const oldText = e.oldText.replace(/\r\n/g, "\n");
-    const newText = e.newText.replace(/\r\n/g, "\n");
+    const oldText = toLF(e.oldText);
+    const newText = toLF(e.newText);
     if (!oldText) return null;
     const first = base.indexOf(oldText);
     if (first < 0) return null;
     if (!e.all && base.indexOf(oldText, first + 1) >= 0) return null;
-    for (let at = first; at >= 0; at = e.all ? base.indexOf(oldText, at + oldText.length) : -1)
+    for (let at = first; at >= 0; at = e.all ? base.indexOf(oldText, at + oldText.length) : -1) {
       spans.push({ at, length: oldText.length, newText });
+      if (spans.length > MAX_REPLACEMENTS) return null;
+    }
   }
   spans.sort((a, b) => a.at - b.at);
-  for (let i = 1; i < spans.length; i++) if (spans[i - 1]!.at + spans[i - 1]!.length > spans[i]!.at) return null;
-  let out = base;
-  for (let i = spans.length - 1; i >= 0; i--) {
-    const sp = spans[i]!;
-    out = out.slice(0, sp.at) + sp.newText + out.slice(sp.at + sp.length);
+  // One pass, in chunks: a replace_all of a common letter in a large file stays linear.
+  const parts: string[] = [];
+  let from = 0;
+  for (const sp of spans) {
+    if (sp.at < from) return null; // overlapping: pi refuses
+    parts.push(base.slice(from, sp.at), sp.newText);
+    from = sp.at + sp.length;
   }
-  return out;
+  parts.push(base.slice(from));
+  return parts.join("");
 }
 
 /**
  * The text a branch leaves in a file (its whole path, the shared part too): the last write's text with the later
- * edits applied as pi applies them (`applyEdits`); a call whose result is an error changed nothing. Null when
- * unknown: no write, or an edit that does not apply exactly.
+ * edits applied as pi applies them (`applyEdits`); a call whose result is an error changed nothing, and one whose
+ * result is not known makes the text unknown. Null when unknown: no write, an edit that does not apply exactly, or a
+ * call that may or may not have run.
  */
 export function finalTextOf(side: SideFacts, session: Session, file: string, home = homedir()): string | null {
   const key = pathKey(file);
-  const failed = failedCalls(side.path);
+  let outcomes = outcomesOf.get(side);
+  if (!outcomes) outcomesOf.set(side, (outcomes = callOutcomes(side.path)));
   let text: string | null = null;
   const touches = side.path.flatMap((e) => (e.touches ?? []).map((t) => ({ ...t, entryId: e.id })));
   for (const t of touches) {
-    if (t.kind === "read" || failed.has(t.toolCallId)) continue;
+    if (t.kind === "read") continue;
     const path = resolveTouchPath(t.path, cwdOf(session), session.flavor, t.kind, { home });
     if (!path || pathKey(path) !== key) continue;
+    const outcome = outcomes.get(`${t.entryId}:${t.index}`) ?? "unknown";
+    if (outcome === "failed") continue;
+    if (outcome === "unknown") {
+      text = null; // it may or may not have changed the file: a later write makes it known again
+      continue;
+    }
     const entry = session.byId.get(t.entryId);
     const args = entry ? toolCallArgs(entry, t) : null;
     if (!args) return null;
-    if (t.kind === "write") text = typeof args.content === "string" ? args.content.replace(/\r\n/g, "\n") : null;
+    if (t.kind === "write") text = typeof args.content === "string" ? toLF(args.content) : null;
     else {
       const edits = editTextsOf(args);
       text = text === null || !edits.length ? null : applyEdits(text, edits);
