@@ -13,7 +13,7 @@ try {
   const input = page.locator(".quick-input-widget .quick-input-box input");
   const pickRow = (text) => page.locator(".quick-input-list .monaco-list-row", { hasText: text }).first();
   const webview = () => page.frameLocator("iframe.webview.ready:visible").last().frameLocator("#active-frame");
-  const searchButton = view.locator('.title-actions [aria-label^="Search Session Content"]').first();
+  const searchButton = view.locator('.pane-header [aria-label^="Search Session Content"]').first();
 
   // The title bar's search button: live results as you type, a snippet, the session, the kind and when.
   await searchButton.click();

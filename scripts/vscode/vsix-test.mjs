@@ -91,7 +91,10 @@ try {
   const { home, workspace } = buildFixtureHome(path.join(tmp, "home"));
   process.env.EXT_HOST_HOME = home;
   process.env.RUNTIME_TMP = tmp;
-  cs = await startCodeServer({ extensionsDir, settings: { "workbench.colorTheme": "Default Dark Modern" } });
+  cs = await startCodeServer({
+    extensionsDir,
+    settings: { "workbench.colorTheme": "Default Dark Modern", "workbench.view.alwaysShowHeaderActions": true },
+  });
   browser = await launch(tmp);
   const page = browser.ctx.pages()[0] ?? (await browser.ctx.newPage());
   await page.goto(workbenchUrl(cs.port, { folder: workspace }), { waitUntil: "domcontentloaded" });

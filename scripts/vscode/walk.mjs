@@ -24,7 +24,13 @@ export async function startWalk(name) {
   const t0 = Date.now();
   const step = (m) => console.log(`[${name} ${((Date.now() - t0) / 1000).toFixed(1)}s] ${m}`);
   const cs = await startCodeServer({
-    settings: { "workbench.colorTheme": "Default Dark Modern", "window.commandCenter": false },
+    // Sessions shares its container with Agent History, so VS Code shows a view's title buttons on hover only; the
+    // walk clicks them directly (and the screenshots show them).
+    settings: {
+      "workbench.colorTheme": "Default Dark Modern",
+      "window.commandCenter": false,
+      "workbench.view.alwaysShowHeaderActions": true,
+    },
   });
   const { ctx } = await launch(tmp);
   const page = ctx.pages()[0] ?? (await ctx.newPage());
