@@ -36,6 +36,7 @@ import { computeOwnership, loadStore, realFs, type StoreFs } from "../src/node/s
 import { SessionTracker } from "../src/node/tracker.js";
 import { indexTouches } from "../src/node/touches.js";
 import { generateSession, generateStore } from "./generate.js";
+import { benchWholeProcess } from "./process.js";
 import { benchSearch } from "./search.js";
 import { benchTranscript } from "./transcript.js";
 
@@ -522,6 +523,9 @@ async function main() {
       },
     );
   }
+
+  // 19. Scale 2 (issue #19): whole processes (the built CLI) against pi's loader and the read + JSON.parse floor.
+  if (existsSync(cli)) rows.push(...(await benchWholeProcess(big, CACHE, quick)));
 
   const table = [
     "| # | measure | value | baseline (same run) | ratio | goal | met |",

@@ -1,7 +1,7 @@
 // Property-based fuzzing of the reader (fast-check) over mutations of the real fixtures. `npm test` runs a few
 // thousand cases; `npm run fuzz` runs FUZZ_RUNS (default there: 100,000) and reports the count.
 import * as assert from "node:assert/strict";
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,6 +11,7 @@ import { buildContext } from "../src/core/context.js";
 import { nestingExceeds } from "../src/core/jsonl.js";
 import { parseSession, type ParseResult, SessionReader } from "../src/core/session.js";
 import { treeJson } from "../src/core/treeJson.js";
+import { ChunkFeeder, FileBodySource } from "../src/node/fileBodies.js";
 import { feedInChunks, plain } from "./helpers.js";
 import { OMP_FIXTURES, PI_FIXTURES } from "./fixtures.js";
 
@@ -253,6 +254,41 @@ describe(`fuzzing the reader (${TOTAL} cases)`, function () {
       ),
       { numRuns: Math.ceil(TOTAL * 0.3), seed: Number(process.env.FUZZ_SEED ?? 42) },
     );
+  });
+
+  it("the same bytes as a file, fed in random chunks with bodies read back from the file, give the same answer", () => {
+    const dir = mkdtempSync(join(tmpdir(), "pse-fuzz-file-"));
+    const file = join(dir, "fuzz.jsonl");
+    try {
+      fc.assert(
+        fc.property(
+          fc.integer({ min: 0, max: SMALL.length - 1 }),
+          mutation,
+          fc.array(fc.integer({ min: 1, max: 300 }), { minLength: 1, maxLength: 20 }),
+          (i, m, sizes) => {
+            const bytes = apply(SMALL[i]!, m);
+            writeFileSync(file, bytes);
+            const whole = check(bytes);
+            // Every record's body read back from the file (retainBytes 0), the file cut at random places.
+            const reader = new SessionReader(file, { retainBytes: 0 });
+            const source = new FileBodySource(file);
+            const feeder = new ChunkFeeder(reader, source);
+            for (let at = 0, k = 0; at < bytes.length; k++) {
+              const n = sizes[k % sizes.length]!;
+              feeder.push(bytes.subarray(at, at + n));
+              at += n;
+            }
+            feeder.finish();
+            const st = statSync(file, { bigint: true });
+            source.parsedThrough(st.dev, st.ino, bytes.length);
+            assert.deepEqual(view(reader.result(feeder.endsWithNewline)), view(whole));
+          },
+        ),
+        { numRuns: Math.ceil(TOTAL * 0.15), seed: Number(process.env.FUZZ_SEED ?? 42) },
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("truncation at every byte offset of three small files", () => {

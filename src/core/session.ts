@@ -5,6 +5,7 @@
  * the fail-closed header rules of our spec. Files are never rewritten: v1/v2 migrations happen in
  * memory only.
  */
+import { type BodySource, SessionChangedError } from "./bodySource.js";
 import type { Diagnostic, Rejection } from "./diagnostics.js";
 import { isPlainObject, type UsageFacts, usageFacts } from "./facts.js";
 import { decodeUtf8, parseLine } from "./jsonl.js";
@@ -32,7 +33,8 @@ const RECENT_BODIES = 64;
 /**
  * One non-header record, in file order. The envelope (`type`, `id`, `parentId`, `timestamp`) and the facts that
  * listings and usage need are kept; the record itself (`data`) is kept only when it is small, and otherwise parsed
- * again from its bytes (held by the session, addressed by byte offset) when it is read.
+ * again when it is read: from the file (a `BodySource`, so no copy of the file is held), or from the chunk the
+ * reader was fed (`parseSession` on content in memory).
  */
 export class Entry {
   /** `message.role` for message entries (v2 `hookMessage` is reported as `custom`, as pi migrates it). */
@@ -48,7 +50,7 @@ export class Entry {
   fromExtension?: true;
   /** Assistant messages: the tool calls that name a file (`read`, `edit`, `write`; core/toolFiles.ts). */
   touches?: ToolTouch[];
-  #body: Record<string, unknown> | Uint8Array;
+  #body: Record<string, unknown> | Uint8Array | BodySource;
   #start: number;
   #end: number;
   /** v2 `hookMessage` role to migrate when the body is parsed again. */
@@ -65,7 +67,8 @@ export class Entry {
     /** False for entry types neither agent version we know writes (kept as opaque tree nodes,
      * docs/session-format.md#t24). */
     readonly known: boolean,
-    body: Record<string, unknown> | Uint8Array,
+    /** The record, or where its bytes [start, end) are: a chunk in memory, or the file. */
+    body: Record<string, unknown> | Uint8Array | BodySource,
     start = 0,
     end = 0,
     hook = false,
@@ -76,28 +79,53 @@ export class Entry {
     this.#hook = hook;
   }
 
-  /** The record in its effective (in-memory migrated) form. Never written back; do not modify. */
+  /**
+   * The record in its effective (in-memory migrated) form. Never written back; do not modify. Throws
+   * `SessionChangedError` when the body is read from a file that no longer holds this record.
+   */
   get data(): Record<string, unknown> {
     const body = this.#body;
-    if (!(body instanceof Uint8Array)) return body;
+    if (!this.#end) return body as Record<string, unknown>;
     let d = recentBodies.get(this);
     if (d) return d;
-    d = JSON.parse(decodeUtf8(body.subarray(this.#start, this.#end))) as Record<string, unknown>;
+    d =
+      body instanceof Uint8Array
+        ? parseBody(body.subarray(this.#start, this.#end))
+        : this.#fromSource(body as BodySource);
     if (this.#hook) d = migrateHook(d);
     recentBodies.set(this, d);
     if (recentBodies.size > RECENT_BODIES) recentBodies.delete(recentBodies.keys().next().value!);
     return d;
   }
 
+  /** The body read back from the file, checked to be this record; else the record as the file holds it now. */
+  #fromSource(source: BodySource): Record<string, unknown> {
+    const bytes = source.read(this.#start, this.#end);
+    let d: Record<string, unknown> | undefined;
+    try {
+      d = bytes ? parseBody(bytes) : undefined;
+    } catch {
+      d = undefined;
+    }
+    if (d && isPlainObject(d) && d.id === this.id && d.type === this.type) return d;
+    d = source.recover(this.id, this.line);
+    if (!d) throw new SessionChangedError(source.file, this.id);
+    return d;
+  }
+
   /** Whether `data` is held parsed (small records) rather than parsed again from bytes. */
   get retained(): boolean {
-    return !(this.#body instanceof Uint8Array);
+    return !this.#end;
   }
 
   /** The record's size in bytes, when it is held as bytes (0 when it is held parsed). */
   get byteLength(): number {
     return this.#end - this.#start;
   }
+}
+
+function parseBody(bytes: Uint8Array): Record<string, unknown> {
+  return JSON.parse(decodeUtf8(bytes)) as Record<string, unknown>;
 }
 
 function migrateHook(value: Record<string, unknown>): Record<string, unknown> {
@@ -187,11 +215,19 @@ export function parseSession(file: string, content: string | Uint8Array, options
 
 type RawRecord = { line: number; value: Record<string, unknown> };
 
+/** A fed chunk's place in its file: large records keep the file offsets of their bytes, not the chunk. */
+export interface ChunkOrigin {
+  source: BodySource;
+  /** The file offset of the chunk's first byte. */
+  at: number;
+}
+
 /**
  * The incremental form of `parseSession`: chunks of whole lines are fed as they arrive (a live session grows by
  * appends), each line is JSON-parsed, validated and turned into an entry once; `result()` assembles the tree from the
  * entries held so far, without parsing anything again. Feeding a file in chunks gives the same result as parsing it
- * whole. The chunks are held (large records are read again from them by byte offset), so they must not be reused.
+ * whole. Without an origin the chunks are held (large records are read again from them by byte offset), so they
+ * must not be reused; with one (`ChunkOrigin`), large records are read again from the file and no chunk is held.
  */
 export class SessionReader {
   private readonly validate: boolean;
@@ -214,6 +250,8 @@ export class SessionReader {
   // v1 (docs/session-format.md#t6): ids are synthesized and parents chain in file order; pi indexes
   // firstKeptEntryIndex into the parsed records with the header at index 0.
   private v1Prev: string | null = null;
+  /** Where the chunk being fed lies in its file, when large bodies are read back from the file. */
+  private origin: ChunkOrigin | null = null;
   private readonly v1RecordIds: (string | null)[] = [null];
 
   constructor(
@@ -239,7 +277,8 @@ export class SessionReader {
    * chunk can carry a BOM). The last line may lack its newline only at the end of the file. Blank lines are not
    * records but keep their numbers; CRLF endings are accepted.
    */
-  feedChunk(bytes: Uint8Array, firstLine = 1): { lines: number; endsWithNewline: boolean } {
+  feedChunk(bytes: Uint8Array, firstLine = 1, origin?: ChunkOrigin): { lines: number; endsWithNewline: boolean } {
+    this.origin = origin ?? null;
     const n = bytes.length;
     let start = 0;
     if (firstLine === 1 && n >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
@@ -394,10 +433,13 @@ export class SessionReader {
       value.message.role === "hookMessage";
     // v2 → v3: the hookMessage role was renamed custom (pi migrates this in memory and on disk; we only in memory).
     if (hook) data = migrateHook(value);
+    const origin = this.origin;
     const entry =
       end - start <= this.retainBytes
         ? makeEntry(data, checked.id, checked.parentId, line, data)
-        : makeEntry(data, checked.id, checked.parentId, line, bytes, start, end, hook);
+        : origin
+          ? makeEntry(data, checked.id, checked.parentId, line, origin.source, origin.at + start, origin.at + end, hook)
+          : makeEntry(data, checked.id, checked.parentId, line, bytes, start, end, hook);
     this.noteModel(entry, data);
     this.entries.push(entry);
     if (this.validate) validateOne(entry, data, diagnostics);
@@ -544,7 +586,7 @@ function makeEntry(
   id: string,
   parentId: string | null,
   line: number,
-  body: Record<string, unknown> | Uint8Array,
+  body: Record<string, unknown> | Uint8Array | BodySource,
   start = 0,
   end = 0,
   hook = false,

@@ -1,6 +1,7 @@
 /** Node-side file access for the parser core. */
 import { type ParseOptions, type ParseResult, SessionReader } from "../core/session.js";
-import { readRegularFile } from "./fileAccess.js";
+import { openRegular, readAt } from "./fileAccess.js";
+import { CHUNK_BYTES, ChunkFeeder, FileBodySource } from "./fileBodies.js";
 import { ioReason } from "./ioReason.js";
 
 export type ReadResult = ParseResult;
@@ -51,20 +52,43 @@ export async function parseSessionSliced(
 }
 
 /**
- * Read and parse one session file. An I/O failure, or a path that is not a regular file (a FIFO, a device), is a
- * rejection (`unreadable`, line 0), never thrown and never a blocked read.
+ * Read and parse one session file, in chunks with the event loop let run between them. Large records' bodies are
+ * read back from the file when they are needed (node/fileBodies.ts), so the session holds no copy of the file. An
+ * I/O failure, or a path that is not a regular file (a FIFO, a device), is a rejection (`unreadable`, line 0), never
+ * thrown and never a blocked read. Bytes appended after the open are not read.
  */
 export async function readSessionFile(file: string, options?: ParseOptions): Promise<ReadResult> {
-  let bytes: Buffer;
+  const unreadable = (err: unknown): ReadResult => ({
+    ok: false,
+    file,
+    rejection: { line: 0, code: "unreadable", message: ioReason(err) },
+    diagnostics: [],
+  });
+  let opened;
   try {
-    ({ bytes } = await readRegularFile(file));
+    opened = await openRegular(file);
   } catch (err) {
-    return {
-      ok: false,
-      file,
-      rejection: { line: 0, code: "unreadable", message: ioReason(err) },
-      diagnostics: [],
-    };
+    return unreadable(err);
   }
-  return parseSessionSliced(file, bytes, options);
+  const { handle, id } = opened;
+  const reader = new SessionReader(file, options);
+  const source = new FileBodySource(file, options);
+  const feeder = new ChunkFeeder(reader, source);
+  let at = 0;
+  try {
+    while (at < id.size) {
+      if (at > 0) await yieldToEventLoop();
+      const chunk = await readAt(handle, at, Math.min(CHUNK_BYTES, id.size - at));
+      if (chunk.length === 0) break;
+      at += chunk.length;
+      feeder.push(chunk);
+    }
+  } catch (err) {
+    return unreadable(err);
+  } finally {
+    await handle.close();
+  }
+  feeder.finish();
+  source.parsedThrough(id.dev, id.ino, at);
+  return reader.result(feeder.endsWithNewline);
 }

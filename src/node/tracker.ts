@@ -12,8 +12,9 @@ import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { type FileHandle, stat } from "node:fs/promises";
 import type { Diagnostic } from "../core/diagnostics.js";
 import { type ParseOptions, type ParseResult, SessionReader } from "../core/session.js";
-import { openRegular, READ_FLAGS } from "./fileAccess.js";
-import { wholeLineSlices, yieldToEventLoop } from "./readSession.js";
+import { openRegular, READ_FLAGS, readAt } from "./fileAccess.js";
+import { CHUNK_BYTES, ChunkFeeder, FileBodySource } from "./fileBodies.js";
+import { yieldToEventLoop } from "./readSession.js";
 
 export type TrackerChange = "initial" | "appended" | "replaced" | "unchanged" | "removed";
 
@@ -23,22 +24,19 @@ export interface TrackerUpdate {
   bytesRead: number;
 }
 
-/** How much of the start of the file is compared to detect in-place rewrites (the OMP title slot is 256 bytes). */
-const PREFIX_BYTES = 4096;
-
 /** Appends up to this size are read synchronously. */
 const SMALL_APPEND = 256 * 1024;
 
 export class SessionTracker {
-  private reader: SessionReader;
-  private offset = 0;
-  private newlines = 0;
-  /** Bytes of an incomplete last line, kept so they are not read twice. */
-  private pendingBytes: Buffer = Buffer.alloc(0);
+  private reader!: SessionReader;
+  /** Where large records' bodies are read back from (the tracker holds no copy of the file). */
+  private source!: FileBodySource;
+  /** Feeds whole lines and holds an incomplete last line until its newline arrives. */
+  private feeder!: ChunkFeeder;
   private ino: bigint | null = null;
+  private dev = 0n;
   private size = -1;
   private mtimeNs = -1n;
-  private prefix: Buffer = Buffer.alloc(0);
   private cached: ParseResult | null = null;
   /** Bytes read since the tracker was made (for benchmarks and tests). */
   totalBytesRead = 0;
@@ -47,7 +45,7 @@ export class SessionTracker {
     readonly file: string,
     private readonly options: ParseOptions = {},
   ) {
-    this.reader = new SessionReader(file, options);
+    this.reset();
   }
 
   get mtimeMs(): number {
@@ -87,7 +85,7 @@ export class SessionTracker {
     if (!first && st.ino === this.ino && size === this.size && st.mtimeNs === this.mtimeNs)
       return { change: "unchanged", bytesRead: 0 };
     // A small append to the same file: read it synchronously (a few KB; no thread-pool round trips).
-    const start = this.offset + this.pendingBytes.length;
+    const start = this.feeder.at;
     if (!first && st.ino === this.ino && size >= start && size - start <= SMALL_APPEND) {
       const quick = this.appendSync(st.mtimeNs);
       if (quick) return quick;
@@ -99,22 +97,24 @@ export class SessionTracker {
         // Re-stat through the handle: the bytes we read belong to this inode.
         const hst = await handle.stat({ bigint: true });
         const hsize = Number(hst.size);
-        let full = first || hst.ino !== this.ino || hsize < this.offset + this.pendingBytes.length;
+        let full = first || hst.ino !== this.ino || hsize < this.feeder.at;
         let bytesRead = 0;
         if (!full) {
-          const n = Math.min(this.prefix.length, hsize);
-          const now = Buffer.alloc(n);
-          if (n) await handle.read(now, 0, n, 0);
+          const prefix = this.feeder.prefix;
+          const n = Math.min(prefix.length, hsize);
+          const now = n ? await readAt(handle, 0, n) : Buffer.alloc(0);
           bytesRead += n;
-          full = !now.equals(this.prefix);
+          full = !now.equals(prefix);
         }
         if (full) {
           this.reset();
           this.ino = hst.ino;
+          this.dev = hst.dev;
         }
         bytesRead += await this.readFrom(handle, hsize);
         this.size = hsize;
         this.mtimeNs = hst.mtimeNs;
+        this.source.parsedThrough(this.dev, hst.ino, this.feeder.at - this.feeder.pendingBytes);
         this.totalBytesRead += bytesRead;
         this.cached = null;
         return { change: first ? "initial" : full ? "replaced" : "appended", bytesRead };
@@ -141,12 +141,13 @@ export class SessionTracker {
       const st = fstatSync(fd, { bigint: true });
       if (!st.isFile()) return null;
       const size = Number(st.size);
-      const start = this.offset + this.pendingBytes.length;
+      const start = this.feeder.at;
       if (st.ino !== this.ino || size < start || size - start > SMALL_APPEND) return null;
-      const n = Math.min(this.prefix.length, size);
+      const prefix = this.feeder.prefix;
+      const n = Math.min(prefix.length, size);
       const now = Buffer.alloc(n);
       if (n) readSync(fd, now, 0, n, 0);
-      if (!now.equals(this.prefix)) return null;
+      if (!now.equals(prefix)) return null;
       const buf = Buffer.alloc(size - start);
       let got = 0;
       while (got < buf.length) {
@@ -154,9 +155,10 @@ export class SessionTracker {
         if (r === 0) break;
         got += r;
       }
-      this.consume(buf.subarray(0, got));
+      this.feeder.push(buf.subarray(0, got));
       this.size = size;
       this.mtimeNs = st.mtimeNs ?? mtimeNs;
+      this.source.parsedThrough(st.dev, st.ino, this.feeder.at - this.feeder.pendingBytes);
       this.totalBytesRead += n + got;
       this.cached = null;
       return { change: "appended", bytesRead: n + got };
@@ -167,62 +169,33 @@ export class SessionTracker {
 
   private reset(): void {
     this.reader = new SessionReader(this.file, this.options);
-    this.offset = 0;
-    this.newlines = 0;
-    this.pendingBytes = Buffer.alloc(0);
-    this.prefix = Buffer.alloc(0);
+    this.source = new FileBodySource(this.file, this.options);
+    this.feeder = new ChunkFeeder(this.reader, this.source);
     this.cached = null;
   }
 
-  /** Read [offset + pending, size) and feed the complete lines; returns the bytes read. */
+  /** Read from where the feeder is to `size`, a chunk at a time with the event loop let run in between. */
   private async readFrom(handle: FileHandle, size: number): Promise<number> {
-    const start = this.offset + this.pendingBytes.length;
-    const length = size - start;
-    if (length <= 0) return 0;
-    const buf = Buffer.alloc(length);
-    let got = 0;
-    while (got < length) {
-      const { bytesRead } = await handle.read(buf, got, length - got, start + got);
-      if (bytesRead === 0) break;
-      got += bytesRead;
+    let read = 0;
+    for (let at = this.feeder.at; at < size;) {
+      if (read > 0) await yieldToEventLoop();
+      const chunk = await readAt(handle, at, Math.min(CHUNK_BYTES, size - at));
+      if (chunk.length === 0) break;
+      at += chunk.length;
+      read += chunk.length;
+      this.feeder.push(chunk);
     }
-    // A large read is fed in slices, with the event loop let run in between.
-    let slices = 0;
-    for (const slice of wholeLineSlices(buf.subarray(0, got))) {
-      if (slices++ > 0) await yieldToEventLoop();
-      this.consume(slice);
-    }
-    return got;
-  }
-
-  /** Feed the complete lines of the pending bytes plus `fresh`; keep an incomplete last line pending. */
-  private consume(fresh: Uint8Array): void {
-    const data: Uint8Array = this.pendingBytes.length ? Buffer.concat([this.pendingBytes, fresh]) : fresh;
-    const lastNl = data.lastIndexOf(0x0a);
-    const complete = data.subarray(0, lastNl + 1);
-    if (complete.length) {
-      // The reader holds the chunk (large records are parsed again from it): a small chunk gets bytes of its own,
-      // not a view that would keep a pooled 8 KB slab alive (a large one is a view of the read's own buffer).
-      const own =
-        complete.length >= 65536 || (complete.byteOffset === 0 && complete.buffer.byteLength === complete.length)
-          ? complete
-          : new Uint8Array(complete);
-      this.newlines += this.reader.feedChunk(own, this.newlines + 1).lines;
-      if (this.offset === 0)
-        this.prefix = Buffer.from(complete.subarray(0, Math.min(complete.indexOf(0x0a) + 1, PREFIX_BYTES)));
-      this.offset += complete.length;
-    }
-    this.pendingBytes = Buffer.from(data.subarray(complete.length));
+    return read;
   }
 
   /** The session as of the last update. A pending partial line is reported, not parsed. */
   result(): ParseResult {
     if (this.cached) return this.cached;
-    const r = this.reader.result(this.pendingBytes.length === 0);
-    const pending = this.pendingBytes.length;
+    const pending = this.feeder.pendingBytes;
+    const r = this.reader.result(pending === 0);
     if (pending > 0) {
       const d: Diagnostic = {
-        line: this.newlines + 1,
+        line: this.feeder.nextLine,
         severity: "warning",
         code: "truncated-last-line",
         message:

@@ -1,0 +1,198 @@
+/**
+ * Large records' bodies read back from the session file itself, so that no reader holds a copy of the file (a 1 GB
+ * session costs its model, not its bytes). Each read opens the file, checks on the handle that it is still the file
+ * that was parsed (same device and inode, not shorter than what was parsed), and reads the record's bytes; the entry
+ * then checks that they parse to the record it expects (same id and type). A modification time alone does not count
+ * as a change: OMP rewrites its title slot in place (docs/session-format.md#t2), and agents append. When the file no
+ * longer holds the record where it was, the file is parsed again (once) and the record is looked up by id.
+ */
+import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import type { BodySource } from "../core/bodySource.js";
+import { type ParseOptions, type Session, SessionReader } from "../core/session.js";
+import { READ_FLAGS } from "./fileAccess.js";
+
+interface Parsed {
+  dev: bigint;
+  ino: bigint;
+  /** Bytes of the file parsed so far; a shorter file is another file. */
+  through: number;
+}
+
+export class FileBodySource implements BodySource {
+  #parsed: Parsed | null = null;
+  #reparsed: Session | null | undefined;
+
+  constructor(
+    readonly file: string,
+    private readonly options: ParseOptions = {},
+  ) {}
+
+  /** The reader has parsed this file (device, inode) through `through` bytes. */
+  parsedThrough(dev: bigint, ino: bigint, through: number): void {
+    const p = this.#parsed;
+    if (p && (p.dev !== dev || p.ino !== ino)) this.#reparsed = undefined;
+    this.#parsed = { dev, ino, through };
+  }
+
+  read(start: number, end: number): Uint8Array | null {
+    const parsed = this.#parsed;
+    if (!parsed || end > parsed.through) return null;
+    let fd: number;
+    try {
+      fd = openSync(this.file, READ_FLAGS);
+    } catch {
+      return null;
+    }
+    try {
+      const st = fstatSync(fd, { bigint: true });
+      if (!st.isFile() || st.dev !== parsed.dev || st.ino !== parsed.ino || Number(st.size) < parsed.through)
+        return null;
+      const buf = Buffer.allocUnsafe(end - start);
+      let got = 0;
+      while (got < buf.length) {
+        const n = readSync(fd, buf, got, buf.length - got, start + got);
+        if (n === 0) return null;
+        got += n;
+      }
+      return buf;
+    } catch {
+      return null;
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  recover(id: string, line: number): Record<string, unknown> | undefined {
+    if (this.#reparsed === undefined) this.#reparsed = parseFileSync(this.file, this.options);
+    const session = this.#reparsed;
+    if (!session) return undefined;
+    const same = session.entries.filter((e) => e.id === id);
+    const entry = same.find((e) => e.line === line) ?? same.find((e) => !e.shadowed);
+    return entry?.data;
+  }
+}
+
+/** How much of the start of the file is kept to detect in-place rewrites (the OMP title slot is 256 bytes). */
+const PREFIX_BYTES = 4096;
+
+/** Large files are read and parsed this many bytes at a time. */
+export const CHUNK_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Feeds a file's bytes, read in chunks, to a `SessionReader` as whole lines with their file offsets: a line split
+ * between two chunks is held until its end arrives (a very long line is gathered in parts and joined once).
+ */
+export class ChunkFeeder {
+  #parts: Buffer[] = [];
+  #partsBytes = 0;
+  /** The file offset of the next byte to come. */
+  #at: number;
+  #line: number;
+  #endsWithNewline = true;
+  /** The start of the file's first line (at most 4 KB), once that line is complete: to notice in-place rewrites. */
+  prefix: Buffer = Buffer.alloc(0);
+
+  constructor(
+    private readonly reader: SessionReader,
+    private readonly source: FileBodySource,
+    at = 0,
+    firstLine = 1,
+  ) {
+    this.#at = at;
+    this.#line = firstLine;
+  }
+
+  /** Bytes that arrived after the last newline (not yet fed). */
+  get pendingBytes(): number {
+    return this.#partsBytes;
+  }
+
+  /** The file offset of the next byte to come (bytes fed plus bytes pending). */
+  get at(): number {
+    return this.#at;
+  }
+
+  /** The number of the next line to be fed (1-based). */
+  get nextLine(): number {
+    return this.#line;
+  }
+
+  get endsWithNewline(): boolean {
+    return this.#endsWithNewline;
+  }
+
+  /** The next bytes of the file: the whole lines among them are fed, the rest waits for its newline. */
+  push(bytes: Buffer): void {
+    this.#at += bytes.length;
+    const nl = bytes.lastIndexOf(10);
+    if (nl < 0) {
+      if (bytes.length) this.#parts.push(bytes);
+      this.#partsBytes += bytes.length;
+      return;
+    }
+    let from = 0;
+    if (this.#parts.length) {
+      // The held start of a line and this chunk's first line are joined (a small copy); the rest is fed as it is.
+      from = bytes.indexOf(10) + 1;
+      const line = Buffer.concat([...this.#parts, bytes.subarray(0, from)]);
+      this.#feed(line, this.#at - bytes.length - this.#partsBytes);
+    }
+    if (nl + 1 > from) this.#feed(bytes.subarray(from, nl + 1), this.#at - bytes.length + from);
+    // The rest is copied: a view would keep the whole chunk alive.
+    this.#parts = nl + 1 < bytes.length ? [Buffer.from(bytes.subarray(nl + 1))] : [];
+    this.#partsBytes = bytes.length - nl - 1;
+  }
+
+  /** The end of the file: a last line without its newline is fed as it is (the reader reports it). */
+  finish(): void {
+    if (!this.#partsBytes) return;
+    const data = Buffer.concat(this.#parts);
+    this.#parts = [];
+    this.#partsBytes = 0;
+    this.#feed(data, this.#at - data.length);
+  }
+
+  #feed(bytes: Uint8Array, at: number): void {
+    if (at === 0) {
+      const nl = bytes.indexOf(10);
+      this.prefix = Buffer.from(bytes.subarray(0, Math.min(nl < 0 ? bytes.length : nl + 1, PREFIX_BYTES)));
+    }
+    const fed = this.reader.feedChunk(bytes, this.#line, { source: this.source, at });
+    this.#line += fed.lines;
+    this.#endsWithNewline = fed.endsWithNewline;
+  }
+}
+
+/** Parse a file synchronously, reading it in chunks (the recovery path: rare, after the file changed). */
+function parseFileSync(file: string, options: ParseOptions): Session | null {
+  let fd: number;
+  try {
+    fd = openSync(file, READ_FLAGS);
+  } catch {
+    return null;
+  }
+  try {
+    const st = fstatSync(fd, { bigint: true });
+    if (!st.isFile()) return null;
+    const size = Number(st.size);
+    const reader = new SessionReader(file, options);
+    const source = new FileBodySource(file, options);
+    const feeder = new ChunkFeeder(reader, source);
+    let at = 0;
+    while (at < size) {
+      const buf = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, size - at));
+      const n = readSync(fd, buf, 0, buf.length, at);
+      if (n === 0) break;
+      at += n;
+      feeder.push(n === buf.length ? buf : buf.subarray(0, n));
+    }
+    feeder.finish();
+    source.parsedThrough(st.dev, st.ino, at);
+    const r = reader.result(feeder.endsWithNewline);
+    return r.ok ? r.session : null;
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
+}
