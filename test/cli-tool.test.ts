@@ -3,7 +3,7 @@
 // terminal by display width, colour only when wanted. Expected totals come from the records the test writes.
 import * as assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import stringWidth from "string-width";
 import { wantsColor } from "../src/cli/args.js";
@@ -14,6 +14,8 @@ import { jsonl, withTempDir } from "./helpers.js";
 
 const COMMANDS = ["tree", "context", "export", "lint", "checkpoints", "list", "usage", "compact", "repair"];
 const CLI = "dist/cli.js";
+/** Its tree's JSON is larger than a pipe's buffer. */
+const BIG_FIXTURE = "fixtures/upstream/large-session.jsonl";
 
 const cli = async (...args: string[]) => {
   let out = "";
@@ -212,6 +214,15 @@ describe("pi-sessions as a command-line tool", () => {
       const some = await cli("list", "--agent-dir", agent, "--no-cache");
       assert.equal(some.err, "");
     });
+  });
+
+  it("a reader that closes the pipe early stops the program quietly (no stack trace)", () => {
+    const r = spawnSync("sh", ["-c", `"${process.execPath}" ${CLI} tree ${BIG_FIXTURE} --json | head -c 10`], {
+      encoding: "utf8",
+    });
+    assert.ok(statSync(BIG_FIXTURE).size > 256 * 1024, "more output than a pipe holds");
+    assert.equal(r.stdout.length, 10);
+    assert.equal(r.stderr, "");
   });
 
   it("an unreadable file is named once with its reason", async () => {

@@ -54,7 +54,7 @@ function recordingFs(): StoreFs & { touched: string[]; reads: string[] } {
     reads,
     readdir: (d) => (touched.push(d), realFs.readdir(d)),
     stat: (f) => (touched.push(f), realFs.stat(f)),
-    readFile: (f) => (touched.push(f), reads.push(f), realFs.readFile(f)),
+    readSession: (f) => (touched.push(f), reads.push(f), realFs.readSession(f)),
     readRange: (f, at, n, at2) => (touched.push(f), reads.push(f), realFs.readRange(f, at, n, at2)),
     realpath: (p) => (touched.push(p), realFs.realpath(p)),
   };

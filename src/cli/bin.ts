@@ -2,6 +2,13 @@
 import { wantsColor } from "./args.js";
 import { run } from "./main.js";
 
+// A reader that stops early (`pi-sessions tree FILE --json | head`) closes the pipe: stop quietly, as `cat` does.
+for (const stream of [process.stdout, process.stderr])
+  stream.on("error", (err: NodeJS.ErrnoException) => {
+    if (err.code !== "EPIPE") throw err;
+    process.exit(process.exitCode ?? 0);
+  });
+
 function write(stream: NodeJS.WriteStream, text: string): void {
   stream.write(text.endsWith("\n") ? text : `${text}\n`);
 }

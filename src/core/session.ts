@@ -1001,6 +1001,23 @@ export function pathTo(session: Session, leafId: string | null): Entry[] {
   return path.reverse();
 }
 
+/**
+ * Whether `ancestorId` is on the path from the root to `entry`, `entry` excluded (as `pathTo` reads it: a parentId
+ * cycle ends the path). A walk up that stops where it finds it: the kept entries of a compaction are just above it,
+ * so this is short where a whole path per compaction would be quadratic in a long session.
+ */
+function isAncestor(session: Session, ancestorId: string, entry: Entry): boolean {
+  let steps = session.byId.size;
+  for (
+    let e = entry.parentId === null ? undefined : session.byId.get(entry.parentId);
+    e && e !== entry && steps-- > 0;
+    e = e.parentId === null ? undefined : session.byId.get(e.parentId)
+  ) {
+    if (e.id === ancestorId) return true;
+  }
+  return false;
+}
+
 type CompactionFacts = Pick<CompactionInfo, "firstKeptEntryId" | "keptFromId" | "tokensBefore" | "tokensAfter">;
 
 function collectCompactions(
@@ -1031,10 +1048,7 @@ function collectCompactions(
       const d = entry.data;
       const firstKept = typeof d.firstKeptEntryId === "string" ? d.firstKeptEntryId : null;
       let keptFromId: string | null = null;
-      if (firstKept) {
-        const path = pathTo(session, entry.id);
-        if (path.slice(0, -1).some((e) => e.id === firstKept)) keptFromId = firstKept;
-      }
+      if (firstKept && isAncestor(session, firstKept, entry)) keptFromId = firstKept;
       facts = {
         firstKeptEntryId: firstKept,
         keptFromId,

@@ -121,12 +121,16 @@ export class ChunkFeeder {
     return this.#endsWithNewline;
   }
 
-  /** The next bytes of the file: the whole lines among them are fed, the rest waits for its newline. */
+  /**
+   * The next bytes of the file: the whole lines among them are fed, the rest waits for its newline (copied: `bytes`
+   * is not kept, so the caller may reuse its buffer).
+   */
   push(bytes: Buffer): void {
     this.#at += bytes.length;
     const nl = bytes.lastIndexOf(10);
     if (nl < 0) {
-      if (bytes.length) this.#parts.push(bytes);
+      // Copied: the caller may read the next chunk into the same buffer.
+      if (bytes.length) this.#parts.push(Buffer.from(bytes));
       this.#partsBytes += bytes.length;
       return;
     }
@@ -179,12 +183,12 @@ function parseFileSync(file: string, options: ParseOptions): Session | null {
     const source = new FileBodySource(file, options);
     const feeder = new ChunkFeeder(reader, source);
     let at = 0;
+    const buf = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, size));
     while (at < size) {
-      const buf = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, size - at));
-      const n = readSync(fd, buf, 0, buf.length, at);
+      const n = readSync(fd, buf, 0, Math.min(buf.length, size - at), at);
       if (n === 0) break;
       at += n;
-      feeder.push(n === buf.length ? buf : buf.subarray(0, n));
+      feeder.push(buf.subarray(0, n));
     }
     feeder.finish();
     source.parsedThrough(st.dev, st.ino, at);

@@ -1,6 +1,6 @@
 /** Node-side file access for the parser core. */
 import { type ParseOptions, type ParseResult, SessionReader } from "../core/session.js";
-import { openRegular, readAt } from "./fileAccess.js";
+import { openRegular } from "./fileAccess.js";
 import { CHUNK_BYTES, ChunkFeeder, FileBodySource } from "./fileBodies.js";
 import { ioReason } from "./ioReason.js";
 
@@ -75,13 +75,15 @@ export async function readSessionFile(file: string, options?: ParseOptions): Pro
   const source = new FileBodySource(file, options);
   const feeder = new ChunkFeeder(reader, source);
   let at = 0;
+  // One buffer for every chunk: the reader keeps no chunk (bodies are read back from the file).
+  const buf = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, id.size));
   try {
     while (at < id.size) {
       if (at > 0) await yieldToEventLoop();
-      const chunk = await readAt(handle, at, Math.min(CHUNK_BYTES, id.size - at));
-      if (chunk.length === 0) break;
-      at += chunk.length;
-      feeder.push(chunk);
+      const { bytesRead } = await handle.read(buf, 0, Math.min(buf.length, id.size - at), at);
+      if (bytesRead === 0) break;
+      at += bytesRead;
+      feeder.push(buf.subarray(0, bytesRead));
     }
   } catch (err) {
     return unreadable(err);

@@ -2,10 +2,12 @@
  * The file-system calls the store makes; tests wrap the real ones to count reads. Listing calls (directory entries,
  * stats, a few KB at each end of a file) are synchronous: each takes microseconds, where an asynchronous call costs a
  * thread-pool round trip; the store does them in slices and yields to the event loop between slices. Whole files
- * are read asynchronously.
+ * are read and parsed asynchronously, in chunks.
  */
 import * as syncFs from "node:fs";
-import { readRegularFile, readRegularRangeSync } from "../fileAccess.js";
+import type { ParseResult } from "../../core/session.js";
+import { readRegularRangeSync } from "../fileAccess.js";
+import { readSessionFile } from "../readSession.js";
 
 export interface StoreFs {
   readdir(dir: string): { name: string; isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean }[];
@@ -18,7 +20,11 @@ export interface StoreFs {
     isFile(): boolean;
     isDirectory(): boolean;
   };
-  readFile(file: string): Promise<Uint8Array>;
+  /**
+   * The whole session, parsed (large bodies are read back from the file when needed, so no copy of it is held).
+   * Throws when the file cannot be read.
+   */
+  readSession(file: string): Promise<ParseResult>;
   /** Up to `length` bytes at `position`, and as many at `position2` after them, from one open of the file. */
   readRange(file: string, position: number, length: number, position2?: number): Uint8Array;
   realpath(p: string): string;
@@ -38,7 +44,11 @@ export const realFs: StoreFs = {
     };
   },
   // Session files only ever through these: non-blocking opens, regular files only, reads bounded by fstat.
-  readFile: async (file) => (await readRegularFile(file)).bytes,
+  readSession: async (file) => {
+    const r = await readSessionFile(file);
+    if (!r.ok && r.rejection.code === "unreadable") throw new Error(r.rejection.message);
+    return r;
+  },
   readRange: (file, position, length, position2) =>
     Buffer.concat(
       readRegularRangeSync(

@@ -4,7 +4,6 @@
  * probe of each file's ends for a first paint, and in full otherwise. This index is the store's public surface.
  */
 import { probeSummary, type SessionSummary, summarize } from "../../core/summary.js";
-import { parseSessionSliced } from "../readSession.js";
 import type { SessionRoot } from "../roots.js";
 import { MetadataCache } from "./cache.js";
 import { type DiscoveredFile, discover } from "./discover.js";
@@ -55,8 +54,7 @@ export async function loadStore(options: StoreOptions): Promise<Store> {
   const partial: StoreSession[] = [];
   const stats = new Map<StoreSession, DiscoveredFile>();
   const readFull = async (f: DiscoveredFile) => {
-    const bytes = await fs.readFile(f.file);
-    const summary = summarize(await parseSessionSliced(f.file, bytes));
+    const summary = summarize(await fs.readSession(f.file));
     cache.set(f.file, f.size, f.mtimeNs, summary);
     return summary;
   };
