@@ -39,8 +39,15 @@ export function text(io: Io): Io {
   return { out: (t) => io.out(terminalSafe(t)), err: (t) => io.err(terminalSafe(t)) };
 }
 
-/** A mistake in the command line: one line naming it, "see pi-sessions <command> --help", and exit code 64. */
-export class UsageError extends Error {}
+/**
+ * A mistake in the command line: one line naming it, "see pi-sessions <command> --help", and exit code 64. Known by
+ * its name, not its class: commands are loaded when they run, and a loader may give them their own copy of this module.
+ */
+export class UsageError extends Error {
+  override name = "UsageError";
+}
+
+export const isUsageError = (err: unknown): err is UsageError => err instanceof Error && err.name === "UsageError";
 
 /** Report a file that is not a readable session; returns the exit code. */
 export function reportUnreadable(result: Exclude<ReadResult, { ok: true }>, json: boolean, io: Io): number {

@@ -4,7 +4,7 @@
  * problem (and where to read more), never an uncaught exception.
  */
 import { CommanderError } from "commander";
-import { EXIT_OK, EXIT_REJECTED, EXIT_USAGE, type Io, text, UsageError } from "./args.js";
+import { EXIT_OK, EXIT_REJECTED, EXIT_USAGE, type Io, isUsageError, text } from "./args.js";
 import { buildProgram } from "./program.js";
 
 /** The package version, recorded in checkpoints as the producer version (set at build time). */
@@ -45,7 +45,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
       if (err.code === "commander.help") return usageError("missing command");
       return usageError(err.message.replace(/^error: /, ""));
     }
-    if (err instanceof UsageError) return usageError(err.message);
+    if (isUsageError(err)) return usageError(err.message);
     text(io).err(`pi-sessions: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
     return EXIT_REJECTED;
   }

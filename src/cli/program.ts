@@ -1,20 +1,11 @@
 /**
  * The command line of `pi-sessions`, declared with commander: every command's synopsis, options, help text and
  * example in one place, so that `--help`, `--version` and usage errors are uniform. The commands themselves live in
- * their own modules and receive parsed, typed options.
+ * their own modules, loaded when their command runs (a command pays only for what it uses: the table renderer's
+ * Unicode tables, the OpenAI client and SQLite cost tens of milliseconds to load), and receive parsed, typed options.
  */
 import { Command, Option } from "commander";
 import type { Io } from "./args.js";
-import { checkpointsCommand } from "./checkpoints.js";
-import { touchesCommand } from "./touches.js";
-import { compareCommand } from "./compare.js";
-import { compactCli } from "./compact.js";
-import { exportCommand } from "./export.js";
-import { contextCommand, lintCommand, treeCommand } from "./fileCommands.js";
-import { listCommand } from "./list.js";
-import { repairCli } from "./repair.js";
-import { searchCommand } from "./search.js";
-import { usageCommand } from "./usage.js";
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -69,7 +60,9 @@ export function buildProgram(io: Io, version: string, done: (code: number) => vo
       )
       .argument("<file>", "a session file (.jsonl)")
       .option("--json", "one JSON object on stdout")
-      .action(async (file: string, o: { json?: boolean }) => done(await treeCommand(file, o, io))),
+      .action(async (file: string, o: { json?: boolean }) =>
+        done(await (await import("./fileCommands.js")).treeCommand(file, o, io)),
+      ),
     ["pi-sessions tree ~/.pi/agent/sessions/--home-me-src-app--/2026-11-29T10-00-00-000Z_abc.jsonl"],
   );
 
@@ -81,7 +74,9 @@ export function buildProgram(io: Io, version: string, done: (code: number) => vo
       .argument("<file>", "a session file (.jsonl)")
       .option("--leaf <id>", "the entry to build the context at (default: the active leaf)")
       .option("--json", "{leafId, messages, thinkingLevel, model} on stdout")
-      .action(async (file: string, o: { leaf?: string; json?: boolean }) => done(await contextCommand(file, o, io))),
+      .action(async (file: string, o: { leaf?: string; json?: boolean }) =>
+        done(await (await import("./fileCommands.js")).contextCommand(file, o, io)),
+      ),
     ["pi-sessions context session.jsonl --leaf 3f402e06 --json"],
   );
 
@@ -100,7 +95,7 @@ export function buildProgram(io: Io, version: string, done: (code: number) => vo
       .option("-o, --output <file>", "write to this file (default: stdout)")
       .option("--agent-dir <dir>", "the agent dirs whose sessions tell forks apart (repeatable)", collect)
       .option("--no-cache", "bypass the metadata cache")
-      .action(async (file: string, o) => done(await exportCommand(file, o, io))),
+      .action(async (file: string, o) => done(await (await import("./export.js")).exportCommand(file, o, io))),
     ["pi-sessions export session.jsonl > session.md", "pi-sessions export session.jsonl --format html -o session.html"],
   );
 
@@ -111,7 +106,9 @@ export function buildProgram(io: Io, version: string, done: (code: number) => vo
       .description("Check session files line by line; exits 2 when any file is rejected.")
       .argument("<files...>", "session files")
       .option("--json", "{files: [{file, rejected, diagnostics}]} on stdout")
-      .action(async (files: string[], o: { json?: boolean }) => done(await lintCommand(files, o, io))),
+      .action(async (files: string[], o: { json?: boolean }) =>
+        done(await (await import("./fileCommands.js")).lintCommand(files, o, io)),
+      ),
     ["pi-sessions lint ~/.pi/agent/sessions/*/*.jsonl"],
   );
 
@@ -128,7 +125,9 @@ export function buildProgram(io: Io, version: string, done: (code: number) => vo
       .argument("<file>", "a session file (.jsonl)")
       .option("--leaf <id|active|file>", "a side (give two)", collect)
       .option("--json", "{forkPoint, sides: [{leaf, entries, cost, tokens, filesModified, filesRead, lastAssistant}]}")
-      .action(async (file: string, o: { leaf?: string[]; json?: boolean }) => done(await compareCommand(file, o, io))),
+      .action(async (file: string, o: { leaf?: string[]; json?: boolean }) =>
+        done(await (await import("./compare.js")).compareCommand(file, o, io)),
+      ),
     [
       "pi-sessions compare session.jsonl --leaf active --leaf 3f402e06",
       "pi-sessions compare parent.jsonl --leaf active --leaf fork.jsonl --json",
@@ -145,7 +144,9 @@ export function buildProgram(io: Io, version: string, done: (code: number) => vo
       )
       .argument("<file>", "a session file (.jsonl)")
       .option("--json", "{checkpoints: [...]} on stdout")
-      .action(async (file: string, o: { json?: boolean }) => done(await checkpointsCommand(file, o, io))),
+      .action(async (file: string, o: { json?: boolean }) =>
+        done(await (await import("./checkpoints.js")).checkpointsCommand(file, o, io)),
+      ),
     ["pi-sessions checkpoints session.jsonl --json"],
   );
 
@@ -155,7 +156,7 @@ export function buildProgram(io: Io, version: string, done: (code: number) => vo
         .command("list")
         .summary("every session under the agent dirs, with its name and fork lineage")
         .description(`List every session, newest first, with its name and fork lineage.\n\n${STORE_HELP}`),
-    ).action(async (o) => done(await listCommand(o, io))),
+    ).action(async (o) => done(await (await import("./list.js")).listCommand(o, io))),
     ["pi-sessions list --workspace ~/src/app", "pi-sessions list --agent-dir ~/.omp/agent --json"],
   );
 
@@ -181,7 +182,11 @@ export function buildProgram(io: Io, version: string, done: (code: number) => vo
       // `-word` excludes a word: an unknown option here is a query word, not a mistake.
       .allowUnknownOption()
       .action(async (words: string[], o) =>
-        done(await searchCommand(words, { ...o, progress: process.stderr.isTTY === true }, io)),
+        done(
+          await (
+            await import("./search.js")
+          ).searchCommand(words, { ...o, progress: process.stderr.isTTY === true }, io),
+        ),
       ),
     ['pi-sessions search "parentheses bug" role:user', "pi-sessions search ENOENT tool:bash since:2026-11-01 --json"],
   );
@@ -197,7 +202,7 @@ export function buildProgram(io: Io, version: string, done: (code: number) => vo
             "against the session's working directory. bash commands are not parsed for paths. A fork's copied turns " +
             `count once, for the session that wrote them.\n\n${STORE_HELP}`,
         ),
-    ).action(async (path: string, o) => done(await touchesCommand(path, o, io))),
+    ).action(async (path: string, o) => done(await (await import("./touches.js")).touchesCommand(path, o, io))),
     ["pi-sessions touches src/main.ts", "pi-sessions touches ~/src/app/README.md --json"],
   );
 
@@ -221,7 +226,7 @@ export function buildProgram(io: Io, version: string, done: (code: number) => vo
       .option("--timezone <zone>", "cut days in this IANA time zone (default: local), e.g. UTC, Europe/Berlin")
       .option("--breakdown", "per-model rows under each row (--by day, week, month or project)")
       .option("--file <file>", "one session file on its own")
-      .action(async (o) => done(await usageCommand(o, io))),
+      .action(async (o) => done(await (await import("./usage.js")).usageCommand(o, io))),
     [
       "pi-sessions usage --by day --since 20261101 --until 20261130",
       "pi-sessions usage --by month --breakdown --timezone UTC",
@@ -252,7 +257,7 @@ export function buildProgram(io: Io, version: string, done: (code: number) => vo
       .option("--yes", "compact and write (otherwise only the plan)")
       .option("--write-fallback", "after a provider failure, write a readable-only compaction")
       .option("--json", "the result as JSON")
-      .action(async (file: string, o) => done(await compactCli(file, o, io, version))),
+      .action(async (file: string, o) => done(await (await import("./compact.js")).compactCli(file, o, io, version))),
     [
       "pi-sessions compact session.jsonl --provider openai --model gpt-5.1 --dry-run",
       "OPENAI_API_KEY=… pi-sessions compact session.jsonl --provider openai --model gpt-5.1 --yes",
@@ -270,7 +275,9 @@ export function buildProgram(io: Io, version: string, done: (code: number) => vo
       .argument("<file>", "a session file (.jsonl)")
       .option("--yes", "back up and remove the line")
       .option("--json", "the result as JSON")
-      .action(async (file: string, o: { yes?: boolean; json?: boolean }) => done(await repairCli(file, o, io))),
+      .action(async (file: string, o: { yes?: boolean; json?: boolean }) =>
+        done(await (await import("./repair.js")).repairCli(file, o, io)),
+      ),
     ["pi-sessions repair session.jsonl --yes"],
   );
 
