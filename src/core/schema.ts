@@ -75,7 +75,12 @@ const serverToolContent = z.looseObject({ type: z.literal("anthropicServerTool")
 /** Unknown block kinds are kept: a new agent release must not make a file unreadable. */
 const unknownBlock = z.looseObject({ type: z.string() });
 
+// Any block with a string `type` passes as an unknown block, so that option decides; it comes first because a union
+// stops at its first match, and every option tried before it would fail and build its issues first (for each block
+// of each message: as long as parsing the line). The answer is the same in any order (zod's union reports the same
+// issues whichever option failed first). The known kinds document the shapes the agents write.
 const contentBlockSchema = z.union([
+  unknownBlock,
   textContent,
   thinkingContent,
   imageContent,
@@ -83,7 +88,6 @@ const contentBlockSchema = z.union([
   redactedThinkingContent,
   fallbackContent,
   serverToolContent,
-  unknownBlock,
 ]);
 
 const usageSchema = z.looseObject({

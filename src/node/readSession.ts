@@ -75,19 +75,25 @@ export async function readSessionFile(file: string, options?: ParseOptions): Pro
   const source = new FileBodySource(file, options);
   const feeder = new ChunkFeeder(reader, source);
   let at = 0;
-  // One buffer for every chunk: the reader keeps no chunk (bodies are read back from the file).
-  const buf = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, id.size));
+  // Two buffers, reused (the reader keeps no chunk: bodies are read back from the file): the next chunk is read while
+  // this one is parsed, and each await lets the event loop run.
+  const bufs = [0, 1].map(() => Buffer.allocUnsafe(Math.min(CHUNK_BYTES, id.size)));
+  const readInto = (i: number, from: number) =>
+    handle.read(bufs[i]!, 0, Math.min(CHUNK_BYTES, id.size - from), from).then((r) => r.bytesRead);
+  let next = id.size > 0 ? readInto(0, 0) : null;
   try {
-    while (at < id.size) {
-      if (at > 0) await yieldToEventLoop();
-      const { bytesRead } = await handle.read(buf, 0, Math.min(buf.length, id.size - at), at);
+    for (let i = 0; next; i ^= 1) {
+      const bytesRead = await next;
       if (bytesRead === 0) break;
       at += bytesRead;
-      feeder.push(buf.subarray(0, bytesRead));
+      next = at < id.size ? readInto(i ^ 1, at) : null;
+      feeder.push(bufs[i]!.subarray(0, bytesRead));
     }
   } catch (err) {
+    await next?.catch(() => 0);
     return unreadable(err);
   } finally {
+    await next?.catch(() => 0);
     await handle.close();
   }
   feeder.finish();
