@@ -3,7 +3,7 @@
  * fresh process so nothing else is on the heap. Prints JSON. Run with --expose-gc.
  */
 import { readFileSync, statSync } from "node:fs";
-import { parseSession } from "../src/core/session.js";
+import { readSessionFile } from "../src/node/readSession.js";
 
 const file = process.argv[2]!;
 const mode = process.argv[3] ?? "ours";
@@ -13,7 +13,8 @@ gc();
 const before = process.memoryUsage().rss;
 let held: unknown;
 if (mode === "ours") {
-  const r = parseSession(file, readFileSync(file), { validate: false });
+  // As the CLI and the extension read it: in chunks, large bodies left in the file.
+  const r = await readSessionFile(file, { validate: false });
   if (!r.ok) throw new Error("rejected");
   held = r.session;
 } else {
