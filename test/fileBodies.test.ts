@@ -2,13 +2,14 @@
 // the bytes in memory, and when the file changes under a session, the record as the file holds it now, or a clear
 // error when it is gone.
 import * as assert from "node:assert/strict";
-import { appendFileSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SessionChangedError } from "../src/core/bodySource.js";
-import { parseSession, type ParseResult } from "../src/core/session.js";
+import { parseSession, type ParseResult, SessionReader } from "../src/core/session.js";
 import { summarize } from "../src/core/summary.js";
 import { treeJson } from "../src/core/treeJson.js";
+import { ChunkFeeder, FileBodySource } from "../src/node/fileBodies.js";
 import { readSessionFile } from "../src/node/readSession.js";
 import { SessionTracker } from "../src/node/tracker.js";
 import { header } from "./builders.js";
@@ -100,6 +101,80 @@ describe("bodies read back from the file", () => {
       () => text(r, 0),
       (err: unknown) => err instanceof SessionChangedError && err.message.includes(file) && err.message.includes("a"),
     );
+  });
+
+  it("bodies of the lines fed so far read from the file at once, before the read ends (no parse again)", () => {
+    const file = join(dir, "s.jsonl");
+    const content = jsonl(
+      header({ id: "s" }),
+      message("a", null, "A".repeat(3000)),
+      message("b", "a", "B".repeat(3000)),
+    );
+    writeFileSync(file, content);
+    const reader = new SessionReader(file);
+    const source = new FileBodySource(file);
+    let recovered = 0;
+    const recover = source.recover.bind(source);
+    source.recover = (...args) => (recovered++, recover(...args));
+    const st = statSync(file, { bigint: true });
+    source.identify(st.dev, st.ino);
+    const feeder = new ChunkFeeder(reader, source);
+    const bytes = Buffer.from(content);
+    const cut = bytes.indexOf("\n", bytes.indexOf('"id":"a"')) + 1;
+    feeder.push(bytes.subarray(0, cut + 10));
+    // Half the file fed, its result taken (a tree asking while a large session loads).
+    assert.equal(text(reader.result(), 0), "A".repeat(3000));
+    feeder.push(bytes.subarray(cut + 10));
+    assert.equal(text(reader.result(), 1), "B".repeat(3000));
+    assert.equal(recovered, 0);
+  });
+
+  it("a record read while the file is between a truncation and its rewrite is found once the write is done", async () => {
+    const file = join(dir, "s.jsonl");
+    const records = [header({ id: "s" }), message("a", null, "A".repeat(3000)), message("b", "a", "B".repeat(3000))];
+    writeFileSync(file, jsonl(...records));
+    const r = await readSessionFile(file, { retainBytes: 0 });
+    writeFileSync(file, ""); // pi's writeFileSync truncates first
+    assert.throws(() => text(r, 0), SessionChangedError);
+    writeFileSync(file, jsonl(records[0], message("z", null, "Z"), ...records.slice(1)));
+    assert.equal(text(r, 0), "A".repeat(3000), "the failed parse was not kept");
+  });
+
+  it("the kinds the tree's index reads are held parsed, so assembling a session never reads the file", async () => {
+    const file = join(dir, "s.jsonl");
+    const big = "x".repeat(3000);
+    writeFileSync(
+      file,
+      jsonl(
+        header({ id: "s" }),
+        message("a", null, "hi"),
+        {
+          type: "compaction",
+          id: "c",
+          parentId: "a",
+          timestamp: "2026-01-01T00:00:02.000Z",
+          summary: big,
+          firstKeptEntryId: "a",
+          tokensBefore: 5,
+        },
+        { type: "label", id: "l", parentId: "c", timestamp: "2026-01-01T00:00:03.000Z", targetId: "a", label: big },
+        { type: "session_info", id: "i", parentId: "l", timestamp: "2026-01-01T00:00:04.000Z", name: big },
+      ),
+    );
+    const r = await readSessionFile(file, { retainBytes: 0 });
+    assert.ok(r.ok);
+    assert.deepEqual(
+      r.session.entries.map((e) => [e.type, e.retained]),
+      [
+        ["message", false],
+        ["compaction", true],
+        ["label", true],
+        ["session_info", true],
+      ],
+    );
+    rmSync(file);
+    assert.equal(r.session.name, big);
+    assert.equal(r.session.compactions[0]!.keptFromId, "a");
   });
 
   it("the live tracker reads bodies from the file: the same answer across appends, in parts and whole", async () => {

@@ -2,11 +2,12 @@
 import { wantsColor } from "./args.js";
 import { run } from "./main.js";
 
-// A reader that stops early (`pi-sessions tree FILE --json | head`) closes the pipe: stop quietly, as `cat` does.
+// A reader that stops early (`pi-sessions tree FILE --json | head`) closes the pipe: stop quietly, with the command's
+// own exit code when it had finished, else 141 (128 + SIGPIPE, the code of a `cat` stopped the same way).
 for (const stream of [process.stdout, process.stderr])
   stream.on("error", (err: NodeJS.ErrnoException) => {
     if (err.code !== "EPIPE") throw err;
-    process.exit(process.exitCode ?? 0);
+    process.exit(process.exitCode ?? 141);
   });
 
 function write(stream: NodeJS.WriteStream, text: string): void {

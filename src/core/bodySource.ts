@@ -13,10 +13,10 @@ export interface BodySource {
    */
   read(start: number, end: number): Uint8Array | null;
   /**
-   * The record with this id as the file holds it now (the file changed since it was parsed: parse it again), or
-   * undefined when it no longer holds it. `line` picks among records that reuse an id.
+   * The record with this id and type as the file holds it now (the file changed since it was parsed: parse it again),
+   * or undefined when it no longer holds it. `line` picks among records that reuse an id.
    */
-  recover(id: string, line: number): Record<string, unknown> | undefined;
+  recover(id: string, line: number, type: string): Record<string, unknown> | undefined;
 }
 
 /** A record's body could not be read back: the file changed and no longer holds it. */

@@ -26,6 +26,11 @@ export type Flavor = "pi" | "omp";
 
 /** Records up to this many bytes keep their parsed object; longer ones are parsed again from their bytes when read. */
 const RETAIN_BYTES = 512;
+/**
+ * Records the tree's index reads while it is built (names, labels, titles, compactions, model changes) are always held
+ * parsed, whatever their size: `result()` then never reads a body back, so it cannot fail when the file has changed.
+ */
+const ALWAYS_HELD = new Set(["compaction", "label", "session_info", "title_change", "model_change"]);
 /** Lazily parsed bodies recently read (readers often read one entry's `data` several times in a row). */
 const recentBodies = new Map<Entry, Record<string, unknown>>();
 const RECENT_BODIES = 64;
@@ -108,7 +113,7 @@ export class Entry {
       d = undefined;
     }
     if (d && isPlainObject(d) && d.id === this.id && d.type === this.type) return d;
-    d = source.recover(this.id, this.line);
+    d = source.recover(this.id, this.line, this.type);
     if (!d) throw new SessionChangedError(source.file, this.id);
     return d;
   }
@@ -199,6 +204,7 @@ export interface ParseOptions {
   /**
    * Records up to this many bytes keep their parsed object; longer ones keep only their envelope and facts, and are
    * parsed again from the held bytes when their `data` is read (default 512). `Infinity` keeps every record parsed.
+   * The kinds the tree's index reads are always kept (`ALWAYS_HELD`).
    */
   retainBytes?: number;
 }
@@ -435,7 +441,7 @@ export class SessionReader {
     if (hook) data = migrateHook(value);
     const origin = this.origin;
     const entry =
-      end - start <= this.retainBytes
+      end - start <= this.retainBytes || ALWAYS_HELD.has(value.type as string)
         ? makeEntry(data, checked.id, checked.parentId, line, data)
         : origin
           ? makeEntry(data, checked.id, checked.parentId, line, origin.source, origin.at + start, origin.at + end, hook)

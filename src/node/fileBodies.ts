@@ -6,37 +6,52 @@
  * as a change: OMP rewrites its title slot in place (docs/session-format.md#t2), and agents append. When the file no
  * longer holds the record where it was, the file is parsed again (once) and the record is looked up by id.
  */
-import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readSync, statSync } from "node:fs";
 import type { BodySource } from "../core/bodySource.js";
 import { type ParseOptions, type Session, SessionReader } from "../core/session.js";
 import { READ_FLAGS } from "./fileAccess.js";
 
-interface Parsed {
+interface Identity {
   dev: bigint;
   ino: bigint;
-  /** Bytes of the file parsed so far; a shorter file is another file. */
-  through: number;
+}
+
+/** A parse made to recover records, with the state of the file it read. */
+interface Reparsed {
+  session: Session;
+  dev: bigint;
+  ino: bigint;
+  size: number;
+  mtimeNs: bigint;
 }
 
 export class FileBodySource implements BodySource {
-  #parsed: Parsed | null = null;
-  #reparsed: Session | null | undefined;
+  #identity: Identity | null = null;
+  /** Bytes of the file fed to the reader so far; a shorter file is another file. */
+  #through = 0;
+  #reparsed: Reparsed | null = null;
 
   constructor(
     readonly file: string,
     private readonly options: ParseOptions = {},
+    /** A source made by a recovery parse does not recover again (one parse per read, never a chain of them). */
+    private readonly recovers = true,
   ) {}
 
-  /** The reader has parsed this file (device, inode) through `through` bytes. */
-  parsedThrough(dev: bigint, ino: bigint, through: number): void {
-    const p = this.#parsed;
-    if (p && (p.dev !== dev || p.ino !== ino)) this.#reparsed = undefined;
-    this.#parsed = { dev, ino, through };
+  /** The file being read is this one (device, inode); nothing of it fed yet. */
+  identify(dev: bigint, ino: bigint): void {
+    this.#identity = { dev, ino };
+    this.#through = 0;
+  }
+
+  /** The reader has been fed the file's bytes up to `through` (called by `ChunkFeeder` as it feeds). */
+  fedThrough(through: number): void {
+    this.#through = through;
   }
 
   read(start: number, end: number): Uint8Array | null {
-    const parsed = this.#parsed;
-    if (!parsed || end > parsed.through) return null;
+    const identity = this.#identity;
+    if (!identity || end > this.#through) return null;
     let fd: number;
     try {
       fd = openSync(this.file, READ_FLAGS);
@@ -45,7 +60,7 @@ export class FileBodySource implements BodySource {
     }
     try {
       const st = fstatSync(fd, { bigint: true });
-      if (!st.isFile() || st.dev !== parsed.dev || st.ino !== parsed.ino || Number(st.size) < parsed.through)
+      if (!st.isFile() || st.dev !== identity.dev || st.ino !== identity.ino || Number(st.size) < this.#through)
         return null;
       const buf = Buffer.allocUnsafe(end - start);
       let got = 0;
@@ -62,13 +77,30 @@ export class FileBodySource implements BodySource {
     }
   }
 
-  recover(id: string, line: number): Record<string, unknown> | undefined {
-    if (this.#reparsed === undefined) this.#reparsed = parseFileSync(this.file, this.options);
-    const session = this.#reparsed;
+  recover(id: string, line: number, type: string): Record<string, unknown> | undefined {
+    if (!this.recovers) return undefined;
+    const session = this.#reparse();
     if (!session) return undefined;
-    const same = session.entries.filter((e) => e.id === id);
+    const same = session.entries.filter((e) => e.id === id && e.type === type);
     const entry = same.find((e) => e.line === line) ?? same.find((e) => !e.shadowed);
     return entry?.data;
+  }
+
+  /** The file parsed again, unless the last such parse read it as it is now (same inode, size and time). */
+  #reparse(): Session | null {
+    let st;
+    try {
+      st = statSync(this.file, { bigint: true });
+    } catch {
+      return null;
+    }
+    const r = this.#reparsed;
+    if (r && r.dev === st.dev && r.ino === st.ino && r.size === Number(st.size) && r.mtimeNs === st.mtimeNs)
+      return r.session;
+    const session = parseFileSync(this.file, this.options);
+    // A failed parse is not kept: the next read tries again (the file may be between a truncation and its write).
+    this.#reparsed = session && { session, dev: st.dev, ino: st.ino, size: Number(st.size), mtimeNs: st.mtimeNs };
+    return session;
   }
 }
 
@@ -157,6 +189,8 @@ export class ChunkFeeder {
   }
 
   #feed(bytes: Uint8Array, at: number): void {
+    // Bodies of what is fed can be read back at once (a `result()` may come between two chunks).
+    this.source.fedThrough(at + bytes.length);
     if (at === 0) {
       const nl = bytes.indexOf(10);
       this.prefix = Buffer.from(bytes.subarray(0, Math.min(nl < 0 ? bytes.length : nl + 1, PREFIX_BYTES)));
@@ -180,7 +214,8 @@ function parseFileSync(file: string, options: ParseOptions): Session | null {
     if (!st.isFile()) return null;
     const size = Number(st.size);
     const reader = new SessionReader(file, options);
-    const source = new FileBodySource(file, options);
+    const source = new FileBodySource(file, options, false);
+    source.identify(st.dev, st.ino);
     const feeder = new ChunkFeeder(reader, source);
     let at = 0;
     const buf = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, size));
@@ -191,7 +226,6 @@ function parseFileSync(file: string, options: ParseOptions): Session | null {
       feeder.push(buf.subarray(0, n));
     }
     feeder.finish();
-    source.parsedThrough(st.dev, st.ino, at);
     const r = reader.result(feeder.endsWithNewline);
     return r.ok ? r.session : null;
   } catch {

@@ -3,6 +3,7 @@
  * for the sessions a user expands, and incremental updates from the file watcher. No `vscode` import: the
  * extension wraps it, and plain-Node tests drive it on real files.
  */
+import { SessionChangedError } from "../core/bodySource.js";
 import type { HostPaths } from "../core/slug.js";
 import { extendSummary, summarize } from "../core/summary.js";
 import type { ParseResult } from "../core/session.js";
@@ -100,7 +101,12 @@ export class SessionLibrary {
   private preferLive(): void {
     for (const [file, tracker] of this.trackers) {
       const s = this.sessionsByFile.get(file);
-      if (s && tracker.sizeBytes === s.sizeBytes) s.summary = summarize(tracker.result());
+      try {
+        if (s && tracker.sizeBytes === s.sizeBytes) s.summary = summarize(tracker.result());
+      } catch (err) {
+        // The file changed again since the tracker read it: the listing's summary stands until its next event.
+        if (!(err instanceof SessionChangedError)) throw err;
+      }
     }
   }
 
@@ -165,52 +171,57 @@ export class SessionLibrary {
     const changes: SessionChange[] = [];
     let structural = false;
     for (const file of paths) {
-      const placed = placeFile(file, this.options.roots);
-      const known = this.sessionsByFile.get(file);
-      let tracker = this.trackers.get(file);
-      // A path the store would not list (outside the roots, a second path of a listed file, not a session name) is
-      // never read: a watcher event is no reason to open it.
-      if (placed && !tracker) {
-        tracker = new SessionTracker(file);
-        this.trackers.set(file, tracker);
-      }
-      const change = placed && tracker ? (await tracker.update()).change : "unchanged";
-      if (!placed || !tracker || tracker.sizeBytes < 0) {
-        this.trackers.delete(file);
-        if (known) {
-          this.sessionsByFile.delete(file);
-          changes.push({ file, kind: "removed" });
+      try {
+        const placed = placeFile(file, this.options.roots);
+        const known = this.sessionsByFile.get(file);
+        let tracker = this.trackers.get(file);
+        // A path the store would not list (outside the roots, a second path of a listed file, not a session name) is
+        // never read: a watcher event is no reason to open it.
+        if (placed && !tracker) {
+          tracker = new SessionTracker(file);
+          this.trackers.set(file, tracker);
+        }
+        const change = placed && tracker ? (await tracker.update()).change : "unchanged";
+        if (!placed || !tracker || tracker.sizeBytes < 0) {
+          this.trackers.delete(file);
+          if (known) {
+            this.sessionsByFile.delete(file);
+            changes.push({ file, kind: "removed" });
+            structural = true;
+          }
+          continue;
+        }
+        if (change === "unchanged" && known) continue;
+        const before = known?.summary;
+        const s = known ?? newStoreSession({ ...placed, file, size: 0 }, summarize(tracker.result()));
+        this.absorb(s, tracker, known ? change : undefined);
+        if (!this.included(s)) {
+          if (known) {
+            this.sessionsByFile.delete(file);
+            changes.push({ file, kind: "removed" });
+            structural = true;
+          }
+          continue;
+        }
+        if (!known) {
+          this.sessionsByFile.set(file, s);
+          changes.push({ file, kind: "added" });
+          structural = true;
+          continue;
+        }
+        changes.push({ file, kind: "changed" });
+        // An append changes neither lineage nor ownership; a rewrite may change the id or the parent.
+        const after = s.summary;
+        if (
+          change === "replaced" ||
+          before?.ok !== after.ok ||
+          (before.ok && after.ok && (before.id !== after.id || before.parentSession?.raw !== after.parentSession?.raw))
+        ) {
           structural = true;
         }
-        continue;
-      }
-      if (change === "unchanged" && known) continue;
-      const before = known?.summary;
-      const s = known ?? newStoreSession({ ...placed, file, size: 0 }, summarize(tracker.result()));
-      this.absorb(s, tracker, known ? change : undefined);
-      if (!this.included(s)) {
-        if (known) {
-          this.sessionsByFile.delete(file);
-          changes.push({ file, kind: "removed" });
-          structural = true;
-        }
-        continue;
-      }
-      if (!known) {
-        this.sessionsByFile.set(file, s);
-        changes.push({ file, kind: "added" });
-        structural = true;
-        continue;
-      }
-      changes.push({ file, kind: "changed" });
-      // An append changes neither lineage nor ownership; a rewrite may change the id or the parent.
-      const after = s.summary;
-      if (
-        change === "replaced" ||
-        before?.ok !== after.ok ||
-        (before.ok && after.ok && (before.id !== after.id || before.parentSession?.raw !== after.parentSession?.raw))
-      ) {
-        structural = true;
+      } catch (err) {
+        // A body read back from a file that changed again under us: the next event for it reads it afresh.
+        if (!(err instanceof SessionChangedError)) throw err;
       }
     }
     if (structural) this.relink();

@@ -73,6 +73,7 @@ export async function readSessionFile(file: string, options?: ParseOptions): Pro
   const { handle, id } = opened;
   const reader = new SessionReader(file, options);
   const source = new FileBodySource(file, options);
+  source.identify(id.dev, id.ino);
   const feeder = new ChunkFeeder(reader, source);
   let at = 0;
   // Two buffers, reused (the reader keeps no chunk: bodies are read back from the file): the next chunk is read while
@@ -94,9 +95,8 @@ export async function readSessionFile(file: string, options?: ParseOptions): Pro
     return unreadable(err);
   } finally {
     await next?.catch(() => 0);
-    await handle.close();
+    await handle.close().catch(() => undefined);
   }
   feeder.finish();
-  source.parsedThrough(id.dev, id.ino, at);
   return reader.result(feeder.endsWithNewline);
 }

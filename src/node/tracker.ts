@@ -34,7 +34,6 @@ export class SessionTracker {
   /** Feeds whole lines and holds an incomplete last line until its newline arrives. */
   private feeder!: ChunkFeeder;
   private ino: bigint | null = null;
-  private dev = 0n;
   private size = -1;
   private mtimeNs = -1n;
   private cached: ParseResult | null = null;
@@ -109,12 +108,11 @@ export class SessionTracker {
         if (full) {
           this.reset();
           this.ino = hst.ino;
-          this.dev = hst.dev;
+          this.source.identify(hst.dev, hst.ino);
         }
         bytesRead += await this.readFrom(handle, hsize);
         this.size = hsize;
         this.mtimeNs = hst.mtimeNs;
-        this.source.parsedThrough(this.dev, hst.ino, this.feeder.at - this.feeder.pendingBytes);
         this.totalBytesRead += bytesRead;
         this.cached = null;
         return { change: first ? "initial" : full ? "replaced" : "appended", bytesRead };
@@ -158,7 +156,6 @@ export class SessionTracker {
       this.feeder.push(buf.subarray(0, got));
       this.size = size;
       this.mtimeNs = st.mtimeNs ?? mtimeNs;
-      this.source.parsedThrough(st.dev, st.ino, this.feeder.at - this.feeder.pendingBytes);
       this.totalBytesRead += n + got;
       this.cached = null;
       return { change: "appended", bytesRead: n + got };
