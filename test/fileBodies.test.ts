@@ -129,7 +129,7 @@ describe("bodies read back from the file", () => {
     assert.equal(recovered, 0);
   });
 
-  it("a record read while the file is between a truncation and its rewrite is found once the write is done", async () => {
+  it("a record read between a truncation and the rewrite is found once the write is done", async () => {
     const file = join(dir, "s.jsonl");
     const records = [header({ id: "s" }), message("a", null, "A".repeat(3000)), message("b", "a", "B".repeat(3000))];
     writeFileSync(file, jsonl(...records));
