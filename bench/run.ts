@@ -37,6 +37,7 @@ import { SessionTracker } from "../src/node/tracker.js";
 import { indexTouches } from "../src/node/touches.js";
 import { generateSession, generateStore } from "./generate.js";
 import { benchWholeProcess } from "./process.js";
+import { benchUsage } from "./usage.js";
 import { benchSearch } from "./search.js";
 import { benchTranscript } from "./transcript.js";
 
@@ -526,6 +527,9 @@ async function main() {
 
   // 19. Scale 2 (issue #19): whole processes (the built CLI) against pi's loader and the read + JSON.parse floor.
   if (existsSync(cli)) rows.push(...(await benchWholeProcess(big, CACHE, quick)));
+
+  // 21. Usage at native speed (issue #21): `usage` cold and warm against ccusage's native binary, whole processes.
+  rows.push(...benchUsage(storeDir, quick ? 3 : 5));
 
   const table = [
     "| # | measure | value | baseline (same run) | ratio | goal | met |",

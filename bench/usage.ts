@@ -1,0 +1,114 @@
+/**
+ * Rows 21 (issue #21): `pi-sessions usage --by day --json` over the 2,000-session bench store against ccusage's
+ * native binary (`ccusage pi daily --json --offline`, the version pinned in devDependencies), as whole processes,
+ * interleaved, medians. Cold: `--no-cache`. Warm: our cache filled by one run before. Peak RSS comes from GNU time
+ * (`/usr/bin/time`), which sees ccusage's native process too (its `ccusage` command is a Node launcher that spawns
+ * it); without GNU time the memory row is left out.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const ROOT = join(import.meta.dirname, "..");
+const CLI = join(ROOT, "dist", "cli.js");
+const CCUSAGE = join(ROOT, "node_modules", "ccusage", "src", "cli.js");
+const GNU_TIME = "/usr/bin/time";
+
+interface Run {
+  ms: number;
+  peakBytes: number | null;
+  status: number | null;
+}
+
+function run(args: string[], env: NodeJS.ProcessEnv): Run {
+  const timeFile = join(tmpdir(), `pi-bench-time-${process.pid}`);
+  const gnu = existsSync(GNU_TIME);
+  const [command, argv] = gnu
+    ? [GNU_TIME, ["-f", "%M", "-o", timeFile, process.execPath, ...args]]
+    : [process.execPath, args];
+  const t = performance.now();
+  const r = spawnSync(command, argv, { stdio: ["ignore", "ignore", "ignore"], env: { ...process.env, ...env } });
+  const ms = performance.now() - t;
+  let peakBytes: number | null = null;
+  if (gnu && existsSync(timeFile)) peakBytes = Number(readFileSync(timeFile, "utf8").trim().split("\n").at(-1)) * 1024;
+  rmSync(timeFile, { force: true });
+  return { ms, peakBytes, status: r.status };
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+interface Row {
+  n: number;
+  measure: string;
+  value: string;
+  baseline: string;
+  ratio: string;
+  goal: string;
+  met: boolean | null;
+}
+
+/** Rows 21 over the store whose agent dir is `agentDir` (its sessions in `agentDir/sessions`). */
+export function benchUsage(agentDir: string, runs: number): Row[] {
+  if (!existsSync(CCUSAGE) || !existsSync(CLI)) return [];
+  const cacheDir = mkdtempSync(join(tmpdir(), "pi-bench-usage-cache-"));
+  const ours = ["usage", "--by", "day", "--json", "--agent-dir", agentDir];
+  const env = { PI_SESSIONS_CACHE_DIR: cacheDir };
+  const contenders: [string, string[], NodeJS.ProcessEnv][] = [
+    ["cold", [CLI, ...ours, "--no-cache"], env],
+    ["warm", [CLI, ...ours], env],
+    ["ccusage", [CCUSAGE, "pi", "daily", "--json", "--offline", "--pi-path", join(agentDir, "sessions")], {}],
+  ];
+  try {
+    run([CLI, ...ours], env); // fills the cache for the warm runs
+    const all = new Map<string, Run[]>(contenders.map(([name]) => [name, []]));
+    for (let i = 0; i < runs; i++) for (const [name, args, e] of contenders) all.get(name)!.push(run(args, e));
+    const med = (name: string) => {
+      const rs = all.get(name)!;
+      const peaks = rs.map((r) => r.peakBytes).filter((p): p is number => p !== null);
+      return {
+        ms: median(rs.map((r) => r.ms)),
+        peak: peaks.length ? median(peaks) : null,
+        ok: rs.every((r) => r.status === 0),
+      };
+    };
+    const cold = med("cold");
+    const warm = med("warm");
+    const cc = med("ccusage");
+    const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+    const mb = (b: number) => `${(b / 1048576).toFixed(0)} MB`;
+    const rows: Row[] = [
+      {
+        n: 21,
+        measure: `usage --by day, cold (--no-cache), whole process, median of ${runs}`,
+        value: s(cold.ms),
+        baseline: `ccusage 20.0.24 pi daily ${s(cc.ms)}`,
+        ratio: `${(cold.ms / cc.ms).toFixed(2)}×`,
+        goal: "≤ 1.0×",
+        met: cold.ok && cc.ok && cold.ms <= cc.ms,
+      },
+      {
+        n: 21,
+        measure: "…warm (the metadata cache filled)",
+        value: s(warm.ms),
+        baseline: `ccusage ${s(cc.ms)}`,
+        ratio: `${(warm.ms / cc.ms).toFixed(2)}×`,
+        goal: "≤ 0.5×",
+        met: warm.ok && cc.ok && warm.ms <= 0.5 * cc.ms,
+      },
+    ];
+    if (cold.peak !== null && cc.peak !== null)
+      rows.push({
+        n: 21,
+        measure: "…peak RSS, cold",
+        value: mb(cold.peak),
+        baseline: `ccusage ${mb(cc.peak)}`,
+        ratio: `${(cold.peak / cc.peak).toFixed(2)}×`,
+        goal: "≤ 1.0×",
+        met: cold.ok && cold.peak <= cc.peak,
+      });
+    return rows;
+  } finally {
+    rmSync(cacheDir, { recursive: true, force: true });
+  }
+}
