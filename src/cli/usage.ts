@@ -12,7 +12,7 @@ import { type GroupBy, modelKey, usageReport, type UsageRow } from "../node/repo
 import { newStoreSession, type StoreSession } from "../node/store/index.js";
 import { formatCost, formatCount, formatRowCost, oneLine, truncate, unpricedNote } from "../protocol/format.js";
 import { EXIT_OK, type Io, openStore, reportUnreadable, type StoreValues, text, UsageError, whyEmpty } from "./args.js";
-import { formatTable, shortId } from "./table.js";
+import type { shortId as ShortId } from "./table.js";
 
 interface UsageValues extends StoreValues {
   by: GroupBy;
@@ -87,11 +87,13 @@ export async function usageCommand(values: UsageValues, io: Io): Promise<number>
     io.out(JSON.stringify({ ...json, rows }));
     return EXIT_OK;
   }
+  // The table module is loaded only for a table: its Unicode width tables take tens of milliseconds to build.
+  const { formatTable, shortId } = await import("./table.js");
   const table = [
     [by, "input", "output", "cache read", "cache write", "total tokens", "cost", "active", "inherited", "msgs"],
   ];
   for (const r of report.rows) {
-    table.push(rowCells(r, by));
+    table.push(rowCells(r, by, shortId));
     if (values.breakdown)
       for (const m of breakdown(r.key))
         table.push([`  └ ${m.model}`, ...tokenCells(m), formatRowCost(m), "", "", formatCount(m.messages)]);
@@ -115,7 +117,7 @@ function tokenCells(t: UsageTotals): string[] {
   return [t.input, t.output, t.cacheRead, t.cacheWrite, t.totalTokens].map(formatCount);
 }
 
-function rowCells(r: UsageRow, by: GroupBy): string[] {
+function rowCells(r: UsageRow, by: GroupBy, shortId: typeof ShortId): string[] {
   const key =
     by === "session"
       ? `${shortId(r.key)} ${truncate(r.name ?? "", 30)}${r.includedInParent ? " (in parent)" : ""}`
