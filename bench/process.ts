@@ -14,6 +14,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { pathToFileURL } from "node:url";
 
+import { medianOf, type Row } from "./row.js";
 const ROOT = join(import.meta.dirname, "..");
 const HOOK = pathToFileURL(join(import.meta.dirname, "proc", "peak-rss.mjs")).href;
 const CLI = join(ROOT, "dist", "cli.js");
@@ -38,8 +39,6 @@ function runProcess(args: string[]): ProcessRun {
   return { ms, peakBytes, status: r.status };
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-
 interface Contender {
   name: string;
   args: string[];
@@ -59,7 +58,7 @@ function interleaved(contenders: Contender[], runs: number): Map<string, Process
   return new Map(
     [...all].map(([name, rs]) => [
       name,
-      { ms: median(rs.map((r) => r.ms)), peakBytes: median(rs.map((r) => r.peakBytes)), status: rs.at(-1)!.status },
+      { ms: medianOf(rs.map((r) => r.ms)), peakBytes: medianOf(rs.map((r) => r.peakBytes)), status: rs.at(-1)!.status },
     ]),
   );
 }
@@ -107,16 +106,6 @@ async function chainCopies(source: string, target: string, copies: number): Prom
 }
 
 const sizeOf = (file: string) => statSync(file).size;
-
-interface Row {
-  n: number;
-  measure: string;
-  value: string;
-  baseline: string;
-  ratio: string;
-  goal: string;
-  met: boolean | null;
-}
 
 const mb = (n: number) => (n / 1048576).toFixed(0);
 const s = (n: number) => `${(n / 1000).toFixed(2)} s`;

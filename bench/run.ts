@@ -37,6 +37,7 @@ import { SessionTracker } from "../src/node/tracker.js";
 import { indexTouches } from "../src/node/touches.js";
 import { generateSession, generateStore } from "./generate.js";
 import { benchWholeProcess } from "./process.js";
+import type { Row } from "./row.js";
 import { benchUsage } from "./usage.js";
 import { benchSearch } from "./search.js";
 import { benchTranscript } from "./transcript.js";
@@ -115,16 +116,6 @@ function countingFs(): StoreFs & { bytesRead: number; filesRead: number } {
     },
   };
   return fs;
-}
-
-interface Row {
-  n: number;
-  measure: string;
-  value: string;
-  baseline: string;
-  ratio: string;
-  goal: string;
-  met: boolean | null;
 }
 
 async function main() {

@@ -10,6 +10,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
+import { medianOf, type Row } from "./row.js";
 const ROOT = join(import.meta.dirname, "..");
 const CLI = join(ROOT, "dist", "cli.js");
 const CCUSAGE = join(ROOT, "node_modules", "ccusage", "src", "cli.js");
@@ -36,18 +37,6 @@ function run(args: string[], env: NodeJS.ProcessEnv): Run {
   return { ms, peakBytes, status: r.status };
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-
-interface Row {
-  n: number;
-  measure: string;
-  value: string;
-  baseline: string;
-  ratio: string;
-  goal: string;
-  met: boolean | null;
-}
-
 /** Rows 21 over the store whose agent dir is `agentDir` (its sessions in `agentDir/sessions`). */
 export function benchUsage(agentDir: string, runs: number): Row[] {
   if (!existsSync(CCUSAGE) || !existsSync(CLI)) return [];
@@ -67,8 +56,8 @@ export function benchUsage(agentDir: string, runs: number): Row[] {
       const rs = all.get(name)!;
       const peaks = rs.map((r) => r.peakBytes).filter((p): p is number => p !== null);
       return {
-        ms: median(rs.map((r) => r.ms)),
-        peak: peaks.length ? median(peaks) : null,
+        ms: medianOf(rs.map((r) => r.ms)),
+        peak: peaks.length ? medianOf(peaks) : null,
         ok: rs.every((r) => r.status === 0),
       };
     };

@@ -60,6 +60,17 @@ export async function readRegularFile(path: string): Promise<{ bytes: Buffer; id
   }
 }
 
+/** Fill `buf` from `position` of an open file; fewer bytes (the count returned) only at the end of the file. */
+export function readFullySync(fd: number, buf: Uint8Array, position: number): number {
+  let got = 0;
+  while (got < buf.length) {
+    const r = readSync(fd, buf, got, buf.length - got, position + got);
+    if (r === 0) break;
+    got += r;
+  }
+  return got;
+}
+
 /** `readRegularFile` for the synchronous listing calls (a few KB at each end of a file). */
 export function readRegularRangeSync(path: string, ranges: [position: number, length: number][]): Buffer[] {
   const fd = openSync(path, READ_FLAGS);
@@ -67,15 +78,8 @@ export function readRegularRangeSync(path: string, ranges: [position: number, le
     const st = fstatSync(fd);
     if (!st.isFile()) throw new NotRegularFileError(path);
     return ranges.map(([position, length]) => {
-      const n = Math.max(0, Math.min(length, st.size - position));
-      const buf = Buffer.alloc(n);
-      let got = 0;
-      while (got < n) {
-        const r = readSync(fd, buf, got, n - got, position + got);
-        if (r === 0) break;
-        got += r;
-      }
-      return buf.subarray(0, got);
+      const buf = Buffer.alloc(Math.max(0, Math.min(length, st.size - position)));
+      return buf.subarray(0, readFullySync(fd, buf, position));
     });
   } finally {
     closeSync(fd);

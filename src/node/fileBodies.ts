@@ -9,7 +9,7 @@
 import { closeSync, fstatSync, openSync, readSync, statSync } from "node:fs";
 import type { BodySource } from "../core/bodySource.js";
 import { type ParseOptions, type Session, SessionReader } from "../core/session.js";
-import { READ_FLAGS } from "./fileAccess.js";
+import { READ_FLAGS, readFullySync } from "./fileAccess.js";
 
 interface Identity {
   dev: bigint;
@@ -63,13 +63,7 @@ export class FileBodySource implements BodySource {
       if (!st.isFile() || st.dev !== identity.dev || st.ino !== identity.ino || Number(st.size) < this.#through)
         return null;
       const buf = Buffer.allocUnsafe(end - start);
-      let got = 0;
-      while (got < buf.length) {
-        const n = readSync(fd, buf, got, buf.length - got, start + got);
-        if (n === 0) return null;
-        got += n;
-      }
-      return buf;
+      return readFullySync(fd, buf, start) === buf.length ? buf : null;
     } catch {
       return null;
     } finally {

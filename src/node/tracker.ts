@@ -8,11 +8,11 @@
  * file when it migrates it. Any of these (a new inode, a shorter file, or a changed first line) makes the next read
  * a full one.
  */
-import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, fstatSync, openSync } from "node:fs";
 import { type FileHandle, stat } from "node:fs/promises";
 import type { Diagnostic } from "../core/diagnostics.js";
 import { type ParseOptions, type ParseResult, SessionReader } from "../core/session.js";
-import { openRegular, READ_FLAGS, readAt } from "./fileAccess.js";
+import { openRegular, READ_FLAGS, readAt, readFullySync } from "./fileAccess.js";
 import { CHUNK_BYTES, ChunkFeeder, FileBodySource } from "./fileBodies.js";
 import { yieldToEventLoop } from "./readSession.js";
 
@@ -144,15 +144,10 @@ export class SessionTracker {
       const prefix = this.feeder.prefix;
       const n = Math.min(prefix.length, size);
       const now = Buffer.alloc(n);
-      if (n) readSync(fd, now, 0, n, 0);
+      readFullySync(fd, now, 0);
       if (!now.equals(prefix)) return null;
       const buf = Buffer.alloc(size - start);
-      let got = 0;
-      while (got < buf.length) {
-        const r = readSync(fd, buf, got, buf.length - got, start + got);
-        if (r === 0) break;
-        got += r;
-      }
+      const got = readFullySync(fd, buf, start);
       this.feeder.push(buf.subarray(0, got));
       this.size = size;
       this.mtimeNs = st.mtimeNs ?? mtimeNs;

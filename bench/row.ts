@@ -1,0 +1,14 @@
+/** One row of `npm run bench`'s table: a figure, its baseline measured in the same run, and the goal it answers. */
+export interface Row {
+  n: number;
+  measure: string;
+  value: string;
+  baseline: string;
+  ratio: string;
+  goal: string;
+  /** null: a figure with no goal of its own. */
+  met: boolean | null;
+}
+
+/** The median of some measurements (the upper one of an even count). */
+export const medianOf = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
