@@ -11,6 +11,7 @@ const IMAGES = {
   "01-branches-and-fork.png": "explorer-branches",
   "02-compaction.png": "explorer-compaction",
   "04-search.png": "search",
+  "06-fork-families.png": "fork-families",
   "50-search-content-dark.png": "search-content",
   "51-search-results-dark.png": "search-results",
   "10-usage-dark.png": "panel-usage",

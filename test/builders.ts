@@ -188,3 +188,8 @@ export function anthropicMessage(id: string, parentId: string | null, role: stri
     extra: role === "assistant" ? { api: "x", ...extra } : extra,
   });
 }
+
+/** pi's `session_info` entry: the session's name (`/name`). */
+export function sessionInfo(id: string, parentId: string | null, name: string, o: { time?: Time } = {}) {
+  return { type: "session_info", id, parentId, timestamp: time(o.time, 0), name };
+}

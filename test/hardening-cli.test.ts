@@ -19,7 +19,7 @@ import { run } from "../src/cli/main.js";
 import { inspectTail, repairTail } from "../src/node/repair.js";
 import { exportTable } from "../src/node/views/dashboard.js";
 import type { DashboardModel } from "../src/protocol/views.js";
-import { fork, header, label, message, usage } from "./builders.js";
+import { fork, header, label, message, sessionInfo, usage } from "./builders.js";
 import { jsonl } from "./helpers.js";
 
 const ESC = "\u001b";
@@ -111,18 +111,28 @@ describe("hardening: the CLI's text output, repair and CSV", function () {
     assert.equal(list.sessions[0].name, ALL);
   });
 
-  it("list: a parent's id is one field, its newline escaped (it cannot start a row of its own)", async () => {
+  it("list: a parent's title is one field, its newline made a space (it cannot start a row of its own)", async () => {
     const sessions = join(dir, "agent", "sessions", "--forks--");
     mkdirSync(sessions, { recursive: true });
     const parentId = "parent\n999  ok";
-    writeFileSync(join(sessions, "p.jsonl"), jsonl(header({ id: parentId }), message("u0000001", null, "user", "x")));
+    writeFileSync(
+      join(sessions, "p.jsonl"),
+      jsonl(
+        header({ id: parentId }),
+        message("u0000001", null, "user", "x"),
+        sessionInfo("n1", "u0000001", "t\n999  ok"),
+      ),
+    );
     writeFileSync(
       join(sessions, "c.jsonl"),
       jsonl(fork(parentId, { id: "child" }), message("u0000001", null, "user", "x")),
     );
     const r = await cli("list", "--agent-dir", join(dir, "agent"), "--no-cache");
-    assert.match(r.out, /↳ \\x0a999 {2}ok/, r.out);
+    assert.match(r.out, /fork of t 999 ok/, r.out);
     assert.ok(!/^999 {2}ok/m.test(r.out), r.out);
+    const json = JSON.parse((await cli("list", "--agent-dir", join(dir, "agent"), "--no-cache", "--json")).out);
+    const child = json.sessions.find((x: { id: string }) => x.id === "child");
+    assert.equal(child.parentId, parentId, "JSON keeps the exact id");
   });
 
   it("repair refuses a file that is not a session and leaves it as it was", async () => {

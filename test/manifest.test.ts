@@ -105,6 +105,7 @@ describe("package.json contributions", () => {
       "piSessions.compaction.keepRecentTokens",
       "piSessions.compaction.model",
       "piSessions.defaultFilter",
+      "piSessions.forks.display",
       "piSessions.includeOmp",
       "piSessions.includePi",
       "piSessions.ompPath",
@@ -112,6 +113,8 @@ describe("package.json contributions", () => {
       "piSessions.statusBar.enabled",
     ]);
     assert.deepEqual(props["piSessions.defaultFilter"].enum, [...FILTER_MODES]);
+    assert.deepEqual(props["piSessions.forks.display"].enum, ["nested", "flat"]);
+    assert.equal(props["piSessions.forks.display"].default, "nested");
     assert.equal(props["piSessions.includePi"].default, true);
     assert.equal(props["piSessions.includeOmp"].default, true);
   });

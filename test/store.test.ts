@@ -179,7 +179,7 @@ describe("session store over real agent dirs", () => {
   it("nested subagent and /tan sessions are marked nested and are never mistaken for projects", async () => {
     const { sessions } = await store();
     computeOwnership(sessions);
-    const rows = sessions.map(listedSession);
+    const rows = sessions.map((s) => listedSession(s));
     const nested = rows.filter((r) => r.nested);
     assert.equal(nested.length, 2);
     for (const r of nested) assert.equal(r.cwd, "/home/u/src/proj");
@@ -235,7 +235,7 @@ describe("session store over real agent dirs", () => {
     const { sessions } = await store();
     const family = [find(sessions, O2), find(sessions, O3)];
     computeOwnership(family);
-    const [parent, fork] = family.map(listedSession);
+    const [parent, fork] = family.map((s) => listedSession(s));
     assert.equal(fork!.entryCount, 36);
     assert.equal(fork!.ownEntryCount, 0, "an OMP /fork copies every entry, with the same ids and timestamps");
     assert.equal(parent!.ownEntryCount, 36);

@@ -89,9 +89,40 @@ try {
   await page.mouse.move(700, 600);
   await page.screenshot({ path: `${shots}/02-compaction.png` });
 
+  // Fork families: the OMP subagent is found by name and revealed inside its family (under "Subagents (1)" of
+  // "Stats helpers"); the family's "Forks (3)" lists the forks by what they did.
+  await row("Explain the layout of this repo.").click(); // collapse
+  const input = page.locator(".quick-input-widget .quick-input-box input");
+  await page.keyboard.press("F1");
+  await input.waitFor({ timeout: 10000 });
+  await input.fill(">Pi Sessions: Find Session by Name");
+  await page
+    .locator(".quick-input-list .monaco-list-row", { hasText: "Pi Sessions: Find Session by Name" })
+    .first()
+    .waitFor({ timeout: 10000 });
+  await page.keyboard.press("Enter");
+  await page
+    .locator(".quick-input-widget", { hasText: "Pi Sessions: Find Session by Name" })
+    .waitFor({ timeout: 10000 });
+  await input.fill("Find all exported functions");
+  await page
+    .locator(".quick-input-list .monaco-list-row", { hasText: "Find all exported functions" })
+    .first()
+    .waitFor({ timeout: 10000 });
+  await page.keyboard.press("Enter");
+  await view
+    .locator(".monaco-list-row.selected", { hasText: "Find all exported functions" })
+    .first()
+    .waitFor({ timeout: 15000 });
+  await row("Subagents (1)").waitFor({ timeout: 15000 });
+  await expand("Forks (3)");
+  await row("(no new prompt) after “Add a sum() helper.”").waitFor({ timeout: 15000 });
+  step("a subagent revealed inside its family; Forks (3) lists the forks by what they did");
+  await page.mouse.move(700, 600);
+  await page.screenshot({ path: `${shots}/06-fork-families.png` });
+
   // Filter from the view's title bar.
   await view.locator('[aria-label^="Set Entry Filter"]').first().click();
-  const input = page.locator(".quick-input-widget .quick-input-box input");
   await input.waitFor({ timeout: 10000 });
   await input.fill("user-only");
   await page.keyboard.press("Enter");

@@ -1,9 +1,16 @@
 /** `pi-sessions list`: every session under the roots, with fork lineage; and the row shape of `list --json`. */
 import { formatDateTime, oneLine, truncate } from "../protocol/format.js";
-import { computeOwnership, type ParentState, type StoreSession } from "../node/store/index.js";
+import {
+  computeOwnership,
+  FamilyIndex,
+  firstOwnPrompt,
+  type ParentState,
+  sessionTitle,
+  type StoreSession,
+} from "../node/store/index.js";
 import { EXIT_OK, type Io, openStore, type StoreValues, text, whyEmpty } from "./args.js";
 import { diagnosticLine } from "./fileCommands.js";
-import { formatTable, shortId } from "./table.js";
+import { formatTable } from "./table.js";
 
 export interface ListedSession {
   id: string | null;
@@ -11,6 +18,12 @@ export interface ListedSession {
   flavor: "pi" | "omp" | null;
   cwd: string | null;
   name: string | null;
+  /** What the session is called: its name or title, else its first prompt; a fork's own name or first own prompt. */
+  title: string;
+  /** A fork's first prompt after the fork point (null when it has none, and for a session that is no fork). */
+  firstOwnPrompt: string | null;
+  /** The file of the session that heads this session's fork family (the session itself when it has no parent). */
+  familyRoot: string;
   nested: boolean;
   parentSession: string | null;
   parentId: string | null;
@@ -26,8 +39,13 @@ export interface ListedSession {
 }
 
 /** The `list --json` row of a session (call `computeOwnership` on the result first). */
-export function listedSession(s: StoreSession): ListedSession {
+export function listedSession(s: StoreSession, families?: FamilyIndex): ListedSession {
   const sum = s.summary;
+  // Without the index, the chain of fork parents (acyclic: linkLineage cuts cycles).
+  let root = s;
+  if (families) root = families.chain(s)[0]!;
+  else while (root.parent) root = root.parent;
+  const family = { title: sessionTitle(s), familyRoot: root.file };
   if (!sum.ok) {
     return {
       id: null,
@@ -35,6 +53,8 @@ export function listedSession(s: StoreSession): ListedSession {
       flavor: null,
       cwd: null,
       name: null,
+      ...family,
+      firstOwnPrompt: null,
       nested: s.nestedIn !== null,
       parentSession: null,
       parentId: null,
@@ -66,6 +86,8 @@ export function listedSession(s: StoreSession): ListedSession {
     flavor: sum.flavor,
     cwd: sum.cwd,
     name: sum.name,
+    ...family,
+    firstOwnPrompt: sum.parentSession ? firstOwnPrompt(s) : null,
     nested: s.nestedIn !== null,
     parentSession: sum.parentSession?.raw ?? null,
     parentId: parentSummary?.ok ? parentSummary.id : null,
@@ -80,15 +102,31 @@ export function listedSession(s: StoreSession): ListedSession {
   };
 }
 
-export async function listCommand(values: StoreValues, io: Io): Promise<number> {
+export interface ListValues extends StoreValues {
+  /** Families: each session under the one it was forked from. */
+  tree?: boolean;
+}
+
+export async function listCommand(values: ListValues, io: Io): Promise<number> {
   const { store, result } = await openStore(values);
   const empty = whyEmpty(store, result, values.workspace);
   if (empty) text(io).err(`pi-sessions list: ${empty}`);
   computeOwnership(result);
-  const rows = result.map((s) => ({ row: listedSession(s), s }));
-  rows.sort(
-    (a, b) => (b.row.lastSeen ?? "").localeCompare(a.row.lastSeen ?? "") || a.row.file.localeCompare(b.row.file),
-  );
+  const families = new FamilyIndex(result);
+  const rows = new Map(result.map((s) => [s, listedSession(s, families)]));
+  const newestFirst = (a: StoreSession, b: StoreSession) =>
+    (rows.get(b)!.lastSeen ?? "").localeCompare(rows.get(a)!.lastSeen ?? "") || a.file.localeCompare(b.file);
+  // Flat: newest first. --tree: each family root (newest family first), then its forks and subagents, indented.
+  const order: { s: StoreSession; depth: number }[] = [];
+  if (values.tree) {
+    const walk = (s: StoreSession, depth: number) => {
+      order.push({ s, depth });
+      for (const k of [...families.forks(s), ...families.subagents(s)]) walk(k, depth + 1);
+    };
+    for (const top of families.tops(result)) walk(top, 0);
+  } else {
+    for (const s of [...result].sort(newestFirst)) order.push({ s, depth: 0 });
+  }
   type Row = { file: string; line: number; severity: "error" | "warning"; code: string; message: string };
   const diagnostics: Row[] = [
     ...result.flatMap((s): Row[] =>
@@ -107,24 +145,43 @@ export async function listCommand(values: StoreValues, io: Io): Promise<number> 
     ...store.errors.map((e) => ({ file: e.path, line: 0, severity: "error" as const, code: "io", message: e.message })),
   ];
   if (values.json) {
-    io.out(JSON.stringify({ sessions: rows.map((r) => r.row), diagnostics }));
+    const sessions = order.map(({ s, depth }) => (values.tree ? { ...rows.get(s)!, depth } : rows.get(s)!));
+    io.out(JSON.stringify({ sessions, diagnostics }));
     return EXIT_OK;
   }
-  const table = [["last seen", "flavor", "entries", "own", "fork", "name", "cwd"]];
-  for (const { row } of rows) {
-    const fork =
-      row.parentState === "none" ? "" : row.parentState === "resolved" ? `↳ ${shortId(row.parentId)}` : row.parentState;
+  const table = [["last seen", "flavor", "entries", "own", "title", "fork", "cwd"]];
+  for (const { s, depth } of order) {
+    const row = rows.get(s)!;
     table.push([
       formatDateTime(row.lastSeen),
       row.flavor ?? "REJECTED",
       String(row.entryCount),
       String(row.ownEntryCount),
-      fork + (row.nested ? " nested" : "") + (row.sameIdAs.length ? " same id" : ""),
-      truncate(row.name ?? "", 40),
+      (depth ? `${"  ".repeat(depth - 1)}└ ` : "") + truncate(row.title, 200),
+      forkText(s, row),
       oneLine(row.cwd ?? row.file),
     ]);
   }
   io.out(formatTable(table, [2, 3], false, io));
   for (const d of diagnostics) text(io).out(diagnosticLine(d.file, d));
   return EXIT_OK;
+}
+
+/** The fork column: where a fork came from (by its parent's title), and the other lineage marks. */
+function forkText(s: StoreSession, row: ListedSession): string {
+  const sub = s.summary.ok && s.summary.subagent;
+  // A fork nested in its parent's artifacts dir is an Oh My Pi /tan background clone (docs/session-format.md#t23).
+  const kind = sub ? "subagent" : s.nestedIn ? "/tan clone" : "fork";
+  const of = (title: string) => `${kind} of ${truncate(title, 40)}`;
+  const lineage =
+    row.parentState === "none"
+      ? sub && s.nestedIn
+        ? "subagent"
+        : ""
+      : s.parent
+        ? of(sessionTitle(s.parent))
+        : `${row.parentState} fork`;
+  return [lineage, row.nested && !sub && !s.parent ? "nested" : "", row.sameIdAs.length ? "same id" : ""]
+    .filter(Boolean)
+    .join(" · ");
 }

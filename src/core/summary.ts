@@ -47,6 +47,19 @@ export interface SessionSummaryOk {
   cwd: string | null;
   name: string | null;
   firstPrompt: string | null;
+  /**
+   * The first user prompt with text written after the header (entry time later than `created`). For a fork that is
+   * its first own prompt: the copies of its parent's entries keep their earlier times (docs/session-format.md#forks).
+   * A first-paint (`partial`) summary has it only when the file's head holds it.
+   */
+  laterPrompt: string | null;
+  /**
+   * When the name was set, in ms: the time of pi's last `session_info` entry (so a fork's name of its own is told
+   * from the one it copied). Null when unknown (no name; Oh My Pi, whose title slot is rewritten in place).
+   */
+  nameTime: number | null;
+  /** The last user prompt with text (for a fork with no prompt of its own: the last one it copied). */
+  lastPrompt: string | null;
   /** Header timestamp in ms (the fork moment for forks). */
   created: number;
   parentSession: { raw: string; kind: "path" | "id" } | null;
@@ -106,6 +119,34 @@ function firstPromptOf(entries: readonly Entry[]): string | null {
   return null;
 }
 
+/** The last user prompt with text among `entries` (their bodies are read from the end until one is found). */
+function lastPromptOf(entries: readonly Entry[]): string | null {
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const e = entries[i]!;
+    if (e.role !== "user" || !isPlainObject(e.data.message)) continue;
+    const text = contentText(e.data.message.content);
+    if (text.trim()) return truncate(text, 200);
+  }
+  return null;
+}
+
+/** The time of the last `session_info` entry among `entries` of a pi session (null when none or unknown, or OMP). */
+function nameTimeOf(flavor: string, entries: readonly Entry[]): number | null {
+  if (flavor !== "pi") return null;
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const e = entries[i]!;
+    if (e.type !== "session_info") continue;
+    const t = e.timestamp ? Date.parse(e.timestamp) : Number.NaN;
+    return Number.isFinite(t) ? t : null;
+  }
+  return null;
+}
+
+/** The first user prompt with text among `entries` written after `created` (ms). */
+function laterPromptOf(entries: readonly Entry[], created: number): string | null {
+  return firstPromptOf(entries.filter((e) => e.role === "user" && e.timestamp && Date.parse(e.timestamp) > created));
+}
+
 /** `provider/model` at the session's leaf, or null. */
 function modelAt(s: Session): string | null {
   const { model } = settingsAt(s);
@@ -119,6 +160,7 @@ export function summarize(result: ParseResult): SessionSummary {
   const usage = usageRecords(s);
   let active: Set<string> | undefined;
   const touches = touchRecords(s.entries, (id) => (active ??= new Set(pathTo(s, s.leafId).map((e) => e.id))).has(id));
+  const created = Date.parse(String(s.header.timestamp));
   return {
     ok: true,
     id: s.header.id,
@@ -127,7 +169,10 @@ export function summarize(result: ParseResult): SessionSummary {
     cwd: typeof s.header.cwd === "string" ? s.header.cwd : null,
     name: s.name,
     firstPrompt: firstPromptOf(s.entries),
-    created: Date.parse(String(s.header.timestamp)),
+    laterPrompt: laterPromptOf(s.entries, created),
+    lastPrompt: lastPromptOf(s.entries),
+    nameTime: s.name ? nameTimeOf(s.flavor, s.entries) : null,
+    created,
     parentSession: s.forkOf ? { raw: s.forkOf.raw, kind: s.forkOf.kind } : null,
     subagent: s.entries.some((e) => e.type === "session_init"),
     leafId: s.leafId,
@@ -204,6 +249,13 @@ export function extendSummary(prev: SessionSummary, result: ParseResult): Sessio
     ...prev,
     name: s.name,
     firstPrompt: prev.firstPrompt ?? firstPromptOf(added),
+    laterPrompt: prev.laterPrompt ?? laterPromptOf(added, prev.created),
+    lastPrompt: lastPromptOf(added) ?? prev.lastPrompt,
+    nameTime: !s.name
+      ? null
+      : added.some((e) => e.type === "session_info")
+        ? nameTimeOf(s.flavor, added)
+        : prev.nameTime,
     subagent: prev.subagent || added.some((e) => e.type === "session_init"),
     leafId: s.leafId,
     model,

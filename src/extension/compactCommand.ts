@@ -12,7 +12,7 @@ import type { FailureClass } from "../node/compact/failure.js";
 import { type Credentials, readCodexToken } from "../node/compact/credentials.js";
 import { type CompactResult, compactBranch } from "../node/compact/run.js";
 import { piKeepRecentTokens } from "../node/compact/settings.js";
-import { lastActivity, sessionTitle } from "../node/store/index.js";
+import { lastActivity } from "../node/store/index.js";
 import { formatCostAtMost } from "../protocol/format.js";
 import { entryIdOf, fileOf } from "./args.js";
 import { registerCommand } from "./commands.js";
@@ -21,6 +21,7 @@ import { requireTrust } from "./trust.js";
 import type { Logger } from "./logging.js";
 import type { SessionService } from "./service.js";
 import type { PanelManager } from "./webviews/panels.js";
+import { displayTitle } from "./titles.js";
 
 const SECRET_KEY = (p: "openai" | "azure") => `piSessions.apiKey.${p}`;
 /** The providers Compact Branch offers (product names stay as they are; what they call is described). */
@@ -150,7 +151,7 @@ export function registerCompactCommands(
             .filter((s) => s.summary.ok && s.summary.version >= 3)
             .sort((a, b) => lastActivity(b) - lastActivity(a))
             .map((s) => ({
-              label: sessionTitle(s),
+              label: displayTitle(s),
               description: s.summary.ok ? (s.summary.cwd ?? "") : "",
               file: s.file,
             }));
@@ -253,7 +254,7 @@ export function registerCompactCommands(
             ),
           ].join("\n\n");
           const ok = await vscode.window.showInformationMessage(
-            vscode.l10n.t('Compact "{0}"?', sessionTitle(service.lib.get(file)!)),
+            vscode.l10n.t('Compact "{0}"?', displayTitle(service.lib.get(file)!)),
             { modal: true, detail },
             compactButton,
           );

@@ -6,13 +6,14 @@
  */
 import { writeFile } from "node:fs/promises";
 import * as vscode from "vscode";
-import { lastActivity, sessionTitle } from "../node/store/index.js";
+import { lastActivity } from "../node/store/index.js";
 import { exportBranch, type ExportFormat } from "../node/views/exportBranch.js";
 import { entryIdOf, fileOf } from "./args.js";
 import { registerCommand } from "./commands.js";
 import { CommandId } from "./ids.js";
 import type { Logger } from "./logging.js";
 import type { SessionService } from "./service.js";
+import { displayTitle } from "./titles.js";
 
 interface ExportArgs {
   format?: ExportFormat;
@@ -44,7 +45,7 @@ export function registerExportCommand(service: SessionService, logger: Logger): 
           .filter((s) => s.summary.ok)
           .sort((a, b) => lastActivity(b) - lastActivity(a))
           .map((s) => ({
-            label: sessionTitle(s),
+            label: displayTitle(s),
             description: s.summary.ok ? (s.summary.cwd ?? "") : "",
             file: s.file,
           }));
@@ -67,7 +68,7 @@ export function registerExportCommand(service: SessionService, logger: Logger): 
         )?.format;
       if (!format) return undefined;
       const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
-      const name = `${fileNameOf(sessionTitle(stored))}.${format}`;
+      const name = `${fileNameOf(displayTitle(stored))}.${format}`;
       const uri = args.uri
         ? vscode.Uri.parse(args.uri)
         : await vscode.window.showSaveDialog({
@@ -81,7 +82,7 @@ export function registerExportCommand(service: SessionService, logger: Logger): 
       const written = await vscode.window.withProgress(
         {
           location: vscode.ProgressLocation.Notification,
-          title: vscode.l10n.t("Exporting {0}…", sessionTitle(stored)),
+          title: vscode.l10n.t("Exporting {0}…", displayTitle(stored)),
           cancellable: true,
         },
         async (_progress, token) => {

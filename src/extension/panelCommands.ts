@@ -3,7 +3,7 @@ import { basename } from "node:path";
 import * as vscode from "vscode";
 import { formatTokens, relativeTime } from "../protocol/format.js";
 import { type SessionLibrary } from "../node/library.js";
-import { lastActivity, sessionTitle } from "../node/store/index.js";
+import { lastActivity } from "../node/store/index.js";
 import type { StoreSession } from "../node/store/index.js";
 import { entryIdOf, fileOf } from "./args.js";
 import { registerCommand } from "./commands.js";
@@ -12,6 +12,7 @@ import type { Logger } from "./logging.js";
 import type { SessionService } from "./service.js";
 import type { PanelManager } from "./webviews/panels.js";
 import type { TranscriptPanels } from "./webviews/transcriptPanel.js";
+import { displayTitle } from "./titles.js";
 
 export async function pickSession(
   lib: SessionLibrary,
@@ -22,7 +23,7 @@ export async function pickSession(
     .filter(filter)
     .sort((a, b) => lastActivity(b) - lastActivity(a))
     .map((s) => ({
-      label: sessionTitle(s),
+      label: displayTitle(s),
       description: `${s.summary.ok ? (s.summary.cwd ?? "") : ""} · ${relativeTime(lastActivity(s))}`,
       s,
     }));

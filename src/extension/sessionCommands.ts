@@ -12,8 +12,9 @@ import type { Logger } from "./logging.js";
 import type { SessionService } from "./service.js";
 import type { SessionsTreeProvider, Element } from "./tree/index.js";
 import { hostPaths } from "../node/roots.js";
-import { relativeTime } from "../protocol/format.js";
-import { lastActivity, sessionTitle } from "../node/store/index.js";
+import { relativeTime, truncate } from "../protocol/format.js";
+import { lastActivity } from "../node/store/index.js";
+import { displayTitle } from "./titles.js";
 
 /** What each filter mode hides, for the filter picker. */
 function filterText(mode: FilterMode): string {
@@ -135,10 +136,15 @@ export function registerSessionCommands(ctx: CommandContext): vscode.Disposable 
             });
             continue;
           }
-          const title = sessionTitle(s);
+          const title = displayTitle(s);
+          const forkOf = s.parent
+            ? `${vscode.l10n.t("fork of {0}", truncate(displayTitle(s.parent), 40))} · `
+            : sum.parentSession
+              ? `${vscode.l10n.t("orphan fork")} · `
+              : "";
           items.push({
-            label: `$(comment-discussion) ${title}`,
-            description: `${sum.cwd ?? ""} · ${relativeTime(lastActivity(s))}`,
+            label: `$(${sum.parentSession ? "repo-forked" : "comment-discussion"}) ${title}`,
+            description: `${forkOf}${sum.cwd ?? ""} · ${relativeTime(lastActivity(s))}`,
             detail: sum.name && sum.firstPrompt ? sum.firstPrompt : undefined,
             file: s.file,
           });

@@ -11,6 +11,7 @@ import type { SessionRoot } from "./roots.js";
 import {
   belongsToWorkspace,
   computeOwnership,
+  FamilyIndex,
   lastActivity,
   linkLineage,
   loadStore,
@@ -61,6 +62,8 @@ export class SessionLibrary {
   private completion: Promise<void> = Promise.resolve();
   /** `projects()` as of the last change (the tree asks for it once per project row). */
   private projectList: Project[] | null = null;
+  /** Fork families as of the last change. */
+  private familyIndex: FamilyIndex | null = null;
 
   /**
    * Resolves when every session is fully summarized. The first listing of a cold store paints from each file's first
@@ -119,6 +122,7 @@ export class SessionLibrary {
 
   private relink(): void {
     this.projectList = null;
+    this.familyIndex = null;
     const all = [...this.sessionsByFile.values()];
     linkLineage(all, this.options.roots);
     computeOwnership(all);
@@ -225,7 +229,11 @@ export class SessionLibrary {
       }
     }
     if (structural) this.relink();
-    else if (changes.length) this.projectList = null; // activity order changed
+    else if (changes.length) {
+      // activity order changed
+      this.projectList = null;
+      this.familyIndex = null;
+    }
     return { changes, structural };
   }
 
@@ -233,6 +241,12 @@ export class SessionLibrary {
   workspaceSessions(folders: string[], host: HostPaths): StoreSession[] {
     if (!folders.length) return [];
     return this.sessions.filter((s) => folders.some((f) => belongsToWorkspace(s, f, host))).sort(byActivity);
+  }
+
+  /** Fork families of every listed session (family parents, forks, subagents, latest activity). */
+  families(): FamilyIndex {
+    this.familyIndex ??= new FamilyIndex(this.sessions);
+    return this.familyIndex;
   }
 
   /** Every session grouped by project cwd; projects and their sessions newest first. */

@@ -71,8 +71,9 @@ suite("Pi Sessions explorer in a real VS Code", () => {
     assert.deepEqual(roots.map(label), ["This Workspace", "All Projects"]);
     const ws = await kids(roots[0]);
     const files = ws.filter((e): e is SessionNode => e.kind === "session").map((e) => e.file);
-    for (const f of [S1(), S2(), S3(), S5A(), O1()])
-      assert.ok(files.includes(f), `${path.basename(f)} is in This Workspace`);
+    for (const f of [S1(), S2(), S3(), O1()]) assert.ok(files.includes(f), `${path.basename(f)} is in This Workspace`);
+    // A fork is in its family, under its parent's "Forks (N)" (families.test.ts).
+    assert.equal((await sessionEl(S5A())).parent?.kind, "forks");
     assert.ok(!files.some((f) => f.includes("other-project")), "other projects are not in This Workspace");
     const projects = await kids(roots[1]);
     assert.ok(projects.every((p) => p.kind === "project"));

@@ -6,12 +6,13 @@
 import { basename } from "node:path";
 import * as vscode from "vscode";
 import { relativeTime } from "../../protocol/format.js";
-import { sessionTitle, type StoreSession } from "../../node/store/index.js";
+import { type StoreSession } from "../../node/store/index.js";
 import type { FileTouch } from "../../node/touches.js";
 import { CommandId, TouchContextValue } from "../ids.js";
 import type { SessionService } from "../service.js";
 import type { FileHistory } from "./fileHistory.js";
 import { KIND_ICONS, promptsOf, sessionsSummary, touchTooltip, touchWhen } from "./touchTurns.js";
+import { displayTitle } from "../titles.js";
 
 export class SessionTouches {
   constructor(
@@ -95,7 +96,7 @@ export class AgentHistoryProvider implements vscode.TreeDataProvider<HistoryElem
   getTreeItem(element: HistoryElement): vscode.TreeItem {
     if (element instanceof SessionTouches) {
       const item = new vscode.TreeItem(
-        sessionTitle(element.session),
+        displayTitle(element.session),
         element.expanded ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed,
       );
       const latest = element.touches[0]!;

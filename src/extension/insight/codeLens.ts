@@ -5,12 +5,12 @@
  */
 import * as vscode from "vscode";
 import { relativeTime } from "../../protocol/format.js";
-import { sessionTitle } from "../../node/store/index.js";
 import type { FileTouch } from "../../node/touches.js";
 import { CommandId } from "../ids.js";
 import type { SessionService } from "../service.js";
 import type { FileHistory } from "./fileHistory.js";
 import { KIND_ICONS, kindLabel, lensTitle, promptsOf } from "./touchTurns.js";
+import { displayTitle } from "../titles.js";
 
 function codeLensEnabled(): boolean {
   return vscode.workspace.getConfiguration("piSessions").get<boolean>("codeLens.enabled", true);
@@ -77,9 +77,9 @@ export async function pickTurn(
   const items = (touches: FileTouch[], prompts?: Map<string, string>): TurnItem[] =>
     touches.map((t) => ({
       touch: t,
-      label: `$(${KIND_ICONS[t.kind]}) ${prompts?.get(`${t.session.file}\n${t.entryId}`) || sessionTitle(t.session)}`,
+      label: `$(${KIND_ICONS[t.kind]}) ${prompts?.get(`${t.session.file}\n${t.entryId}`) || displayTitle(t.session)}`,
       description: [kindLabel(t.kind), Number.isFinite(t.time) ? relativeTime(t.time) : ""].filter(Boolean).join(" · "),
-      detail: `${sessionTitle(t.session)}${t.onActivePath ? "" : ` · ${vscode.l10n.t("another branch")}`}`,
+      detail: `${displayTitle(t.session)}${t.onActivePath ? "" : ` · ${vscode.l10n.t("another branch")}`}`,
     }));
   void (async () => {
     const touches = await history.touchesWhenReady(uri.fsPath);

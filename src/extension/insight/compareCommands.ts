@@ -7,7 +7,7 @@ import { leavesOf, newestLeafBelow } from "../../core/compare.js";
 import type { Session } from "../../core/session.js";
 import { promptBefore } from "../../core/toolFiles.js";
 import { relativeTime, truncate } from "../../protocol/format.js";
-import { lastActivity, sessionTitle } from "../../node/store/index.js";
+import { lastActivity } from "../../node/store/index.js";
 import { entryIdOf, fileOf } from "../args.js";
 import { registerCommand } from "../commands.js";
 import { CommandId } from "../ids.js";
@@ -15,6 +15,7 @@ import type { Logger } from "../logging.js";
 import { pickSession } from "../panelCommands.js";
 import type { SessionService } from "../service.js";
 import type { PanelManager } from "../webviews/panels.js";
+import { displayTitle } from "../titles.js";
 
 type Side = { file: string; leafId?: string };
 type SideItem = vscode.QuickPickItem & { side: Side };
@@ -41,7 +42,7 @@ function sideItems(service: SessionService, file: string, session: Session): Sid
   const s = service.lib.get(file);
   for (const child of [...(s?.children ?? [])].sort((x, y) => lastActivity(y) - lastActivity(x)))
     items.push({
-      label: `$(repo-forked) ${truncate(sessionTitle(child), 80)}`,
+      label: `$(repo-forked) ${truncate(displayTitle(child), 80)}`,
       description: `${vscode.l10n.t("fork")} · ${relativeTime(lastActivity(child))}`,
       side: { file: child.file },
     });

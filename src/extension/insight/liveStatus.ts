@@ -17,10 +17,11 @@ import {
 } from "../../protocol/format.js";
 import { hostPaths } from "../../node/roots.js";
 import { agentDirOf, type CompactionSettings, piCompactionSettings } from "../../node/piSettings.js";
-import { lastActivity, ownCost, sessionTitle, type StoreSession } from "../../node/store/index.js";
+import { lastActivity, ownCost, type StoreSession } from "../../node/store/index.js";
 import { CommandId } from "../ids.js";
 import type { SessionService } from "../service.js";
 import { LIVE_MS } from "../tree/index.js";
+import { displayTitle } from "../titles.js";
 
 /** How often a shown item checks whether its session went quiet. */
 const CHECK_MS = 5_000;
@@ -115,7 +116,7 @@ export class LiveStatus implements vscode.Disposable {
     md.isTrusted = false;
     md.supportHtml = false;
     const sum = s.summary.ok ? s.summary : null;
-    md.appendText(`${truncate(oneLine(sessionTitle(s)), 80)}\n\n`);
+    md.appendText(`${truncate(oneLine(displayTitle(s)), 80)}\n\n`);
     md.appendText(vscode.l10n.t("Live: written {0}", relativeTime(lastActivity(s))) + "\n");
     if (fill) {
       md.appendText(vscode.l10n.t("Model: {0}", `${fill.provider}/${fill.model}`) + "\n");

@@ -7,13 +7,14 @@ import { existsSync, statSync } from "node:fs";
 import * as vscode from "vscode";
 import { commandLine, hasControlCharacters, resumeArgs, shellKindOf } from "../../core/resume.js";
 import { oneLine, truncate } from "../../protocol/format.js";
-import { sessionTitle, type StoreSession } from "../../node/store/index.js";
+import { type StoreSession } from "../../node/store/index.js";
 import { fileOf } from "../args.js";
 import { registerCommand } from "../commands.js";
 import { CommandId } from "../ids.js";
 import type { Logger } from "../logging.js";
 import { pickSession } from "../panelCommands.js";
 import type { SessionService } from "../service.js";
+import { displayTitle } from "../titles.js";
 
 /**
  * The session's folder, when it is an existing local directory. A UNC path (`\\host\share`) is not even looked at:
@@ -31,7 +32,7 @@ function localDirectory(path: string | null): string | undefined {
 /** The terminal's name: the agent and the session's title, one line, short. */
 function terminalName(s: StoreSession): string {
   const agent = s.summary.ok && s.summary.flavor === "omp" ? "omp" : "pi";
-  return `${agent}: ${truncate(oneLine(sessionTitle(s)), 40)}`;
+  return `${agent}: ${truncate(oneLine(displayTitle(s)), 40)}`;
 }
 
 function resumeInTerminal(s: StoreSession): vscode.Terminal {

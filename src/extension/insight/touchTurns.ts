@@ -8,11 +8,11 @@ import * as vscode from "vscode";
 import { isPlainObject, type Session } from "../../core/session.js";
 import { toolCallArgs, touchDiffTexts } from "../../core/toolFiles.js";
 import { contentText, countOf, formatDateTime, relativeTime, truncate } from "../../protocol/format.js";
-import { sessionTitle } from "../../node/store/index.js";
 import type { FileTouch } from "../../node/touches.js";
 import { readSessionFile } from "../../node/readSession.js";
 import type { SessionService } from "../service.js";
 import type { DiffTexts } from "../webviews/diffTexts.js";
+import { displayTitle } from "../titles.js";
 
 export const KIND_ICONS: Record<FileTouch["kind"], string> = { read: "eye", edit: "edit", write: "new-file" };
 
@@ -130,7 +130,7 @@ export function touchTooltip(t: FileTouch, prompt: string | undefined): vscode.M
   const md = new vscode.MarkdownString(undefined, false);
   md.isTrusted = false;
   md.supportHtml = false;
-  md.appendText(`${sessionTitle(t.session)}\n`);
+  md.appendText(`${displayTitle(t.session)}\n`);
   md.appendText(`${kindLabel(t.kind)} (${t.tool}) · ${Number.isFinite(t.time) ? formatDateTime(t.time) : "?"}\n`);
   if (prompt) md.appendText(`${prompt}\n`);
   md.appendText(t.onActivePath ? vscode.l10n.t("On the active branch") : vscode.l10n.t("On another branch"));
@@ -172,7 +172,7 @@ export async function showEditDiff(service: SessionService, diffs: DiffTexts, t:
     "{0} — {1} by {2} at {3}",
     basename(t.path),
     kindLabel(t.kind),
-    truncate(sessionTitle(t.session), 40),
+    truncate(displayTitle(t.session), 40),
     when,
   );
   await diffs.open(texts.before, texts.after, title, t.path);
@@ -184,6 +184,6 @@ export async function compareWithCurrent(service: SessionService, diffs: DiffTex
     throw new Error(vscode.l10n.t("Compare with Current File needs a write: an edit sends only the text it replaces."));
   const args = await argsOf(service, t);
   if (typeof args.content !== "string") throw new Error(vscode.l10n.t("This write carries no text"));
-  const title = vscode.l10n.t("{0} — after {1} ↔ now", basename(t.path), truncate(sessionTitle(t.session), 40));
+  const title = vscode.l10n.t("{0} — after {1} ↔ now", basename(t.path), truncate(displayTitle(t.session), 40));
   await diffs.openAgainst(args.content, vscode.Uri.file(t.path), title);
 }

@@ -8,7 +8,6 @@ import { relativeTime } from "../../protocol/format.js";
 import type { SearchRole, SearchScope } from "../../protocol/search.js";
 import type { SearchAnswer } from "../../node/search/workerProtocol.js";
 import type { SearchHit } from "../../node/search/queryIndex.js";
-import { sessionTitle } from "../../node/store/index.js";
 import { registerCommand } from "../commands.js";
 import { CommandId } from "../ids.js";
 import type { Logger } from "../logging.js";
@@ -17,6 +16,7 @@ import type { TranscriptPanels } from "../webviews/transcriptPanel.js";
 import type { SearchPanel } from "../webviews/searchPanel.js";
 import { defaultScope, scopeFiles, snippetLine } from "./searchResults.js";
 import type { SearchService } from "./searchService.js";
+import { displayTitle } from "../titles.js";
 
 /** Typing is searched this long after the last key. */
 const DEBOUNCE_MS = 150;
@@ -60,7 +60,7 @@ export function registerSearchCommands(ctx: SearchCommandContext): vscode.Dispos
   const { service, search, transcripts, results, logger } = ctx;
   const titleOf = (file: string) => {
     const s = service.lib.get(file);
-    return s ? sessionTitle(s) : undefined;
+    return s ? displayTitle(s) : undefined;
   };
 
   const itemsOf = (answer: SearchAnswer, text: string): Item[] => {

@@ -21,6 +21,9 @@ export const ContextValue = {
   /** A compaction's or branch summary's detail row: `Detail + ":" + detail`. */
   Detail: `${PREFIX}:detail`,
   Fork: `${PREFIX}:fork`,
+  /** "Forks (N)" and "Subagents (N)" under a session (nested fork display). */
+  Forks: `${PREFIX}:forks`,
+  Subagents: `${PREFIX}:subagents`,
   ForkedFromResolved: `${PREFIX}:forkedFrom:resolved`,
   ForkedFromExternal: `${PREFIX}:forkedFrom:external`,
   ForkedFromOrphan: `${PREFIX}:forkedFrom:orphan`,
@@ -69,6 +72,8 @@ export function allContextValues(): string[] {
     ContextValue.GroupAll,
     ContextValue.Project,
     ContextValue.Fork,
+    ContextValue.Forks,
+    ContextValue.Subagents,
     ContextValue.ForkedFromResolved,
     ContextValue.ForkedFromExternal,
     ContextValue.ForkedFromOrphan,

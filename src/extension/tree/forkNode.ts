@@ -1,13 +1,14 @@
 /** "Fork: …" under the row a child session forked from (or under the session, when the fork point is unknown). */
 import { basename } from "node:path";
 import * as vscode from "vscode";
-import { lastActivity, ownCost, sessionTitle } from "../../node/store/index.js";
+import { lastActivity, ownCost } from "../../node/store/index.js";
 import { formatCost, relativeTime, truncate } from "../../protocol/format.js";
 import { CommandId } from "../ids.js";
 import type { Element } from "./index.js";
 import { ContextValue } from "./contextValues.js";
 import { type TreeContext, TreeNode } from "./node.js";
 import { plainTooltip, themeIcon } from "./present.js";
+import { displayTitle } from "../titles.js";
 
 export class ForkNode extends TreeNode {
   readonly kind = "fork";
@@ -30,7 +31,7 @@ export class ForkNode extends TreeNode {
 
   getTreeItem(): vscode.TreeItem {
     const child = this.tree.lib.get(this.child);
-    const title = child ? sessionTitle(child) : basename(this.child);
+    const title = child ? displayTitle(child) : basename(this.child);
     const t = new vscode.TreeItem(
       vscode.l10n.t("Fork: {0}", truncate(title, 70)),
       vscode.TreeItemCollapsibleState.None,

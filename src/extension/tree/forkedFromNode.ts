@@ -1,13 +1,14 @@
 /** "Forked from: …" at the top of a fork: reveals the parent at the fork point; orphan and external parents are
  * labelled as such and never opened. */
 import * as vscode from "vscode";
-import { sessionTitle } from "../../node/store/index.js";
+
 import { entryLabel, truncate } from "../../protocol/format.js";
 import { CommandId } from "../ids.js";
 import type { Element } from "./index.js";
 import { ContextValue } from "./contextValues.js";
 import { type TreeContext, TreeNode } from "./node.js";
 import { parentStateText, plainTooltip, themeIcon } from "./present.js";
+import { displayTitle } from "../titles.js";
 
 export class ForkedFromNode extends TreeNode {
   readonly kind = "forkedFrom";
@@ -29,7 +30,7 @@ export class ForkedFromNode extends TreeNode {
     const raw = s.summary.parentSession.raw;
     const parent = s.parent;
     if (parent) {
-      t.label = vscode.l10n.t("Forked from: {0}", truncate(sessionTitle(parent), 60));
+      t.label = vscode.l10n.t("Forked from: {0}", truncate(displayTitle(parent), 60));
       // The fork point is described from the parent's model when it is loaded (no file is read to render).
       const at = s.forkPointId && this.tree.lib.peek(parent.file);
       const atEntry = at && at.ok ? at.session.byId.get(s.forkPointId!) : undefined;

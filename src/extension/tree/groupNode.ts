@@ -43,7 +43,8 @@ export class GroupNode extends TreeNode {
         ),
       ];
     }
-    return sessions.map((s) => SessionNode.of(s.file, this, this.tree));
+    const rows = this.tree.forkDisplay === "nested" ? this.tree.lib.families().tops(sessions) : sessions;
+    return rows.map((s) => SessionNode.of(s.file, this, this.tree));
   }
 
   private projectNodes(): Element[] {

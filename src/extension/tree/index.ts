@@ -7,6 +7,7 @@ import type { DetailNode } from "./detailNode.js";
 import type { FoldedEntryNode } from "./foldedEntryNode.js";
 import type { ForkedFromNode } from "./forkedFromNode.js";
 import type { ForkNode } from "./forkNode.js";
+import type { ForksNode } from "./forksNode.js";
 import type { GroupNode } from "./groupNode.js";
 import type { InfoNode } from "./infoNode.js";
 import type { ProjectNode } from "./projectNode.js";
@@ -22,6 +23,7 @@ export type {
   FoldedEntryNode,
   ForkedFromNode,
   ForkNode,
+  ForksNode,
   GroupNode,
   InfoNode,
   ProjectNode,
@@ -31,4 +33,13 @@ export type {
 
 /** Every node, discriminated by `kind` (rows, whatever their class, are `kind: "row"` with an outline item). */
 export type Element =
-  GroupNode | ProjectNode | SessionNode | RowNode | FoldedEntryNode | DetailNode | ForkNode | ForkedFromNode | InfoNode;
+  | GroupNode
+  | ProjectNode
+  | SessionNode
+  | RowNode
+  | FoldedEntryNode
+  | DetailNode
+  | ForkNode
+  | ForksNode
+  | ForkedFromNode
+  | InfoNode;

@@ -13,6 +13,8 @@ import type { Element } from "./index.js";
 export interface TreeContext {
   readonly lib: SessionLibrary;
   readonly filter: FilterMode;
+  /** `nested`: one row per fork family, forks under "Forks (N)"; `flat`: one row per session. */
+  readonly forkDisplay: ForkDisplay;
   workspaceFolderPaths(): string[];
   /** The session's outline for the current filter, parsed on first use. */
   outline(file: string): Promise<SessionOutline | null>;
@@ -24,9 +26,13 @@ export interface TreeContext {
   keyOf(file: string): string;
   /** A session rendered as live: its marker is re-rendered when it fades. */
   markLive(file: string): void;
+  /** A session's node under `parent` (a group, a project, or a "Forks (N)" node). */
+  sessionNode(file: string, parent: Element): Element;
   /** The node of one outline row (a turn, entry, branch, compaction or branch summary) under `parent`. */
   row(session: FileNode, parent: Element, item: OutlineItem): Element;
 }
+
+export type ForkDisplay = "nested" | "flat";
 
 /** A node that belongs to one session file. */
 export type FileNode = TreeNode & { readonly file: string };

@@ -26,7 +26,9 @@ export class ProjectNode extends TreeNode {
   }
 
   override getChildren(): Element[] {
-    return (this.project()?.sessions ?? []).map((s) => SessionNode.of(s.file, this, this.tree));
+    const sessions = this.project()?.sessions ?? [];
+    const rows = this.tree.forkDisplay === "nested" ? this.tree.lib.families().tops(sessions) : sessions;
+    return rows.map((s) => SessionNode.of(s.file, this, this.tree));
   }
 
   getTreeItem(): vscode.TreeItem {

@@ -18,7 +18,8 @@ import { CompactionNode } from "./compactionNode.js";
 import { EntryRowNode } from "./entryRowNode.js";
 import { GroupNode } from "./groupNode.js";
 import type { Element } from "./index.js";
-import type { FileNode, TreeContext, TreeNode } from "./node.js";
+import type { FileNode, ForkDisplay, TreeContext, TreeNode } from "./node.js";
+import { ForksNode } from "./forksNode.js";
 import { LIVE_MS } from "./present.js";
 import type { RowNode } from "./rowNode.js";
 import { SessionNode } from "./sessionNode.js";
@@ -37,6 +38,7 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<Element>, T
   private readonly liveTimer: NodeJS.Timeout;
   private readonly disposables: vscode.Disposable[] = [];
   private filterMode: FilterMode;
+  private forkDisplayMode: ForkDisplay = readForkDisplay();
 
   constructor(
     private readonly service: SessionService,
@@ -53,6 +55,13 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<Element>, T
         this.fireSessions((file) => files.has(file));
       }),
     );
+    this.disposables.push(
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (!e.affectsConfiguration("piSessions.forks.display")) return;
+        this.forkDisplayMode = readForkDisplay();
+        this.refreshAll();
+      }),
+    );
     // The "live" marker fades a minute after the last write.
     this.liveTimer = setInterval(() => this.expireLive(), 15_000);
   }
@@ -63,6 +72,10 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<Element>, T
 
   get filter(): FilterMode {
     return this.filterMode;
+  }
+
+  get forkDisplay(): ForkDisplay {
+    return this.forkDisplayMode;
   }
 
   setFilter(mode: FilterMode): void {
@@ -125,6 +138,10 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<Element>, T
   keyOf(file: string): string {
     if (!this.keys.has(file)) this.refreshKeys();
     return this.keys.get(file) ?? `file:${file}`;
+  }
+
+  sessionNode(file: string, parent: Element): SessionNode {
+    return SessionNode.of(file, parent, this);
   }
 
   row(session: FileNode, parent: Element, item: OutlineItem): RowNode {
@@ -201,19 +218,39 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<Element>, T
   // ----------------------------------------------------------------------------------------------
   // Finding nodes (reveal)
 
-  /** The node of a session, preferring the This Workspace group. */
+  /**
+   * The node of a session, preferring the This Workspace group. In the nested fork display a fork is found under its
+   * family's row: the chain from the family root down to it, through each "Forks (N)" (or "Subagents (N)") node.
+   */
   async sessionElementFor(file: string, prefer: "workspace" | "all" = "workspace"): Promise<SessionNode | undefined> {
     await this.service.ensureStarted();
+    const target = this.service.lib.get(file);
+    if (!target) return undefined;
+    const chain = this.forkDisplayMode === "nested" ? this.service.lib.families().chain(target) : [target];
     const roots = this.roots();
     const groups = prefer === "workspace" ? roots : [...roots].reverse();
-    const isSession = (n: TreeNode): n is SessionNode => n instanceof SessionNode && n.file === file;
-    for (const g of groups) {
-      for (const k of await this.getChildren(g)) {
-        if (isSession(k)) return k;
-        if (k.kind === "project") {
-          const hit = (await this.getChildren(k)).find(isSession);
-          if (hit) return hit;
+    /** `chain[at]`'s node in `level`, then down the chain to the target. */
+    const descend = (level: Element[]): SessionNode | undefined => {
+      for (let at = 0; at < chain.length; at++) {
+        const top = level.find((k): k is SessionNode => k instanceof SessionNode && k.file === chain[at]!.file);
+        if (!top) continue;
+        let node = top;
+        for (const next of chain.slice(at + 1)) {
+          const forks = ForksNode.of(node, next.summary.ok && next.summary.subagent ? "subagents" : "forks", this);
+          node = SessionNode.of(next.file, forks, this);
         }
+        return node;
+      }
+      return undefined;
+    };
+    for (const g of groups) {
+      const level = await this.getChildren(g);
+      const hit = descend(level);
+      if (hit) return hit;
+      for (const k of level) {
+        if (k.kind !== "project") continue;
+        const inProject = descend(await this.getChildren(k));
+        if (inProject) return inProject;
       }
     }
     return undefined;
@@ -249,4 +286,8 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<Element>, T
     for (const d of this.disposables) d.dispose();
     this.emitter.dispose();
   }
+}
+
+function readForkDisplay(): ForkDisplay {
+  return vscode.workspace.getConfiguration("piSessions").get<string>("forks.display") === "flat" ? "flat" : "nested";
 }

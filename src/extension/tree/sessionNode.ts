@@ -4,16 +4,18 @@
  */
 import { basename } from "node:path";
 import * as vscode from "vscode";
-import { lastActivity, ownCost, sessionTitle, type StoreSession } from "../../node/store/index.js";
+import { lastActivity, ownCost, type StoreSession } from "../../node/store/index.js";
 import { describeEntry, formatBytes, formatCost, relativeTime, truncate } from "../../protocol/format.js";
 import { type SessionFlag, sessionContextValue } from "./contextValues.js";
 import { ForkedFromNode } from "./forkedFromNode.js";
 import { ForkNode } from "./forkNode.js";
+import { ForksNode } from "./forksNode.js";
 import { InfoNode, problemsNode } from "./infoNode.js";
 import type { Element } from "./index.js";
 import { type TreeContext, TreeNode } from "./node.js";
 import { LIVE_MS, parentStateText, untrustedMarkdown } from "./present.js";
-import { entriesText } from "../counts.js";
+import { entriesText, forksText } from "../counts.js";
+import { displayTitle } from "../titles.js";
 
 export class SessionNode extends TreeNode {
   readonly kind = "session";
@@ -38,13 +40,22 @@ export class SessionNode extends TreeNode {
     const outline = await this.tree.outline(this.file);
     if (!outline) return this.unreadableChildren(s);
     const out: Element[] = [];
+    const nested = this.tree.forkDisplay === "nested";
+    if (nested) {
+      // The family below this session first: its forks, then its subagents, each a row of its own.
+      const families = this.tree.lib.families();
+      if (families.forks(s).length) out.push(ForksNode.of(this, "forks", this.tree));
+      if (families.subagents(s).length) out.push(ForksNode.of(this, "subagents", this.tree));
+    }
     if (s.summary.ok && s.summary.parentSession) {
       out.push(this.tree.intern(new ForkedFromNode(`${this.id}/forkedFrom`, this.file, this, this.tree)));
     }
     out.push(...outline.items(null).map((item) => this.tree.row(this, this, item)));
-    // Forks whose fork point is unknown (no inherited entries) hang off the session itself.
-    for (const c of s.children) {
-      if (!c.forkPointId) out.push(ForkNode.of(this, this.file, c.file, this.tree));
+    // Forks whose fork point is unknown (no inherited entries) hang off the session itself (nested: "Forks (N)").
+    if (!nested) {
+      for (const c of s.children) {
+        if (!c.forkPointId) out.push(ForkNode.of(this, this.file, c.file, this.tree));
+      }
     }
     const { detached, diagnostics, byId } = outline.session;
     if (detached.length) {
@@ -114,11 +125,17 @@ export class SessionNode extends TreeNode {
       item.iconPath = new vscode.ThemeIcon("error", new vscode.ThemeColor("list.errorForeground"));
       flags.push("rejected");
     } else {
-      item.label = truncate(sum.partial && !sum.name && !sum.firstPrompt ? basename(s.file) : sessionTitle(s), 80);
+      item.label = truncate(sum.partial && !sum.name && !sum.firstPrompt ? basename(s.file) : displayTitle(s), 80);
       const parts = [relativeTime(lastActivity(s))];
+      const lineage = lineageText(s);
+      if (lineage) parts.unshift(lineage);
       if (sum.model) parts.push(sum.model.split("/").pop()!);
       parts.push(sum.partial ? "reading…" : formatCost(ownCost(s)));
       if (live) parts.unshift("● live");
+      if (this.tree.forkDisplay === "nested") {
+        const forks = this.tree.lib.families().forkCount(s);
+        if (forks) parts.push(forksText(forks));
+      }
       item.description = parts.join(" · ");
       flags.push(sum.flavor);
       let icon = "comment-discussion";
@@ -131,6 +148,7 @@ export class SessionNode extends TreeNode {
           color = "list.warningForeground";
         } else color = "charts.purple";
       }
+      if (sum.subagent) icon = "hubot";
       if (live) {
         icon = "pulse";
         color = "charts.green";
@@ -154,6 +172,20 @@ export class SessionNode extends TreeNode {
   }
 }
 
+/** Where a fork or subagent came from, first in its description; null for any other session. */
+function lineageText(s: StoreSession): string | null {
+  const sum = s.summary;
+  if (!sum.ok || (!sum.parentSession && !s.nestedIn)) return null;
+  const parent = s.parent ? truncate(displayTitle(s.parent), 40) : null;
+  if (sum.subagent) return parent ? vscode.l10n.t("subagent of {0}", parent) : vscode.l10n.t("subagent");
+  if (!sum.parentSession) return null;
+  // A fork nested in its parent's artifacts dir is an Oh My Pi /tan background clone (docs/session-format.md#t23).
+  if (parent) return s.nestedIn ? vscode.l10n.t("/tan clone of {0}", parent) : vscode.l10n.t("fork of {0}", parent);
+  if (s.parentState === "ambiguous") return vscode.l10n.t("fork (parent ambiguous)");
+  if (s.parentState === "external") return vscode.l10n.t("fork of a session outside the roots");
+  return vscode.l10n.t("orphan fork");
+}
+
 function sessionTooltip(s: StoreSession): vscode.MarkdownString {
   const md = untrustedMarkdown();
   const sum = s.summary;
@@ -164,8 +196,9 @@ function sessionTooltip(s: StoreSession): vscode.MarkdownString {
   };
   if (sum.ok) {
     md.appendMarkdown("**");
-    md.appendText(truncate(sessionTitle(s), 120));
+    md.appendText(truncate(displayTitle(s), 120));
     md.appendMarkdown("**\n\n");
+    if (sum.parentSession && sum.firstPrompt) row(vscode.l10n.t("First prompt"), truncate(sum.firstPrompt, 120));
     row(vscode.l10n.t("Id"), sum.id);
     row(
       vscode.l10n.t("Agent"),

@@ -7,10 +7,10 @@ import * as vscode from "vscode";
 import { compareBranches } from "../../core/compare.js";
 import type { PanelState } from "../../protocol/messages.js";
 import { truncate } from "../../protocol/format.js";
-import { sessionTitle } from "../../node/store/index.js";
 import { type CompareEnd, finalTextOf } from "../../node/views/compare.js";
 import type { SessionService } from "../service.js";
 import type { DiffTexts } from "./diffTexts.js";
+import { displayTitle } from "../titles.js";
 
 async function end(service: SessionService, file: string, leafId: string | undefined, forked: boolean) {
   const s = service.lib.get(file);
@@ -40,7 +40,7 @@ export async function compareEnds(service: SessionService, state: PanelState): P
   };
   const toEnd = (x: typeof a, other: typeof a): CompareEnd => ({
     file: x.s.file,
-    title: sessionTitle(x.s),
+    title: displayTitle(x.s),
     session: x.session,
     leafId: x.leafId,
     role: role(x, other),

@@ -17,7 +17,7 @@ import {
   type ToWebview,
 } from "../../protocol/messages.js";
 import type { DashboardModel, PanelModel } from "../../protocol/views.js";
-import { ownCost, sessionTitle } from "../../node/store/index.js";
+import { ownCost } from "../../node/store/index.js";
 import type { StoreSession } from "../../node/store/index.js";
 import { checkpointModel } from "../../node/views/checkpoint.js";
 import { agentDirOfRoot, describeBlobImages } from "../../node/blobs.js";
@@ -33,6 +33,7 @@ import { compareModel } from "../../node/views/compare.js";
 import { compareEnds, diffFinalTexts } from "./compareSides.js";
 import type { DiffTexts } from "./diffTexts.js";
 import { hostPaths } from "../../node/roots.js";
+import { displayTitle } from "../titles.js";
 
 export interface OpenPanel {
   kind: PanelKind;
@@ -155,7 +156,7 @@ export class PanelManager implements vscode.Disposable {
 
   private title(state: PanelState): string {
     const s = state.file ? this.service.lib.get(state.file) : undefined;
-    const name = s ? truncate(sessionTitle(s), 40) : state.file ? basename(state.file) : "";
+    const name = s ? truncate(displayTitle(s), 40) : state.file ? basename(state.file) : "";
     switch (state.panel) {
       case "usage":
         return vscode.l10n.t("Usage & Cost");
@@ -308,7 +309,7 @@ export class PanelManager implements vscode.Disposable {
       }
       case "sessionUsage": {
         const { s, session } = await this.opened(state.file);
-        return sessionUsageModel(session, s.inherited, sessionTitle(s));
+        return sessionUsageModel(session, s.inherited, displayTitle(s));
       }
       case "checkpoint": {
         const { s, session } = await this.opened(state.file);
@@ -319,7 +320,7 @@ export class PanelManager implements vscode.Disposable {
       case "context": {
         const { s, session } = await this.opened(state.file);
         // OMP images stored as blobs: sized from the agent dir of the session's store root, or marked missing.
-        const model = contextModel(session, state.entryId ?? null, sessionTitle(s));
+        const model = contextModel(session, state.entryId ?? null, displayTitle(s));
         return describeBlobImages(model, agentDirOfRoot(s.root.dir));
       }
       case "compare": {
@@ -332,7 +333,7 @@ export class PanelManager implements vscode.Disposable {
         // Fork points are described from the parents' entries: read the parents in the graph.
         for (const m of lineageMembers(focus)) if (m.children.length) await lib.open(m.file).catch(() => undefined);
         return lineageModel(focus, {
-          title: sessionTitle,
+          title: displayTitle,
           ownCost,
           keyOf: (s) => s.file,
           forkLabel: (c) => {

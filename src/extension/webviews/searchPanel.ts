@@ -11,7 +11,6 @@ import {
   type SearchState,
   type ToSearchPage,
 } from "../../protocol/search.js";
-import { sessionTitle } from "../../node/store/index.js";
 import { SearchResultsViewType } from "../ids.js";
 import type { Logger } from "../logging.js";
 import type { SessionService } from "../service.js";
@@ -19,6 +18,7 @@ import { groupHits, scopeFiles } from "../search/searchResults.js";
 import type { SearchService } from "../search/searchService.js";
 import type { TranscriptPanels } from "./transcriptPanel.js";
 import { renderHtml, webviewOptions } from "./html.js";
+import { displayTitle } from "../titles.js";
 
 /** After the index takes in a change, the panel searches again this much later (changes in a burst, once). */
 const REFRESH_AFTER_INDEX_MS = 1000;
@@ -136,7 +136,7 @@ export class SearchPanel implements vscode.Disposable {
       else {
         const titleOf = (file: string) => {
           const s = this.service.lib.get(file);
-          return s ? sessionTitle(s) : undefined;
+          return s ? displayTitle(s) : undefined;
         };
         message = { ...base, problem: null, groups: groupHits(answer.hits, titleOf), total: answer.hits.length, index };
       }

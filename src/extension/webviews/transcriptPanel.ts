@@ -15,12 +15,12 @@ import {
 } from "../../protocol/transcript.js";
 import type { Facts } from "../../protocol/messages.js";
 import { TranscriptDocument } from "../../node/views/transcript.js";
-import { sessionTitle } from "../../node/store/index.js";
 import { CommandId, TranscriptViewType } from "../ids.js";
 import type { Logger } from "../logging.js";
 import type { SessionService } from "../service.js";
 import { renderHtml, webviewOptions } from "./html.js";
 import { DiffTexts } from "./diffTexts.js";
+import { displayTitle } from "../titles.js";
 
 /** A chunk of rows the page asked for stays under this (at least one row). */
 const FETCH_BYTES = 1024 * 1024;
@@ -123,7 +123,7 @@ export class TranscriptPanels implements vscode.Disposable {
   /** The session's title from the listing until the document is read (a revived panel may come first: the file). */
   private title(file: string): string {
     const s = this.service.lib.get(file);
-    return truncate(s ? sessionTitle(s) : basename(file), 40);
+    return truncate(s ? displayTitle(s) : basename(file), 40);
   }
 
   private async load(t: OpenTranscript): Promise<TranscriptDocument> {

@@ -191,7 +191,7 @@ export function unpackSummary(
 }
 
 /** 10: summaries carry the tool calls that name a file (`touches`). */
-const CACHE_VERSION = 10;
+const CACHE_VERSION = 11;
 
 /** A checksum of bytes (CRC-32; a damaged cache line is found by it, not trusted). */
 const checksum: (bytes: Uint8Array) => number =

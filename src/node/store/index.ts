@@ -14,6 +14,7 @@ import { ioReason } from "../ioReason.js";
 
 export { cacheFileFor, packSummary, unpackSummary } from "./cache.js";
 export { type DiscoveredFile, discover, type Placement, placeFile } from "./discover.js";
+export { FamilyIndex, firstOwnPrompt } from "./families.js";
 export { realFs, type StoreFs } from "./fs.js";
 export { belongsToWorkspace, computeOwnership, inWorkspace, linkLineage } from "./lineage.js";
 export * from "./storeSession.js";

@@ -1,5 +1,6 @@
 /** A session as the store lists it: its file, summary, fork lineage and the entries it owns. */
 import { basename } from "node:path";
+import { truncate } from "../../protocol/format.js";
 import type { SessionSummary, SessionSummaryOk } from "../../core/summary.js";
 import type { SessionRoot } from "../roots.js";
 import type { DiscoveredFile } from "./discover.js";
@@ -68,10 +69,44 @@ export function lastActivity(s: StoreSession): number {
   return last;
 }
 
-/** A session's display title: its name or title, else its first prompt, else the file name. */
-export function sessionTitle(s: StoreSession): string {
-  if (!s.summary.ok) return basename(s.file);
-  return s.summary.name ?? s.summary.firstPrompt ?? "(no prompt yet)";
+/** How a fork with no prompt of its own is called: by the last prompt it copied, which says where it forked. */
+type NoNewPromptText = (lastCopiedPrompt: string | null) => string;
+
+const noNewPromptText: NoNewPromptText = (last) =>
+  last ? `(no new prompt) after “${truncate(last, 60)}”` : "(no new prompt)";
+
+/**
+ * What a session is called, everywhere it is listed. A fork of a listed parent says what it did: its own name when it
+ * set one other than its parent's, else its first own prompt, else "(no new prompt)" and the last prompt it copied.
+ * Any other session (orphan and external forks included: where they forked is not known): its name or title, else its
+ * first prompt. A fork summarized from its file's ends only (`partial`) keeps that plain title until it is read in
+ * full.
+ */
+export function sessionTitle(s: StoreSession, noNewPrompt: NoNewPromptText = noNewPromptText): string {
+  const sum = s.summary;
+  if (!sum.ok) return basename(s.file);
+  const parent = s.parent ?? s.parentCandidates[0];
+  if (sum.parentSession && parent && !sum.partial) {
+    if (sum.name && ownName(sum, parent)) return sum.name;
+    return sum.laterPrompt ?? noNewPrompt(sum.lastPrompt);
+  }
+  return sum.name ?? sum.firstPrompt ?? "(no prompt yet)";
+}
+
+/**
+ * Did the fork set a name of its own, other than its parent's? When the name's time is known (pi's `session_info`):
+ * set after the fork. Else (Oh My Pi's title): a name none of its ancestors carries (a copied name is one of theirs).
+ */
+function ownName(sum: SessionSummaryOk, parent: StoreSession): boolean {
+  const { name, nameTime, created } = sum;
+  if (parent.summary.ok && parent.summary.name === name) return false;
+  if (nameTime !== null && Number.isFinite(created)) return nameTime > created;
+  const seen = new Set<StoreSession>();
+  for (let p: StoreSession | null = parent; p && !seen.has(p); p = p.parent) {
+    seen.add(p);
+    if (p.summary.ok && p.summary.name === name) return false;
+  }
+  return true;
 }
 
 /** Cost of the entries this session owns (inherited fork entries are the parent's). */

@@ -1,0 +1,15 @@
+/**
+ * What a session is called in the extension's own text: the store's rule (`sessionTitle`: a fork says what it did),
+ * with its words translated.
+ */
+import * as vscode from "vscode";
+import { sessionTitle, type StoreSession } from "../node/store/index.js";
+import { truncate } from "../protocol/format.js";
+
+/** A fork with no prompt of its own, named by the last prompt it copied (where it forked). */
+const noNewPromptText = (last: string | null) =>
+  last ? vscode.l10n.t("(no new prompt) after “{0}”", truncate(last, 60)) : vscode.l10n.t("(no new prompt)");
+
+export function displayTitle(s: StoreSession): string {
+  return sessionTitle(s, noNewPromptText);
+}

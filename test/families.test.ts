@@ -1,0 +1,221 @@
+/**
+ * Fork families (issue #22): one row per family, forks named by what they did. Expectations are the texts and times
+ * written into the files below (and the real OMP fixture's raw lines), never our own output.
+ */
+import { strict as assert } from "node:assert";
+import { appendFileSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { run } from "../src/cli/main.js";
+import { parseSession } from "../src/core/session.js";
+import { extendSummary, summarize } from "../src/core/summary.js";
+import { resolveRoots } from "../src/node/roots.js";
+import { computeOwnership, FamilyIndex, loadStore, sessionTitle, type StoreSession } from "../src/node/store/index.js";
+import { fork, header, message, sessionInfo } from "./builders.js";
+import { REAL } from "./fixtures.js";
+import { jsonl, plain, withTempDir } from "./helpers.js";
+
+/** A file written with the given records, its modification time `minutes` after a fixed moment. */
+function write(file: string, minutes: number, ...records: unknown[]): string {
+  writeFileSync(file, jsonl(...records));
+  const t = new Date(Date.UTC(2026, 5, 1) + minutes * 60_000);
+  utimesSync(file, t, t);
+  return file;
+}
+
+/**
+ * One project: A (old) with fork A1 (worked on last: lifts A's family to the top) and A1's own fork A1a; B (a family
+ * of one, between the two in time); an orphan fork and an external fork; a fork of A named like A; a fork of A that
+ * only copied; a subagent in A's artifacts dir. Times in seconds after 2026-01-01 (`iso`).
+ */
+function writeStore(dir: string) {
+  const agent = join(dir, "agent");
+  const slug = join(agent, "sessions", "--p--");
+  mkdirSync(join(slug, "A"), { recursive: true });
+  const f = (name: string) => join(slug, name);
+  const a = [
+    message("a-u1", null, "user", "Build the parser", { time: 1 }),
+    message("a-a1", "a-u1", "assistant", "Parser built", { time: 2 }),
+    sessionInfo("a-n", "a-a1", "Parser work", { time: 3 }),
+  ];
+  const files = {
+    A: write(f("A.jsonl"), 10, header({ id: "A", time: 0 }), ...a),
+    A1: write(
+      f("A1.jsonl"),
+      90,
+      fork(f("A.jsonl"), { id: "A1", time: 10 }),
+      ...a,
+      message("a1-u", "a-n", "user", "Try a streaming parser instead", { time: 11 }),
+      sessionInfo("a1-n", "a1-u", "Streaming parser", { time: 12 }),
+    ),
+    A1a: write(
+      f("A1a.jsonl"),
+      60,
+      fork(f("A1.jsonl"), { id: "A1a", time: 20 }),
+      ...a,
+      message("a1-u", "a-n", "user", "Try a streaming parser instead", { time: 11 }),
+      message("a1a-u", "a1-u", "user", "Benchmark both", { time: 21 }),
+    ),
+    sameName: write(
+      f("A2.jsonl"),
+      20,
+      fork(f("A.jsonl"), { id: "A2", time: 30 }),
+      ...a,
+      message("a2-u", "a-n", "user", "Add error recovery", { time: 31 }),
+      sessionInfo("a2-n", "a2-u", "Parser work", { time: 32 }),
+    ),
+    copyOnly: write(f("A3.jsonl"), 15, fork(f("A.jsonl"), { id: "A3", time: 40 }), ...a),
+    subagent: write(
+      join(slug, "A", "0-Explore.jsonl"),
+      11,
+      fork(f("A.jsonl"), { id: "S", time: 50 }),
+      { type: "session_init", id: "s-i", parentId: null, timestamp: "2026-01-01T00:00:50.000Z", task: "Find tests" },
+      message("s-u", "s-i", "user", "Find tests", { time: 51 }),
+    ),
+    B: write(
+      f("B.jsonl"),
+      50,
+      header({ id: "B", time: 100 }),
+      message("b-u", null, "user", "Write docs", { time: 101 }),
+    ),
+    orphan: write(
+      f("O.jsonl"),
+      40,
+      fork(f("gone.jsonl"), { id: "O", time: 200 }),
+      message("o-u", null, "user", "Copied prompt of a parent that is gone", { time: 150 }),
+    ),
+    external: write(
+      f("E.jsonl"),
+      30,
+      fork("/elsewhere/sessions/x/e.jsonl", { id: "E", time: 300 }),
+      message("e-u", null, "user", "A prompt forked from outside", { time: 250 }),
+    ),
+  };
+  return { agent, files };
+}
+
+async function storeOf(agent: string) {
+  const store = await loadStore({ roots: resolveRoots({ agentDirs: [agent] }), cacheFile: null });
+  computeOwnership(store.sessions);
+  const byFile = (file: string) => store.sessions.find((s) => s.file === file)!;
+  return { sessions: store.sessions, byFile };
+}
+
+describe("fork families", () => {
+  it("groups each family under the session with no listed parent, newest family first", async () => {
+    await withTempDir(async (dir) => {
+      const { agent, files } = writeStore(dir);
+      const { sessions, byFile } = await storeOf(agent);
+      const families = new FamilyIndex(sessions);
+      const files_ = (list: StoreSession[]) => list.map((s) => s.file);
+      // A's family was last active at A1 (minute 90): above B (50), the orphan (40) and the external fork (30).
+      assert.deepEqual(files_(families.tops(sessions)), [files.A, files.B, files.orphan, files.external]);
+      // Direct forks by their family's latest activity: A1 (90, its fork at 60), A2 (20), A3 (15).
+      assert.deepEqual(files_(families.forks(byFile(files.A))), [files.A1, files.sameName, files.copyOnly]);
+      assert.deepEqual(files_(families.forks(byFile(files.A1))), [files.A1a]);
+      assert.deepEqual(files_(families.subagents(byFile(files.A))), [files.subagent]);
+      assert.equal(families.forkCount(byFile(files.A)), 4, "A1, A1a, A2, A3; the subagent is no fork");
+      assert.deepEqual(files_(families.chain(byFile(files.A1a))), [files.A, files.A1, files.A1a]);
+      // A project list that holds a fork but not its parent shows the fork as a row of its own.
+      const without = sessions.filter((s) => s.file !== files.A);
+      assert.ok(files_(families.tops(without)).includes(files.A1));
+    });
+  });
+
+  it("names a fork by what it did: its own name, else its first own prompt, else what it copied last", async () => {
+    await withTempDir(async (dir) => {
+      const { agent, files } = writeStore(dir);
+      const { byFile } = await storeOf(agent);
+      const title = (f: string) => sessionTitle(byFile(f));
+      assert.equal(title(files.A), "Parser work", "a root: its name");
+      assert.equal(title(files.A1), "Streaming parser", "a fork that named itself");
+      assert.equal(title(files.A1a), "Benchmark both", "no name of its own: its first prompt after the fork");
+      assert.equal(title(files.sameName), "Add error recovery", "the parent's name again: its own prompt instead");
+      assert.equal(title(files.copyOnly), "(no new prompt) after “Build the parser”");
+      assert.equal(title(files.subagent), "Find tests");
+      // Orphan and external forks: where they forked is unknown, so their plain title (first prompt).
+      assert.equal(title(files.orphan), "Copied prompt of a parent that is gone");
+      assert.equal(title(files.external), "A prompt forked from outside");
+      assert.equal(title(files.B), "Write docs");
+    });
+  });
+
+  it("a fork's title follows its appends (extended = summarized again) and survives the metadata cache", async () => {
+    await withTempDir(async (dir) => {
+      const { agent, files } = writeStore(dir);
+      const file = files.copyOnly;
+      const cacheFile = join(dir, "cache.json");
+      const load = async () => {
+        const store = await loadStore({ roots: resolveRoots({ agentDirs: [agent] }), cacheFile });
+        return sessionTitle(store.sessions.find((s) => s.file === file)!);
+      };
+      assert.equal(await load(), "(no new prompt) after “Build the parser”");
+      let summary = summarize(parseSession(file, readFileSync(file)));
+      const steps: [unknown, string][] = [
+        [message("a3-u", "a-n", "user", "Port it to Rust", { time: 41 }), "Port it to Rust"],
+        [message("a3-u2", "a3-u", "user", "And to Go", { time: 42 }), "Port it to Rust"],
+        [sessionInfo("a3-n", "a3-u2", "Ports", { time: 43 }), "Ports"],
+      ];
+      for (const [record, expected] of steps) {
+        appendFileSync(file, jsonl(record));
+        const result = parseSession(file, readFileSync(file));
+        const extended = extendSummary(summary, result);
+        summary = summarize(result);
+        assert.deepEqual(plain(extended), plain(summary));
+        assert.equal(await load(), expected, "from the cache's listing after the file changed");
+        assert.equal(await load(), expected, "from the cache unchanged");
+      }
+    });
+  });
+
+  it("the real OMP store: the subagent and the forks of Stats helpers sit in its family, none at the top", async () => {
+    const { sessions } = await storeOf(join(REAL, "omp"));
+    const families = new FamilyIndex(sessions);
+    const stats = sessions.find((s) => s.file.endsWith("01a228a4-d9a2-7000-85ca-ecf671b91f93.jsonl"))!;
+    const explore = sessions.find((s) => s.file.endsWith("0-Explore.jsonl"))!;
+    assert.ok(!families.tops(sessions).includes(explore), "the subagent is not a row of its own");
+    assert.deepEqual(families.subagents(stats), [explore]);
+    // Its header names the parent's file; its session_init carries the task, its first prompt (raw lines).
+    assert.equal(sessionTitle(explore), "Find all exported functions");
+    const statsForks = sessions.filter((s) => s.parent === stats && !(s.summary.ok && s.summary.subagent));
+    assert.ok(statsForks.length >= 2);
+    for (const f of statsForks) {
+      assert.ok(!families.tops(sessions).includes(f));
+      assert.notEqual(sessionTitle(f), sessionTitle(stats), `${f.file} is told apart from its parent`);
+    }
+  });
+
+  it("pi-sessions list: a title column, forks as 'fork of <parent title>', --tree and --json fields", async () => {
+    await withTempDir(async (dir) => {
+      const { agent, files } = writeStore(dir);
+      const cli = async (...args: string[]) => {
+        let out = "";
+        const code = await run(args, { out: (t) => (out += t + "\n"), err: () => {} });
+        assert.equal(code, 0);
+        return out;
+      };
+      const json = JSON.parse(await cli("list", "--agent-dir", agent, "--no-cache", "--json"));
+      const row = (file: string) => json.sessions.find((r: { file: string }) => r.file === file);
+      assert.equal(row(files.A1a).title, "Benchmark both");
+      assert.equal(row(files.A1a).firstOwnPrompt, "Benchmark both");
+      assert.equal(row(files.A1a).familyRoot, files.A);
+      assert.equal(row(files.A).familyRoot, files.A);
+      assert.equal(row(files.A).firstOwnPrompt, null, "no fork");
+      assert.equal(row(files.copyOnly).firstOwnPrompt, null);
+      assert.equal(row(files.orphan).familyRoot, files.orphan);
+
+      const text = await cli("list", "--agent-dir", agent, "--no-cache", "--tree");
+      const lines = text.trimEnd().split("\n").slice(2);
+      const at = (t: string) => lines.findIndex((l) => l.includes(t));
+      assert.ok(at("Parser work") < at("└ Streaming parser"));
+      assert.ok(at("└ Streaming parser") < at("  └ Benchmark both"), "A1a one level deeper, under A1");
+      assert.ok(at("  └ Benchmark both") < at("Write docs"), "B's family after A's");
+      assert.match(lines[at("└ Streaming parser")]!, /fork of Parser work/);
+      assert.match(lines[at("└ Find tests")]!, /subagent of Parser work/);
+      assert.match(lines[at("Copied prompt")]!, /orphan fork/);
+
+      const flat = await cli("list", "--agent-dir", agent, "--no-cache");
+      assert.match(flat.split("\n")[0]!, /title/);
+      assert.ok(!flat.includes("└"), "the flat list does not indent");
+    });
+  });
+});

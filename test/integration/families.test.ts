@@ -1,0 +1,170 @@
+// Fork families in the real VS Code (issue #22): This Workspace lists one row per family, a root's "Forks (N)" lists
+// its forks named by their own prompts, a nested fork is revealed from search, and `flat` restores one row per
+// session. Expectations come from the raw fixture files and the records written here.
+import * as assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import * as vscode from "vscode";
+import { fork, message } from "../builders.js";
+import { jsonl, waitFor } from "../helpers.js";
+import type { PiSessionsApi } from "../../src/extension/extension.js";
+import type { Element, SessionNode } from "../../src/extension/tree/index.js";
+import { piSlug } from "../../src/core/slug.js";
+
+const HOME = process.env.PI_SESSIONS_FIXTURE_HOME ?? "";
+const PROJ = path.join(HOME, ".pi", "agent", "sessions", piSlug(path.join(HOME, "src", "proj")));
+const byId = (idPart: string) =>
+  path.join(
+    PROJ,
+    fs.readdirSync(PROJ).find((f) => f.includes(idPart))!,
+  );
+const S2 = () => byId("d4f8"); // named "Stats helpers (sum/avg/median)"
+const S5A = () => byId("d64a"); // its /fork
+
+/** The raw records of a file (damaged lines skipped). */
+function records(file: string): Record<string, unknown>[] {
+  return fs
+    .readFileSync(file, "utf8")
+    .split("\n")
+    .flatMap((l) => {
+      try {
+        return [JSON.parse(l) as Record<string, unknown>];
+      } catch {
+        return [];
+      }
+    });
+}
+
+/** The texts of the user prompts of a raw file, in file order. */
+function userPrompts(file: string): string[] {
+  return records(file).flatMap((r) => {
+    const m = r.message as { role?: string; content?: unknown } | undefined;
+    if (r.type !== "message" || m?.role !== "user") return [];
+    const c = m.content;
+    const text =
+      typeof c === "string"
+        ? c
+        : Array.isArray(c)
+          ? c.map((b: { type?: string; text?: string }) => (b.type === "text" ? (b.text ?? "") : "")).join("")
+          : "";
+    return text.trim() ? [text] : [];
+  });
+}
+
+suite("Pi Sessions fork families in a real VS Code", () => {
+  let api: PiSessionsApi;
+  const item = (el: Element) => api.tree.getTreeItem(el);
+  const label = (el: Element) => {
+    const l = item(el).label;
+    return typeof l === "string" ? l : (l?.label ?? "");
+  };
+  const desc = (el: Element) => String(item(el).description ?? "");
+  const kids = (el?: Element) => api.tree.getChildren(el);
+  const workspaceRows = async () => {
+    const ws = (await kids())[0]!;
+    return (await kids(ws)).filter((e): e is SessionNode => e.kind === "session");
+  };
+
+  suiteSetup(async () => {
+    const ext = vscode.extensions.getExtension<PiSessionsApi>("pi-session-explorer.pi-session-explorer")!;
+    api = await ext.activate();
+    await vscode.commands.executeCommand("workbench.view.extension.piSessions");
+    await api.service.ensureStarted();
+    await api.service.lib.whenComplete();
+  });
+
+  test("This Workspace shows one row per family: no fork whose parent is listed there too", async () => {
+    // The raw header of S5A names S2's file as its parent.
+    const header = records(S5A()).find((r) => r.type === "session")!;
+    assert.equal(path.basename(String(header.parentSession)), path.basename(S2()));
+    const rows = await workspaceRows();
+    const files = new Set(rows.map((r) => r.file));
+    assert.ok(files.has(S2()), "the root is a row");
+    assert.ok(!files.has(S5A()), "its fork is not");
+    const lib = api.service.lib;
+    const listed = new Set(rows.map((r) => lib.get(r.file)!));
+    for (const r of rows) {
+      const parent = lib.families().parent(lib.get(r.file)!);
+      assert.ok(!parent || !listed.has(parent), `${path.basename(r.file)} is a row though its parent is one`);
+    }
+    // Rows are ordered by their family's latest activity.
+    const latest = rows.map((r) => lib.families().latest(lib.get(r.file)!));
+    assert.deepEqual(
+      latest,
+      [...latest].sort((a, b) => b - a),
+    );
+  });
+
+  test("a root shows Forks (N) first: each fork named by its own first prompt, newest first", async () => {
+    const own = "Rewrite sum() with reduce, as a fork";
+    const newFork = path.join(PROJ, "2026-11-29T19-10-00-000Z_family-fork.jsonl");
+    fs.writeFileSync(
+      newFork,
+      jsonl(
+        fork(S2(), { id: "family-fork", time: "2026-11-29T19:10:00.000Z", cwd: path.join(HOME, "src", "proj") }),
+        message("ff-u1", null, "user", own, { time: "2026-11-29T19:10:01.000Z" }),
+      ),
+    );
+    try {
+      const root = await waitFor("the new fork in S2's family", async () => {
+        const el = (await workspaceRows()).find((r) => r.file === S2());
+        const first = el && (await kids(el))[0];
+        return first?.kind === "forks" && label(first) === "Forks (2)" ? el : undefined;
+      });
+      assert.match(desc(root), /· 2 forks$/);
+      const forksNode = (await kids(root))[0]!;
+      const forks = (await kids(forksNode)) as SessionNode[];
+      assert.deepEqual(
+        forks.map((f) => f.file),
+        [newFork, S5A()],
+        "the fork written last first",
+      );
+      assert.equal(label(forks[0]!), own);
+      assert.match(desc(forks[0]!), /^(● live · )?fork of Stats helpers \(sum\/avg\/median\) · /);
+      // S5A wrote no prompt of its own (it ends at a copied one): named by the last prompt it copied.
+      const copied = userPrompts(S5A()).at(-1)!;
+      assert.ok(copied.length < 60);
+      assert.equal(label(forks[1]!), `(no new prompt) after “${copied}”`);
+      assert.notEqual(label(forks[1]!), label(root));
+
+      // Revealed from search: the fork's own prompt is found and its row selected, under Forks (2) of S2.
+      const hit = await waitFor("the fork's prompt in the search index", async () => {
+        const r = await api.search.query({ text: own, limit: 5, files: null, roles: null });
+        return r.ok ? r.hits.find((h) => h.file === newFork) : undefined;
+      });
+      await vscode.commands.executeCommand("piSessions.revealEntry", hit.file, hit.entryId);
+      const selected = await waitFor("a selection", () => api.view.selection[0]);
+      const chain: string[] = [];
+      for (let n: Element | undefined = selected; n; n = n.parent) chain.push(n.kind);
+      assert.deepEqual(chain.slice(-4), ["session", "forks", "session", "group"], chain.join(" < "));
+      const sessionOf = (n: Element | undefined): Element | undefined =>
+        n && n.kind === "session" ? n : sessionOf(n?.parent);
+      assert.equal((sessionOf(selected) as SessionNode).file, newFork);
+    } finally {
+      fs.rmSync(newFork, { force: true });
+    }
+    await waitFor("the fork to disappear", async () => !api.service.lib.get(newFork));
+  });
+
+  test("flat: one row per session again, forks with their new labels", async () => {
+    const nested = (await workspaceRows()).length;
+    const config = vscode.workspace.getConfiguration("piSessions");
+    await config.update("forks.display", "flat", vscode.ConfigurationTarget.Global);
+    try {
+      const rows = await waitFor("S5A as a row of its own", async () => {
+        const r = await workspaceRows();
+        return r.some((x) => x.file === S5A()) ? r : undefined;
+      });
+      // Every session of the workspace is a row: as many rows as the group counts sessions.
+      const group = (await kids())[0]!;
+      assert.equal(desc(group), `${rows.length} sessions`);
+      assert.ok(rows.length > nested);
+      const s5a = rows.find((r) => r.file === S5A())!;
+      assert.match(label(s5a), /^\(no new prompt\) after “/);
+      assert.ok(!(await kids(rows.find((r) => r.file === S2())!)).some((k) => k.kind === "forks"));
+    } finally {
+      await config.update("forks.display", undefined, vscode.ConfigurationTarget.Global);
+    }
+    await waitFor("nested again", async () => !(await workspaceRows()).some((x) => x.file === S5A()));
+  });
+});
