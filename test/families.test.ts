@@ -9,7 +9,14 @@ import { run } from "../src/cli/main.js";
 import { parseSession } from "../src/core/session.js";
 import { extendSummary, summarize } from "../src/core/summary.js";
 import { resolveRoots } from "../src/node/roots.js";
-import { computeOwnership, FamilyIndex, loadStore, sessionTitle, type StoreSession } from "../src/node/store/index.js";
+import {
+  computeOwnership,
+  FamilyIndex,
+  loadStore,
+  newStoreSession,
+  sessionTitle,
+  type StoreSession,
+} from "../src/node/store/index.js";
 import { fork, header, message, sessionInfo } from "./builders.js";
 import { REAL } from "./fixtures.js";
 import { jsonl, plain, withTempDir } from "./helpers.js";
@@ -180,8 +187,61 @@ describe("fork families", () => {
     assert.ok(statsForks.length >= 2);
     for (const f of statsForks) {
       assert.ok(!families.tops(sessions).includes(f));
+      // From the raw lines: its first user prompt timestamped after its header, else the last prompt it copied.
+      const raw = readFileSync(f.file, "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map(
+          (l) => JSON.parse(l) as { type: string; timestamp?: string; message?: { role?: string; content?: unknown } },
+        );
+      const created = Date.parse(raw.find((r) => r.type === "session")!.timestamp!);
+      const prompts = raw
+        .filter((r) => r.type === "message" && r.message?.role === "user")
+        .map((r) => ({
+          time: Date.parse(r.timestamp!),
+          text: (r.message!.content as { text?: string }[]).map((b) => b.text ?? "").join(""),
+        }));
+      const own = prompts.find((p) => p.time > created);
+      const expected = own ? own.text : `(no new prompt) after “${prompts.at(-1)!.text}”`;
+      assert.equal(sessionTitle(f), expected, f.file);
       assert.notEqual(sessionTitle(f), sessionTitle(stats), `${f.file} is told apart from its parent`);
     }
+  });
+
+  it("a lineage 10,000 forks deep, an artifacts-dir cycle and an ambiguous subagent: no recursion, no loop", () => {
+    const root = { dir: "/r", agent: "pi" as const, source: "test" };
+    const make = (name: string, o: { subagent?: boolean; nestedIn?: string } = {}) =>
+      newStoreSession(
+        { file: `/r/p/${name}.jsonl`, root, slug: "p", nestedIn: o.nestedIn ?? null, size: 0, mtimeNs: 1_000_000n },
+        { ok: true, subagent: o.subagent ?? false, parentSession: null } as unknown as StoreSession["summary"],
+      );
+    const chain = Array.from({ length: 10_000 }, (_, i) => make(`c${i}`));
+    for (let i = 1; i < chain.length; i++) {
+      chain[i]!.parent = chain[i - 1]!;
+      chain[i]!.parentState = "resolved";
+    }
+    chain.at(-1)!.mtimeMs = 99; // the deepest fork is the newest: its family's latest activity
+    // A holder whose parent is its own subagent (hostile): the artifacts-dir link is the one cut.
+    const holder = make("h");
+    const sub = make("h-sub", { subagent: true, nestedIn: holder.file });
+    holder.parent = sub;
+    holder.parentState = "resolved";
+    // A subagent whose parent id is ambiguous: it still goes with the session whose folder holds it.
+    const host = make("host");
+    const amb = make("amb", { subagent: true, nestedIn: host.file });
+    amb.parentState = "ambiguous";
+    const families = new FamilyIndex([...chain, holder, sub, host, amb]);
+    assert.deepEqual(
+      families.tops([...chain, holder, sub, host, amb]).map((s) => s.file),
+      [chain[0]!.file, sub.file, host.file].sort((a, b) => (a === chain[0]!.file ? -1 : a.localeCompare(b))),
+    );
+    assert.equal(families.forkCount(chain[0]!), 9_999);
+    assert.equal(families.latest(chain[0]!), 99);
+    assert.equal(families.root(chain.at(-1)!), chain[0]);
+    assert.equal(families.chain(chain.at(-1)!).length, 10_000);
+    assert.equal(families.parent(sub), null, "the cycle is cut at the artifacts-dir link");
+    assert.equal(families.parent(holder), sub);
+    assert.deepEqual(families.subagents(host), [amb]);
   });
 
   it("pi-sessions list: a title column, forks as 'fork of <parent title>', --tree and --json fields", async () => {

@@ -9,7 +9,7 @@ import { run } from "../src/cli/main.js";
 import type { SessionRoot } from "../src/node/roots.js";
 import { usageReport } from "../src/node/report.js";
 import { linkLineage, loadStore, newStoreSession, type StoreSession } from "../src/node/store/index.js";
-import { fork, header, message, usage } from "./builders.js";
+import { fork, header, message, toolCall, usage } from "./builders.js";
 import { jsonl } from "./helpers.js";
 
 const ROOT: SessionRoot = { dir: "/r", agent: "pi", source: "test" };
@@ -172,6 +172,42 @@ describe("hardening: the store", function () {
         );
         assert.ok(store.filesRead >= 1, `line ${i + 1}: the damaged entry's file was read again`);
       }
+    }
+  });
+
+  it("file touches have cache lines of their own; a damaged one is dropped and its file read again", async () => {
+    for (const name of ["a", "b"]) {
+      writeFileSync(
+        join(root, "--proj--", `${name}.jsonl`),
+        jsonl(
+          header({ id: name, cwd: "/p" }),
+          message("u1", null, "user", "edit it"),
+          toolCall("c1", "u1", "edit", { path: `src/${name}.ts`, oldText: "x", newText: "y" }),
+        ),
+      );
+    }
+    const cacheFile = join(dir, "cache.json");
+    const touchesOf = (sessions: StoreSession[]) =>
+      sessions
+        .map((s) => (s.summary.ok ? s.summary.touches.map((t) => `${s.file} ${t.kind} ${t.path}`) : []))
+        .flat()
+        .sort();
+    // The expectation: each file's one edit call, as written above.
+    const truth = ["a", "b"].map((n) => `${join(root, "--proj--", `${n}.jsonl`)} edit src/${n}.ts`);
+    assert.deepEqual(touchesOf((await loadStore({ roots: roots(), cacheFile })).sessions), truth);
+    const lines = readFileSync(cacheFile, "utf8").split("\n").filter(Boolean);
+    const touchLines = lines.map((l, i) => [l, i] as const).filter(([l]) => l.startsWith("[") && l.includes("edit"));
+    assert.equal(touchLines.length, 2, "one touches line per session that has touches");
+    const warm = await loadStore({ roots: roots(), cacheFile });
+    assert.equal(warm.filesRead, 0);
+    assert.deepEqual(touchesOf(warm.sessions), truth, "read back from the cache");
+    for (const [line, i] of touchLines) {
+      const broken = [...lines];
+      broken[i] = line.replace("edit", "edjt");
+      writeFileSync(cacheFile, `${broken.join("\n")}\n`);
+      const store = await loadStore({ roots: roots(), cacheFile });
+      assert.equal(store.filesRead, 1, `line ${i + 1}: its session read again`);
+      assert.deepEqual(touchesOf(store.sessions), truth);
     }
   });
 });

@@ -43,7 +43,7 @@ export function listedSession(s: StoreSession, families?: FamilyIndex): ListedSe
   const sum = s.summary;
   // Without the index, the chain of fork parents (acyclic: linkLineage cuts cycles).
   let root = s;
-  if (families) root = families.chain(s)[0]!;
+  if (families) root = families.root(s);
   else while (root.parent) root = root.parent;
   const family = { title: sessionTitle(s), familyRoot: root.file };
   if (!sum.ok) {
@@ -119,11 +119,16 @@ export async function listCommand(values: ListValues, io: Io): Promise<number> {
   // Flat: newest first. --tree: each family root (newest family first), then its forks and subagents, indented.
   const order: { s: StoreSession; depth: number }[] = [];
   if (values.tree) {
-    const walk = (s: StoreSession, depth: number) => {
-      order.push({ s, depth });
-      for (const k of [...families.forks(s), ...families.subagents(s)]) walk(k, depth + 1);
-    };
-    for (const top of families.tops(result)) walk(top, 0);
+    // Depth first, with a stack of its own: a lineage thousands of forks deep is no recursion.
+    const stack = families
+      .tops(result)
+      .reverse()
+      .map((s) => ({ s, depth: 0 }));
+    for (let next = stack.pop(); next; next = stack.pop()) {
+      order.push(next);
+      const kids = [...families.forks(next.s), ...families.subagents(next.s)];
+      for (let i = kids.length - 1; i >= 0; i--) stack.push({ s: kids[i]!, depth: next.depth + 1 });
+    }
   } else {
     for (const s of [...result].sort(newestFirst)) order.push({ s, depth: 0 });
   }
@@ -157,7 +162,7 @@ export async function listCommand(values: ListValues, io: Io): Promise<number> {
       row.flavor ?? "REJECTED",
       String(row.entryCount),
       String(row.ownEntryCount),
-      (depth ? `${"  ".repeat(depth - 1)}└ ` : "") + truncate(row.title, 200),
+      indent(depth) + truncate(row.title, 200),
       forkText(s, row),
       oneLine(row.cwd ?? row.file),
     ]);
@@ -165,6 +170,15 @@ export async function listCommand(values: ListValues, io: Io): Promise<number> {
   io.out(formatTable(table, [2, 3], false, io));
   for (const d of diagnostics) text(io).out(diagnosticLine(d.file, d));
   return EXIT_OK;
+}
+
+/** Deepest indentation of `--tree`; a deeper fork says its depth instead of moving further right. */
+const MAX_INDENT = 8;
+
+function indent(depth: number): string {
+  if (depth === 0) return "";
+  if (depth <= MAX_INDENT) return `${"  ".repeat(depth - 1)}└ `;
+  return `${"  ".repeat(MAX_INDENT - 1)}└(${depth}) `;
 }
 
 /** The fork column: where a fork came from (by its parent's title), and the other lineage marks. */

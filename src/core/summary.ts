@@ -48,9 +48,10 @@ export interface SessionSummaryOk {
   name: string | null;
   firstPrompt: string | null;
   /**
-   * The first user prompt with text written after the header (entry time later than `created`). For a fork that is
-   * its first own prompt: the copies of its parent's entries keep their earlier times (docs/session-format.md#forks).
-   * A first-paint (`partial`) summary has it only when the file's head holds it.
+   * A fork's first user prompt with text written after its header (entry time later than `created`): its first own
+   * prompt, since the copies of its parent's entries keep their earlier times (docs/session-format.md#forks). Null for
+   * a session that is no fork (its title is `firstPrompt`). A first-paint (`partial`) summary has it only when the
+   * file's head holds it.
    */
   laterPrompt: string | null;
   /**
@@ -58,7 +59,7 @@ export interface SessionSummaryOk {
    * from the one it copied). Null when unknown (no name; Oh My Pi, whose title slot is rewritten in place).
    */
   nameTime: number | null;
-  /** The last user prompt with text (for a fork with no prompt of its own: the last one it copied). */
+  /** A fork's last user prompt with text (with no prompt of its own: the last one it copied); null for no fork. */
   lastPrompt: string | null;
   /** Header timestamp in ms (the fork moment for forks). */
   created: number;
@@ -169,8 +170,9 @@ export function summarize(result: ParseResult): SessionSummary {
     cwd: typeof s.header.cwd === "string" ? s.header.cwd : null,
     name: s.name,
     firstPrompt: firstPromptOf(s.entries),
-    laterPrompt: laterPromptOf(s.entries, created),
-    lastPrompt: lastPromptOf(s.entries),
+    // Only a fork is named by these (the listing stays small, and no other session reads a body for them).
+    laterPrompt: s.forkOf ? laterPromptOf(s.entries, created) : null,
+    lastPrompt: s.forkOf ? lastPromptOf(s.entries) : null,
     nameTime: s.name ? nameTimeOf(s.flavor, s.entries) : null,
     created,
     parentSession: s.forkOf ? { raw: s.forkOf.raw, kind: s.forkOf.kind } : null,
@@ -249,8 +251,8 @@ export function extendSummary(prev: SessionSummary, result: ParseResult): Sessio
     ...prev,
     name: s.name,
     firstPrompt: prev.firstPrompt ?? firstPromptOf(added),
-    laterPrompt: prev.laterPrompt ?? laterPromptOf(added, prev.created),
-    lastPrompt: lastPromptOf(added) ?? prev.lastPrompt,
+    laterPrompt: prev.parentSession ? (prev.laterPrompt ?? laterPromptOf(added, prev.created)) : null,
+    lastPrompt: prev.parentSession ? (lastPromptOf(added) ?? prev.lastPrompt) : null,
     nameTime: !s.name
       ? null
       : added.some((e) => e.type === "session_info")

@@ -6,7 +6,7 @@
  */
 import { dayOf, periodOf } from "../core/periods.js";
 import { addRecord, emptyTotals, type UsageRecord, type UsageTotals } from "../core/usage.js";
-import { computeOwnership, isOk, type StoreSession } from "./store/index.js";
+import { computeOwnership, isOk, sessionTitle, type StoreSession } from "./store/index.js";
 
 export type GroupBy = "session" | "model" | "day" | "week" | "month" | "project";
 
@@ -62,7 +62,8 @@ export function usageReport(result: StoreSession[], options: UsageOptions): Usag
     const includedInParent = sum.subagent && s.parent !== null && inResult.has(s.parent);
     const sessionRow = options.by === "session" ? row(s.file, sum.id) : undefined;
     if (sessionRow) {
-      sessionRow.name = sum.name ?? sum.firstPrompt;
+      // The title the list and the tree show (a fork: what it did).
+      sessionRow.name = sessionTitle(s);
       sessionRow.file = s.file;
       if (s.sameIdAs.length) sessionRow.sameIdAs = s.sameIdAs.map((o) => o.file);
       if (s.parent && inResult.has(s.parent)) sessionRow.inheritedCost = 0;

@@ -297,11 +297,25 @@ suite("Pi Sessions explorer in a real VS Code", () => {
       assert.equal(label(after[after.length - 1]!), "Live prompt from the test");
       assert.match(desc(after[after.length - 1]!), /^● active leaf/);
       assert.match(desc(s1), /● live/);
-      // Only that session's nodes were refreshed, never the whole tree.
+      // Only that session's nodes (and its forks', whose labels name it) were refreshed, never the whole tree.
+      const forkOfFile = (f: string) => {
+        const head = fs
+          .readFileSync(f, "utf8")
+          .split("\n")
+          .map((l) => {
+            try {
+              return JSON.parse(l) as { type?: string; parentSession?: string };
+            } catch {
+              return {};
+            }
+          })
+          .find((r) => r.type === "session");
+        return path.basename(head?.parentSession ?? "") === path.basename(file);
+      };
       assert.ok(events.length > 0);
       for (const e of events) {
         assert.ok(Array.isArray(e), "a targeted refresh");
-        assert.ok(e.every((x) => x.kind === "session" && x.file === file));
+        assert.ok(e.every((x) => x.kind === "session" && (x.file === file || forkOfFile(x.file))));
       }
       // Only the new bytes (plus the first line, compared to detect in-place rewrites) were read.
       const header = Buffer.byteLength(lines[0]!) + 1;

@@ -51,6 +51,15 @@ function userPrompts(file: string): string[] {
   });
 }
 
+/** Every session file under `dir` (nested ones too). */
+function sessionFiles(dir: string): string[] {
+  if (!fs.existsSync(dir)) return [];
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = path.join(dir, e.name);
+    return e.isDirectory() ? sessionFiles(p) : e.name.endsWith(".jsonl") ? [p] : [];
+  });
+}
+
 suite("Pi Sessions fork families in a real VS Code", () => {
   let api: PiSessionsApi;
   const item = (el: Element) => api.tree.getTreeItem(el);
@@ -75,23 +84,41 @@ suite("Pi Sessions fork families in a real VS Code", () => {
 
   test("This Workspace shows one row per family: no fork whose parent is listed there too", async () => {
     // The raw header of S5A names S2's file as its parent.
-    const header = records(S5A()).find((r) => r.type === "session")!;
-    assert.equal(path.basename(String(header.parentSession)), path.basename(S2()));
+    const s5aHeader = records(S5A()).find((r) => r.type === "session")!;
+    assert.equal(path.basename(String(s5aHeader.parentSession)), path.basename(S2()));
     const rows = await workspaceRows();
     const files = new Set(rows.map((r) => r.file));
     assert.ok(files.has(S2()), "the root is a row");
     assert.ok(!files.has(S5A()), "its fork is not");
-    const lib = api.service.lib;
-    const listed = new Set(rows.map((r) => lib.get(r.file)!));
-    for (const r of rows) {
-      const parent = lib.families().parent(lib.get(r.file)!);
-      assert.ok(!parent || !listed.has(parent), `${path.basename(r.file)} is a row though its parent is one`);
+    // From the raw files alone: each session's parent (its header's parentSession: a file path, or an OMP id) and its
+    // modification time; a family's latest activity is its newest member's.
+    const all = [...sessionFiles(path.join(HOME, ".pi")), ...sessionFiles(path.join(HOME, ".omp"))];
+    const header = (f: string) => records(f).find((r) => r.type === "session");
+    const byId = new Map<string, string[]>();
+    for (const f of all) {
+      const id = header(f)?.id;
+      if (typeof id === "string") byId.set(id, [...(byId.get(id) ?? []), f]);
     }
-    // Rows are ordered by their family's latest activity.
-    const latest = rows.map((r) => lib.families().latest(lib.get(r.file)!));
+    const parentOf = (f: string): string | undefined => {
+      const raw = header(f)?.parentSession;
+      if (typeof raw !== "string") return undefined;
+      const byPath = all.find((g) => path.basename(g) === path.basename(raw));
+      const ids = byId.get(raw) ?? [];
+      return byPath ?? (ids.length === 1 ? ids[0] : undefined);
+    };
+    const shown = new Set(rows.map((r) => r.file));
+    for (const r of rows) {
+      const p = parentOf(r.file);
+      assert.ok(!p || !shown.has(p), `${path.basename(r.file)} is a row though its parent ${p} is one too`);
+    }
+    const mtime = (f: string) => fs.statSync(f).mtimeMs;
+    const latest = (f: string): number =>
+      Math.max(mtime(f), ...all.filter((g) => g !== f && parentOf(g) === f).map(latest));
+    const order = rows.map((r) => latest(r.file));
     assert.deepEqual(
-      latest,
-      [...latest].sort((a, b) => b - a),
+      order,
+      [...order].sort((a, b) => b - a),
+      "families newest first",
     );
   });
 

@@ -52,7 +52,7 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<Element>, T
         if (!set || set.structural) return this.refreshAll();
         const files = new Set(set.changes.map((c) => c.file));
         for (const f of files) this.outlines.delete(f);
-        this.fireSessions((file) => files.has(file));
+        this.fireFamilies(files);
       }),
     );
     this.disposables.push(
@@ -87,6 +87,27 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<Element>, T
   refreshAll(): void {
     this.outlines.clear();
     this.emitter.fire(undefined);
+  }
+
+  /**
+   * Re-render changed sessions and what names or orders them: a fork's label names its parent, and its parent's
+   * "Forks (N)" lists the forks by their latest activity. (The top rows are ordered when a group is listed again.)
+   */
+  private fireFamilies(files: Set<string>): void {
+    const lib = this.service.lib;
+    const families = lib.families();
+    const affected = new Set(files);
+    const parents = new Set<string>();
+    for (const f of files) {
+      const s = lib.get(f);
+      if (!s) continue;
+      const p = families.parent(s);
+      if (p) parents.add(p.file);
+      for (const k of [...families.forks(s), ...families.subagents(s)]) affected.add(k.file);
+    }
+    this.fireSessions((file) => affected.has(file));
+    const lists = [...this.nodes.values()].filter((n) => n instanceof ForksNode && parents.has(n.file));
+    if (lists.length) this.emitter.fire(lists as Element[]);
   }
 
   /** Re-render the session nodes of the files that match (every place each session is listed). */

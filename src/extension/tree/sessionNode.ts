@@ -37,16 +37,17 @@ export class SessionNode extends TreeNode {
   override async getChildren(): Promise<Element[]> {
     const s = this.tree.lib.get(this.file);
     if (!s) return [];
-    const outline = await this.tree.outline(this.file);
-    if (!outline) return this.unreadableChildren(s);
     const out: Element[] = [];
     const nested = this.tree.forkDisplay === "nested";
     if (nested) {
-      // The family below this session first: its forks, then its subagents, each a row of its own.
+      // The family below this session first: its forks, then its subagents, each a row of its own (also under a
+      // session that cannot be read: its forks are listed nowhere else).
       const families = this.tree.lib.families();
       if (families.forks(s).length) out.push(ForksNode.of(this, "forks", this.tree));
       if (families.subagents(s).length) out.push(ForksNode.of(this, "subagents", this.tree));
     }
+    const outline = await this.tree.outline(this.file);
+    if (!outline) return [...out, ...this.unreadableChildren(s)];
     if (s.summary.ok && s.summary.parentSession) {
       out.push(this.tree.intern(new ForkedFromNode(`${this.id}/forkedFrom`, this.file, this, this.tree)));
     }

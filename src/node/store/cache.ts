@@ -12,21 +12,31 @@ import type { SessionSummary, SessionSummaryOk, TouchRecord } from "../../core/s
 import type { UsageRecord } from "../../core/usage.js";
 import type { SessionRoot } from "../roots.js";
 
-/** A cache entry as written: `d` numbers its details line, `c` is that line's checksum. */
+type ListedSummary = SessionSummary | Omit<PackedSummary, "detail" | "touchDetail">;
+
+/**
+ * A cache entry as written: `d` numbers its details line and `c` is that line's checksum; `t` and `tc` the same for
+ * its file touches (a line of their own, so that usage and listings never parse them).
+ */
 interface StoredEntry {
   size: number;
   mtimeNs: string;
-  summary: SessionSummary | Omit<PackedSummary, "detail">;
+  summary: ListedSummary;
   d?: number;
   c?: number;
+  t?: number;
+  tc?: number;
 }
+
+/** A stored line's text, read on first use. */
+type LineText = () => string | undefined;
 
 interface CacheEntry {
   size: number;
   mtimeNs: string;
   summary: SessionSummary;
   /** The stored form, when the summary came from the cache file unchanged (saved again without re-packing). */
-  stored?: { summary: SessionSummary | Omit<PackedSummary, "detail">; detail: () => string | undefined };
+  stored?: { summary: ListedSummary; detail: LineText; touches: LineText };
 }
 
 /**
@@ -37,6 +47,8 @@ interface CacheEntry {
 interface PackedSummary extends Omit<SessionSummaryOk, "entries" | "usage" | "touches"> {
   packed: 2;
   detail: string;
+  /** The file touches (`PackedTouches` as JSON), apart from the details: only the file history reads them. */
+  touchDetail?: string;
 }
 
 interface PackedDetail {
@@ -46,9 +58,10 @@ interface PackedDetail {
   keys: [string, string, string][];
   /** Per record: entry index, time, key index, input, output, cacheRead, cacheWrite, totalTokens, cost, active. */
   usage: (number | null)[];
-  /** Per file touch: entry index, call index, tool call id, tool, kind, path, active (1 or 0). Absent when none. */
-  touches?: (string | number)[];
 }
+
+/** Per file touch: entry index, call index, tool call id, tool, kind, path, active (1 or 0). */
+type PackedTouches = (string | number)[];
 
 const USAGE_WIDTH = 10;
 const TOUCH_WIDTH = 7;
@@ -78,7 +91,7 @@ export function packSummary(s: SessionSummary): SessionSummary | PackedSummary {
       r.active ? 1 : 0,
     );
   }
-  const touches: (string | number)[] = [];
+  const touches: PackedTouches = [];
   for (const t of s.touches) {
     const at = index.get(t.entryId);
     if (at === undefined) return s;
@@ -91,8 +104,9 @@ export function packSummary(s: SessionSummary): SessionSummary | PackedSummary {
     keys,
     usage,
   };
-  if (touches.length) detail.touches = touches;
-  return { ...rest, packed: 2, detail: JSON.stringify(detail) };
+  const packed: PackedSummary = { ...rest, packed: 2, detail: JSON.stringify(detail) };
+  if (touches.length) packed.touchDetail = JSON.stringify(touches);
+  return packed;
 }
 
 /**
@@ -100,11 +114,12 @@ export function packSummary(s: SessionSummary): SessionSummary | PackedSummary {
  * the details when the stored summary does not carry them (the cache file keeps them apart).
  */
 export function unpackSummary(
-  p: SessionSummary | PackedSummary | Omit<PackedSummary, "detail">,
-  detailOf?: () => string | undefined,
+  p: SessionSummary | PackedSummary | ListedSummary,
+  detailOf?: LineText,
+  touchesOf?: LineText,
 ): SessionSummary {
   if (!("packed" in p)) return p;
-  const { packed: _packed, detail: own, ...rest } = p as PackedSummary;
+  const { packed: _packed, detail: own, touchDetail: ownTouches, ...rest } = p as PackedSummary;
   const detailText = () => own ?? detailOf?.() ?? '{"ids":"","times":[],"keys":[],"usage":[]}';
   let detail: PackedDetail | undefined;
   let ids: string[] | undefined;
@@ -128,25 +143,23 @@ export function unpackSummary(
       const list = idList();
       const { usage: rows, keys } = details();
       usage = [];
+      // Indexed reads, no slice per record: a warm usage report decodes every session's records.
+      const n = (k: number) => rows[k] as number;
       for (let i = 0; i < rows.length; i += USAGE_WIDTH) {
-        const [at, time, ki, input, output, cacheRead, cacheWrite, totalTokens, cost, active] = rows.slice(
-          i,
-          i + USAGE_WIDTH,
-        ) as number[];
-        const [provider, model, source] = keys[ki!]!;
+        const [provider, model, source] = keys[n(i + 2)]!;
         usage.push({
-          entryId: list[at!]!,
-          time: time ?? Number.NaN,
+          entryId: list[n(i)]!,
+          time: rows[i + 1] ?? Number.NaN,
           source: source as UsageRecord["source"],
           provider,
           model,
-          input: input!,
-          output: output!,
-          cacheRead: cacheRead!,
-          cacheWrite: cacheWrite!,
-          totalTokens: totalTokens!,
-          cost: cost!,
-          active: active === 1,
+          input: n(i + 3),
+          output: n(i + 4),
+          cacheRead: n(i + 5),
+          cacheWrite: n(i + 6),
+          totalTokens: n(i + 7),
+          cost: n(i + 8),
+          active: rows[i + 9] === 1,
         });
       }
       return usage;
@@ -159,7 +172,8 @@ export function unpackSummary(
     get: () => {
       if (touches) return touches;
       const list = idList();
-      const rows = details().touches ?? [];
+      const text = ownTouches ?? touchesOf?.();
+      const rows = text === undefined ? [] : (JSON.parse(text) as PackedTouches);
       const times = details().times;
       touches = [];
       for (let i = 0; i < rows.length; i += TOUCH_WIDTH) {
@@ -190,8 +204,11 @@ export function unpackSummary(
   return summary;
 }
 
-/** 10: summaries carry the tool calls that name a file (`touches`). */
-const CACHE_VERSION = 11;
+/**
+ * 12: a fork's naming facts in the listing (`laterPrompt`, `lastPrompt`, `nameTime`); details lines hold their JSON
+ * as is (not a JSON string of it); file touches on lines of their own.
+ */
+const CACHE_VERSION = 12;
 
 /** A checksum of bytes (CRC-32; a damaged cache line is found by it, not trusted). */
 const checksum: (bytes: Uint8Array) => number =
@@ -207,8 +224,9 @@ export class MetadataCache {
   /**
    * The cache file is JSON lines: a header (version, and the listing line's length and checksum), the listing (what
    * the first level of the tree needs), then one line of details (entry ids, times, usage) per session, numbered
-   * from the listing, each with its checksum in the listing. A damaged listing drops the whole cache; a damaged
-   * details line drops its entry, so that file is read again. A details line is decoded when it is first read.
+   * from the listing, each with its checksum in the listing, and a line of file touches for a session that has any. A
+   * damaged listing drops the whole cache; a damaged details line drops its entry, so that file is read again. A
+   * details line is decoded when it is first read.
    */
   static async load(file: string | null): Promise<MetadataCache> {
     const cache = new MetadataCache(file);
@@ -232,25 +250,23 @@ export class MetadataCache {
         return cache;
       const json = JSON.parse(text(listing)) as { entries?: Record<string, StoredEntry> };
       if (!json.entries || typeof json.entries !== "object") return cache;
+      /** The text of the details line `at` (checked against `sum`), or null when it is damaged. */
+      const lineText = (at: number | undefined, sum: number | undefined): LineText | null => {
+        if (at === undefined) return () => undefined;
+        const line = typeof at === "number" ? details[at] : undefined;
+        if (!line || sum !== checksum(bytes.subarray(...line))) return null;
+        let decoded: string | undefined;
+        return () => (decoded ??= text(line));
+      };
       for (const [k, e] of Object.entries(json.entries)) {
-        let detail: () => string | undefined = () => undefined;
-        if (e.d !== undefined) {
-          const line = typeof e.d === "number" ? details[e.d] : undefined;
-          if (!line || e.c !== checksum(bytes.subarray(...line))) continue; // damaged: dropped, read again
-          let decoded: string | undefined;
-          detail = () => {
-            if (decoded === undefined) {
-              const value: unknown = JSON.parse(text(line));
-              decoded = typeof value === "string" ? value : undefined;
-            }
-            return decoded;
-          };
-        }
+        const detail = lineText(e.d, e.c);
+        const touches = lineText(e.t, e.tc);
+        if (!detail || !touches) continue; // damaged: dropped, read again
         cache.entries.set(k, {
           size: e.size,
           mtimeNs: e.mtimeNs,
-          summary: unpackSummary(e.summary, detail),
-          stored: { summary: e.summary, detail },
+          summary: unpackSummary(e.summary, detail, touches),
+          stored: { summary: e.summary, detail, touches },
         });
       }
     } catch {
@@ -286,25 +302,33 @@ export class MetadataCache {
     const entries: Record<string, StoredEntry> = {};
     const details: string[] = [];
     for (const [k, e] of this.entries) {
-      let summary: SessionSummary | Omit<PackedSummary, "detail">;
+      let summary: ListedSummary;
       let detail: string | undefined;
+      let touches: string | undefined;
       if (e.stored) {
         summary = e.stored.summary;
         detail = "packed" in summary ? e.stored.detail() : undefined;
+        touches = "packed" in summary ? e.stored.touches() : undefined;
       } else {
         const packed = packSummary(e.summary);
         if ("packed" in packed) {
-          const { detail: d, ...listing } = packed;
+          const { detail: d, touchDetail: t, ...listing } = packed;
           summary = listing;
           detail = d;
+          touches = t;
         } else summary = packed;
       }
-      entries[k] = { size: e.size, mtimeNs: e.mtimeNs, summary };
+      const stored: StoredEntry = { size: e.size, mtimeNs: e.mtimeNs, summary };
+      // A packed detail is one line of JSON (JSON.stringify writes no raw newline).
       if (detail !== undefined) {
-        const line = JSON.stringify(detail);
-        entries[k].d = details.push(line) - 1;
-        entries[k].c = checksum(Buffer.from(line, "utf8"));
+        stored.d = details.push(detail) - 1;
+        stored.c = checksum(Buffer.from(detail, "utf8"));
       }
+      if (touches !== undefined) {
+        stored.t = details.push(touches) - 1;
+        stored.tc = checksum(Buffer.from(touches, "utf8"));
+      }
+      entries[k] = stored;
     }
     const listing = Buffer.from(JSON.stringify({ entries }), "utf8");
     const header = JSON.stringify({ version: CACHE_VERSION, listing: checksum(listing), bytes: listing.length });

@@ -78,9 +78,9 @@ const noNewPromptText: NoNewPromptText = (last) =>
 /**
  * What a session is called, everywhere it is listed. A fork of a listed parent says what it did: its own name when it
  * set one other than its parent's, else its first own prompt, else "(no new prompt)" and the last prompt it copied.
- * Any other session (orphan and external forks included: where they forked is not known): its name or title, else its
- * first prompt. A fork summarized from its file's ends only (`partial`) keeps that plain title until it is read in
- * full.
+ * Any other session: its name or title, else its first prompt (an orphan or external fork: its first prompt written
+ * after its header, if any, before a copied one). A fork summarized from its file's ends only (`partial`) keeps that
+ * plain title until it is read in full.
  */
 export function sessionTitle(s: StoreSession, noNewPrompt: NoNewPromptText = noNewPromptText): string {
   const sum = s.summary;
@@ -90,6 +90,8 @@ export function sessionTitle(s: StoreSession, noNewPrompt: NoNewPromptText = noN
     if (sum.name && ownName(sum, parent)) return sum.name;
     return sum.laterPrompt ?? noNewPrompt(sum.lastPrompt);
   }
+  // A fork whose parent is not listed: its first prompt after the fork says more than a copied first prompt.
+  if (sum.parentSession && !sum.partial) return sum.name ?? sum.laterPrompt ?? sum.firstPrompt ?? "(no prompt yet)";
   return sum.name ?? sum.firstPrompt ?? "(no prompt yet)";
 }
 
