@@ -120,11 +120,23 @@ suite("Pi Sessions fork families in a real VS Code", () => {
       [...order].sort((a, b) => b - a),
       "families newest first",
     );
+    // Down every family: no fork carries its parent's label.
+    const walk = async (node: SessionNode, depth: number): Promise<void> => {
+      assert.ok(depth < 50);
+      for (const group of (await kids(node)).filter((k) => k.kind === "forks")) {
+        for (const f of (await kids(group)) as SessionNode[]) {
+          assert.notEqual(label(f), label(node), `${path.basename(f.file)} is labelled like its parent`);
+          await walk(f, depth + 1);
+        }
+      }
+    };
+    for (const r of rows) await walk(r, 0);
   });
 
   test("a root shows Forks (N) first: each fork named by its own first prompt, newest first", async () => {
     const own = "Rewrite sum() with reduce, as a fork";
     const newFork = path.join(PROJ, "2026-11-29T19-10-00-000Z_family-fork.jsonl");
+    const grandchild = path.join(PROJ, "2026-11-29T19-20-00-000Z_family-grandchild.jsonl");
     fs.writeFileSync(
       newFork,
       jsonl(
@@ -167,10 +179,36 @@ suite("Pi Sessions fork families in a real VS Code", () => {
       const sessionOf = (n: Element | undefined): Element | undefined =>
         n && n.kind === "session" ? n : sessionOf(n?.parent);
       assert.equal((sessionOf(selected) as SessionNode).file, newFork);
+      // Reveal Parent Session from a fork of a nested fork (written here, naming S5A's file) selects S5A where it
+      // is nested: under Forks of S2.
+      fs.writeFileSync(
+        grandchild,
+        jsonl(
+          fork(S5A(), {
+            id: "family-grandchild",
+            time: "2026-11-29T19:20:00.000Z",
+            cwd: path.join(HOME, "src", "proj"),
+          }),
+          message("fg-u1", null, "user", "A fork of the fork", { time: "2026-11-29T19:20:01.000Z" }),
+        ),
+      );
+      await waitFor("the fork of the fork", () => api.service.lib.get(grandchild)?.parent?.file === S5A());
+      await vscode.commands.executeCommand("piSessions.revealParent", grandchild);
+      const parentRow = await waitFor("S5A selected", () => {
+        const sel = api.view.selection[0];
+        return sel?.kind === "session" && sel.file === S5A() ? sel : undefined;
+      });
+      assert.equal(parentRow.parent?.kind, "forks");
+      const holder = parentRow.parent?.parent;
+      assert.ok(holder?.kind === "session" && holder.file === S2());
     } finally {
       fs.rmSync(newFork, { force: true });
+      fs.rmSync(grandchild, { force: true });
     }
-    await waitFor("the fork to disappear", async () => !api.service.lib.get(newFork));
+    await waitFor(
+      "the forks to disappear",
+      async () => !api.service.lib.get(newFork) && !api.service.lib.get(grandchild),
+    );
   });
 
   test("flat: one row per session again, forks with their new labels", async () => {
