@@ -32,7 +32,7 @@ import { parseSession } from "../src/core/session.js";
 import { extendSummary, summarize } from "../src/core/summary.js";
 import { ownCost } from "../src/node/store/index.js";
 import { parseSessionSliced } from "../src/node/readSession.js";
-import { computeOwnership, loadStore, realFs, type StoreFs } from "../src/node/store/index.js";
+import { computeOwnership, FamilyIndex, loadStore, realFs, type StoreFs } from "../src/node/store/index.js";
 import { SessionTracker } from "../src/node/tracker.js";
 import { indexTouches } from "../src/node/touches.js";
 import { generateSession, generateStore } from "./generate.js";
@@ -282,6 +282,12 @@ async function main() {
     goal: "",
     met: null,
   });
+  // 22. Fork families (issue #22): the index the Sessions view's rows come from, built after each listing change.
+  const forkFamilies = (() => {
+    let index!: FamilyIndex;
+    const t = median(() => (index = new FamilyIndex(warm.sessions)), 5);
+    return { ms: t, families: index.tops(warm.sessions).length };
+  })();
   // 18. IDE insight (issue #18): the file history is built from the cached listing (every session's touches
   // decoded, paths resolved); the cache carries the touches, so its size is a row too.
   const cacheBytes = statSync(cacheFile).size;
@@ -299,6 +305,15 @@ async function main() {
       baseline: `warm listing ${ms(warmMs)} ms`,
       ratio: `${(historyMs / warmMs).toFixed(1)}×`,
       goal: "built once, off the typing path",
+      met: null,
+    },
+    {
+      n: 22,
+      measure: `fork families of the warm listing (${forkFamilies.families} families of ${warm.sessions.length} sessions)`,
+      value: `${ms(forkFamilies.ms)} ms`,
+      baseline: `warm listing ${ms(warmMs)} ms`,
+      ratio: `${((forkFamilies.ms / warmMs) * 100).toFixed(1)}%`,
+      goal: "",
       met: null,
     },
     {
