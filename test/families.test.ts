@@ -146,6 +146,45 @@ describe("fork families", () => {
     });
   });
 
+  it("an orphan fork: its own prompt over a copied name; no readable header time: the plain title", async () => {
+    await withTempDir(async (dir) => {
+      const slug = join(dir, "agent", "sessions", "--p--");
+      mkdirSync(slug, { recursive: true });
+      const copied = [
+        message("u1", null, "user", "hello", { time: 1 }),
+        sessionInfo("n1", "u1", "Parent name", { time: 2 }),
+      ];
+      const files = {
+        // An orphan fork (its parent's file is gone) that copied the parent's name: titled by its own prompt.
+        orphan: write(
+          join(slug, "o.jsonl"),
+          1,
+          fork(join(slug, "gone.jsonl"), { id: "o", time: 10 }),
+          ...copied,
+          message("u2", "n1", "user", "fix the tests", { time: 11 }),
+        ),
+        parent: write(join(slug, "p.jsonl"), 1, header({ id: "p", time: 0 }), ...copied),
+        // A fork whose header time cannot be read: where it starts is unknown, so its plain title.
+        badTime: write(
+          join(slug, "b.jsonl"),
+          2,
+          { ...fork(join(slug, "p.jsonl"), { id: "b" }), timestamp: "garbage" },
+          ...copied,
+          message("u3", "n1", "user", "a prompt of its own", { time: 12 }),
+        ),
+        // An own prompt written with no timestamp: not a copy (copies keep their parent's times).
+        noTime: write(join(slug, "t.jsonl"), 3, fork(join(slug, "p.jsonl"), { id: "t", time: 10 }), ...copied, {
+          ...message("u4", "n1", "user", "untimed own prompt"),
+          timestamp: undefined,
+        }),
+      };
+      const { byFile } = await storeOf(join(dir, "agent"));
+      assert.equal(sessionTitle(byFile(files.orphan)), "fix the tests");
+      assert.equal(sessionTitle(byFile(files.badTime)), "Parent name");
+      assert.equal(sessionTitle(byFile(files.noTime)), "untimed own prompt");
+    });
+  });
+
   it("a fork's title follows its appends (extended = summarized again) and survives the metadata cache", async () => {
     await withTempDir(async (dir) => {
       const { agent, files } = writeStore(dir);

@@ -10,6 +10,7 @@ import {
   oneLine,
   relativeTime,
   terminalSafe,
+  truncate,
 } from "../src/protocol/format.js";
 
 describe("format", () => {
@@ -55,5 +56,17 @@ describe("format", () => {
     );
     assert.equal(oneLine("x\nFORGED\r\t"), "x\\x0aFORGED\\x0d\\x09");
     assert.equal(terminalSafe("plain ünïcode ✓"), "plain ünïcode ✓");
+    // Bidi marks and the Unicode line and paragraph separators (a terminal or viewer breaks the row at them).
+    assert.equal(oneLine("a\u2028b\u2029c\u200e\u200f\u061cd"), "a\\u2028b\\u2029c\\u200e\\u200f\\u061cd");
+  });
+
+  it("truncate: one line, cut with an ellipsis, never inside a surrogate pair", () => {
+    assert.equal(truncate("a  b\n c", 80), "a b c");
+    assert.equal(truncate("abcdef", 4), "abc…");
+    // "😀" is two UTF-16 units: cut before it rather than leave half of it (a lone surrogate is invalid JSON text).
+    const cut = truncate(`${"y".repeat(2)}😀zz`, 4);
+    assert.equal(cut, "yy…");
+    assert.ok(!/[\ud800-\udbff](?![\udc00-\udfff])/.test(truncate(`${"N".repeat(38)}😀tail`, 40)));
+    assert.equal(truncate(`${"y".repeat(2)}😀zz`, 5), "yy😀…");
   });
 });

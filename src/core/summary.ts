@@ -145,7 +145,10 @@ function nameTimeOf(flavor: string, entries: readonly Entry[]): number | null {
 
 /** The first user prompt with text among `entries` written after `created` (ms). */
 function laterPromptOf(entries: readonly Entry[], created: number): string | null {
-  return firstPromptOf(entries.filter((e) => e.role === "user" && e.timestamp && Date.parse(e.timestamp) > created));
+  if (!Number.isFinite(created)) return null; // where the fork starts is not known
+  // An entry without a readable time is no copy (copies keep their parent's times): it counts as written later.
+  const later = (e: Entry) => !(Date.parse(e.timestamp ?? "") <= created);
+  return firstPromptOf(entries.filter((e) => e.role === "user" && later(e)));
 }
 
 /** `provider/model` at the session's leaf, or null. */

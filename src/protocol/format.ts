@@ -113,9 +113,12 @@ export function formatDateTime(time: number | string | null | undefined): string
   return Number.isFinite(ms) ? new Date(ms).toISOString().slice(0, 16).replace("T", " ") : "-";
 }
 
-/** Characters a terminal acts on: C0 controls but the newline, DEL, C1 controls, bidirectional overrides. */
-const TERMINAL_CONTROLS = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
-const TERMINAL_CONTROLS_AND_NEWLINE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+/**
+ * Characters a terminal acts on or that reorder or break a line: C0 controls but the newline, DEL, C1 controls,
+ * bidirectional marks, overrides and isolates, and the Unicode line and paragraph separators.
+ */
+const TERMINAL_CONTROLS = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g;
+const TERMINAL_CONTROLS_AND_NEWLINE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g;
 
 const visibleEscape = (c: string) => {
   const code = c.charCodeAt(0);
@@ -135,10 +138,14 @@ export function oneLine(text: string): string {
   return text.replace(TERMINAL_CONTROLS_AND_NEWLINE, visibleEscape);
 }
 
-/** Text on one line, whitespace collapsed, cut to `max` characters with an ellipsis. */
+/** Text on one line, whitespace collapsed, cut to `max` characters with an ellipsis (never inside a surrogate pair). */
 export function truncate(text: string, max = 80): string {
   const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+  if (flat.length <= max) return flat;
+  let end = max - 1;
+  const last = flat.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end--; // a high surrogate whose pair would be cut off
+  return `${flat.slice(0, end)}…`;
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);

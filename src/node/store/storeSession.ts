@@ -86,26 +86,35 @@ export function sessionTitle(s: StoreSession, noNewPrompt: NoNewPromptText = noN
   const sum = s.summary;
   if (!sum.ok) return basename(s.file);
   const parent = s.parent ?? s.parentCandidates[0];
-  if (sum.parentSession && parent && !sum.partial) {
+  // Where a fork's own part starts is known from its header's time (copies keep their earlier times).
+  const forked = sum.parentSession !== null && !sum.partial && Number.isFinite(sum.created);
+  if (forked && parent) {
     if (sum.name && ownName(sum, parent)) return sum.name;
     return sum.laterPrompt ?? noNewPrompt(sum.lastPrompt);
   }
-  // A fork whose parent is not listed: its first prompt after the fork says more than a copied first prompt.
-  if (sum.parentSession && !sum.partial) return sum.name ?? sum.laterPrompt ?? sum.firstPrompt ?? "(no prompt yet)";
+  // A fork whose parent is not listed: a name it copied, or its copied first prompt, say less than its own prompt.
+  if (forked) {
+    const copiedName = sum.nameTime !== null && sum.nameTime <= sum.created;
+    return (copiedName ? null : sum.name) ?? sum.laterPrompt ?? sum.name ?? sum.firstPrompt ?? "(no prompt yet)";
+  }
   return sum.name ?? sum.firstPrompt ?? "(no prompt yet)";
 }
 
+/** How many ancestors a fork's title is compared with when the time it was set is not known. */
+const ANCESTOR_NAMES = 16;
+
 /**
  * Did the fork set a name of its own, other than its parent's? When the name's time is known (pi's `session_info`):
- * set after the fork. Else (Oh My Pi's title): a name none of its ancestors carries (a copied name is one of theirs).
+ * set after the fork. Else (Oh My Pi's title): a name none of its nearest ancestors carries (a copied name is theirs).
  */
 function ownName(sum: SessionSummaryOk, parent: StoreSession): boolean {
   const { name, nameTime, created } = sum;
   if (parent.summary.ok && parent.summary.name === name) return false;
   if (nameTime !== null && Number.isFinite(created)) return nameTime > created;
-  const seen = new Set<StoreSession>();
-  for (let p: StoreSession | null = parent; p && !seen.has(p); p = p.parent) {
-    seen.add(p);
+  // The nearest ancestors only: a copied title comes from the parent, or from a fork of a fork of it. A bound keeps
+  // naming a session of a lineage thousands of forks deep linear.
+  let p: StoreSession | null = parent;
+  for (let depth = 0; p && depth < ANCESTOR_NAMES; depth++, p = p.parent) {
     if (p.summary.ok && p.summary.name === name) return false;
   }
   return true;
