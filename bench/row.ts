@@ -12,3 +12,9 @@ export interface Row {
 
 /** The median of some measurements (the upper one of an even count). */
 export const medianOf = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+/** Milliseconds as the bench's tables write them: two decimals below 10. */
+export const ms = (n: number) => (n < 10 ? n.toFixed(2) : n.toFixed(0));
+
+/** Bytes in MB, one decimal. */
+export const mb = (n: number) => (n / 1048576).toFixed(1);

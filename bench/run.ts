@@ -32,24 +32,22 @@ import { parseSession } from "../src/core/session.js";
 import { extendSummary, summarize } from "../src/core/summary.js";
 import { ownCost } from "../src/node/store/index.js";
 import { parseSessionSliced } from "../src/node/readSession.js";
-import { computeOwnership, FamilyIndex, loadStore, realFs, type StoreFs } from "../src/node/store/index.js";
+import { computeOwnership, loadStore, realFs, type StoreFs } from "../src/node/store/index.js";
 import { SessionTracker } from "../src/node/tracker.js";
 import { indexTouches } from "../src/node/touches.js";
 import { generateSession, generateStore } from "./generate.js";
 import { benchWholeProcess } from "./process.js";
-import type { Row } from "./row.js";
+import { mb, ms, type Row } from "./row.js";
+import { familiesRow } from "./families.js";
 import { benchUsage } from "./usage.js";
-import { benchSearch } from "./search.js";
-import { benchTranscript } from "./transcript.js";
+import { searchRows } from "./search.js";
+import { transcriptRows } from "./transcript.js";
 
 const quick = process.argv.includes("--quick");
 const writeResults = process.argv.includes("--write");
 const ROOT = join(import.meta.dirname, "..");
 const CACHE = join(ROOT, ".bench");
 mkdirSync(CACHE, { recursive: true });
-
-const ms = (n: number) => (n < 10 ? n.toFixed(2) : n.toFixed(0));
-const mb = (n: number) => (n / 1048576).toFixed(1);
 
 function median(fn: () => unknown, runs: number, setup?: () => void): number {
   const times: number[] = [];
@@ -282,12 +280,6 @@ async function main() {
     goal: "",
     met: null,
   });
-  // 22. Fork families (issue #22): the index the Sessions view's rows come from, built after each listing change.
-  const forkFamilies = (() => {
-    let index!: FamilyIndex;
-    const t = median(() => (index = new FamilyIndex(warm.sessions)), 5);
-    return { ms: t, families: index.tops(warm.sessions).length };
-  })();
   // 18. IDE insight (issue #18): the file history is built from the cached listing (every session's touches
   // decoded, paths resolved); the cache carries the touches, so its size is a row too.
   const cacheBytes = statSync(cacheFile).size;
@@ -307,15 +299,7 @@ async function main() {
       goal: "built once, off the typing path",
       met: null,
     },
-    {
-      n: 22,
-      measure: `fork families of the warm listing (${forkFamilies.families} families of ${warm.sessions.length} sessions)`,
-      value: `${ms(forkFamilies.ms)} ms`,
-      baseline: `warm listing ${ms(warmMs)} ms`,
-      ratio: `${((forkFamilies.ms / warmMs) * 100).toFixed(1)}%`,
-      goal: "",
-      met: null,
-    },
+    familiesRow(warm.sessions, warmMs),
     {
       n: 18,
       measure: "metadata cache size (with the touches)",
@@ -434,102 +418,11 @@ async function main() {
 
   // 16. The transcript view (issue #16): the built page in Chromium against the host's document over the large
   // session (bench/transcript.ts).
-  if (existsSync(join(ROOT, "dist", "webview", "transcript.js"))) {
-    const f = await benchTranscript(ROOT, session, runs);
-    rows.push(
-      {
-        n: 16,
-        measure: `transcript: first message to the page (branch of ${f.rows} rows)`,
-        value: `${(f.firstMessageBytes / 1024).toFixed(0)} KB`,
-        baseline: "",
-        ratio: "",
-        goal: "≤ 256 KB",
-        met: f.firstMessageBytes <= 256 * 1024,
-      },
-      {
-        n: 16,
-        measure: "transcript: first screen after the parse (host + page)",
-        value: `${ms(f.hostMs + f.pageMs)} ms`,
-        baseline:
-          `host ${ms(f.hostMs)} + page ${ms(f.pageMs)} ms; ` +
-          `harness wall ${ms(f.firstScreenMs)} ms, page load ${ms(f.pageBootMs)} ms`,
-        ratio: "",
-        goal: "≤ 300 ms",
-        met: f.hostMs + f.pageMs <= 300,
-      },
-      {
-        n: 16,
-        measure: "transcript: scroll end → root → end in 82 jumps, most work in one frame",
-        value: `${ms(f.longestWorkMs)} ms`,
-        baseline: `${f.frames} frames; longest frame interval ${ms(f.longestFrameMs)} ms (software raster)`,
-        ratio: "",
-        goal: "≤ 50 ms",
-        met: f.longestWorkMs <= 50,
-      },
-    );
-  }
+  if (existsSync(join(ROOT, "dist", "webview", "transcript.js")))
+    rows.push(...(await transcriptRows(ROOT, session, runs)));
 
   // 17. Full-text search (issue #17) over the store: bench/search.ts.
-  if (existsSync(join(ROOT, "dist", "searchWorker.cjs"))) {
-    const f = await benchSearch(ROOT, storeDir, storeFiles);
-    const rate = f.storeBytes / 1048576 / (f.coldMs / 1000);
-    rows.push(
-      {
-        n: 17,
-        measure: `search: cold index build, whole process (${mb(f.storeBytes)} MB store)`,
-        value: `${(f.coldMs / 1000).toFixed(1)} s (${rate.toFixed(1)} MB/s)`,
-        baseline: "",
-        ratio: "",
-        goal: "≤ 60 s",
-        met: f.coldMs <= 60_000,
-      },
-      {
-        n: 17,
-        measure: "search: index size on disk",
-        value: `${mb(f.indexBytes)} MB`,
-        baseline: `store ${mb(f.storeBytes)} MB`,
-        ratio: `${(f.indexBytes / f.storeBytes).toFixed(2)}×`,
-        goal: "≤ 0.5×",
-        met: f.indexBytes / f.storeBytes <= 0.5,
-      },
-      {
-        n: 17,
-        measure: "search: warm query, whole CLI process, 20 queries (median / max)",
-        value: `${ms(f.warmCliMedianMs)} / ${ms(f.warmCliMaxMs)} ms`,
-        baseline: `pi-sessions --version ${ms(f.startMs)} ms`,
-        ratio: "",
-        goal: "median ≤ 250 ms, max ≤ 1 s",
-        met: f.warmCliMedianMs <= 250 && f.warmCliMaxMs <= 1000,
-      },
-      {
-        n: 17,
-        measure: "search: query in process (the worker's), 20 queries × 3, median",
-        value: `${ms(f.inProcessMedianMs)} ms`,
-        baseline: "",
-        ratio: "",
-        goal: "≤ 30 ms",
-        met: f.inProcessMedianMs <= 30,
-      },
-      {
-        n: 17,
-        measure: `search: one appended entry indexed, median of 11 (in a ${mb(f.appendedFileBytes)} MB session)`,
-        value: `${ms(f.appendMs)} ms`,
-        baseline: `that file indexed whole ${ms(f.wholeFileMs)} ms`,
-        ratio: `${(f.appendMs / f.wholeFileMs).toFixed(3)}×`,
-        goal: "≤ 20 ms",
-        met: f.appendMs <= 20,
-      },
-      {
-        n: 17,
-        measure: "search: the host's longest event-loop block while the worker builds the index",
-        value: `${ms(f.longestBlockMs)} ms`,
-        baseline: `build in the worker ${(f.workerBuildMs / 1000).toFixed(1)} s`,
-        ratio: "",
-        goal: "≤ 50 ms",
-        met: f.longestBlockMs <= 50,
-      },
-    );
-  }
+  if (existsSync(join(ROOT, "dist", "searchWorker.cjs"))) rows.push(...(await searchRows(ROOT, storeDir, storeFiles)));
 
   // 19. Scale 2 (issue #19): whole processes (the built CLI) against pi's loader and the read + JSON.parse floor.
   if (existsSync(cli)) rows.push(...(await benchWholeProcess(big, CACHE, quick)));

@@ -14,6 +14,7 @@ import { SearchClient } from "../src/node/search/searchClient.js";
 import { SearchIndex } from "../src/node/search/searchIndex.js";
 import { indexTargets } from "../src/node/search/targets.js";
 import { computeOwnership, loadStore } from "../src/node/store/index.js";
+import { mb, ms, type Row } from "./row.js";
 
 /** Queries from one word common everywhere to phrases and filters that match little. */
 const QUERIES = [
@@ -63,7 +64,7 @@ function timed(fn: () => void): number {
   return performance.now() - t0;
 }
 
-export async function benchSearch(root: string, agentDir: string, storeFiles: string[]): Promise<SearchFigures> {
+async function benchSearch(root: string, agentDir: string, storeFiles: string[]): Promise<SearchFigures> {
   const cli = join(root, "dist", "cli.js");
   const cache = mkdtempSync(join(tmpdir(), "pi-bench-search-"));
   const env = { ...process.env, PI_SESSIONS_CACHE_DIR: cache };
@@ -190,4 +191,66 @@ export async function benchSearch(root: string, agentDir: string, storeFiles: st
   } finally {
     rmSync(cache, { recursive: true, force: true });
   }
+}
+
+/** Rows 17 of `npm run bench`: the search figures against their goals. */
+export async function searchRows(root: string, agentDir: string, storeFiles: string[]): Promise<Row[]> {
+  const f = await benchSearch(root, agentDir, storeFiles);
+  const rate = f.storeBytes / 1048576 / (f.coldMs / 1000);
+  return [
+    {
+      n: 17,
+      measure: `search: cold index build, whole process (${mb(f.storeBytes)} MB store)`,
+      value: `${(f.coldMs / 1000).toFixed(1)} s (${rate.toFixed(1)} MB/s)`,
+      baseline: "",
+      ratio: "",
+      goal: "≤ 60 s",
+      met: f.coldMs <= 60_000,
+    },
+    {
+      n: 17,
+      measure: "search: index size on disk",
+      value: `${mb(f.indexBytes)} MB`,
+      baseline: `store ${mb(f.storeBytes)} MB`,
+      ratio: `${(f.indexBytes / f.storeBytes).toFixed(2)}×`,
+      goal: "≤ 0.5×",
+      met: f.indexBytes / f.storeBytes <= 0.5,
+    },
+    {
+      n: 17,
+      measure: "search: warm query, whole CLI process, 20 queries (median / max)",
+      value: `${ms(f.warmCliMedianMs)} / ${ms(f.warmCliMaxMs)} ms`,
+      baseline: `pi-sessions --version ${ms(f.startMs)} ms`,
+      ratio: "",
+      goal: "median ≤ 250 ms, max ≤ 1 s",
+      met: f.warmCliMedianMs <= 250 && f.warmCliMaxMs <= 1000,
+    },
+    {
+      n: 17,
+      measure: "search: query in process (the worker's), 20 queries × 3, median",
+      value: `${ms(f.inProcessMedianMs)} ms`,
+      baseline: "",
+      ratio: "",
+      goal: "≤ 30 ms",
+      met: f.inProcessMedianMs <= 30,
+    },
+    {
+      n: 17,
+      measure: `search: one appended entry indexed, median of 11 (in a ${mb(f.appendedFileBytes)} MB session)`,
+      value: `${ms(f.appendMs)} ms`,
+      baseline: `that file indexed whole ${ms(f.wholeFileMs)} ms`,
+      ratio: `${(f.appendMs / f.wholeFileMs).toFixed(3)}×`,
+      goal: "≤ 20 ms",
+      met: f.appendMs <= 20,
+    },
+    {
+      n: 17,
+      measure: "search: the host's longest event-loop block while the worker builds the index",
+      value: `${ms(f.longestBlockMs)} ms`,
+      baseline: `build in the worker ${(f.workerBuildMs / 1000).toFixed(1)} s`,
+      ratio: "",
+      goal: "≤ 50 ms",
+      met: f.longestBlockMs <= 50,
+    },
+  ];
 }
