@@ -6,7 +6,7 @@ import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
-import { waitFor } from "../helpers.js";
+import { sleep, waitFor } from "../helpers.js";
 import type { PiSessionsApi } from "../../src/extension/extension.js";
 import { piSlug } from "../../src/core/slug.js";
 
@@ -128,8 +128,13 @@ suite("Pi Sessions search in a real VS Code", () => {
       assert.match(h.snippet, /«/);
     }
     const top = answer.hits[0]!;
-    await vscode.commands.executeCommand("workbench.action.acceptSelectedQuickOpenItem");
-    assert.deepEqual(await picked, { file: top.file, entryId: top.entryId });
+    // The answer reaches the quick pick a moment before its rows are active (a slow machine): accept until it closes.
+    let chosen: { file: string; entryId: string } | undefined;
+    for (let i = 0; i < 40 && !chosen; i++) {
+      await vscode.commands.executeCommand("workbench.action.acceptSelectedQuickOpenItem");
+      chosen = await Promise.race([picked, sleep(250).then(() => undefined)]);
+    }
+    assert.deepEqual(chosen, { file: top.file, entryId: top.entryId });
     const t = await waitFor(`the transcript at ${top.entryId} (${top.role}) of ${path.basename(top.file)}`, () => {
       const open = api.transcripts.open.find((o) => o.file === top.file);
       const highlighted = open?.facts?.highlighted;
