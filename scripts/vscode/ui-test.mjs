@@ -93,27 +93,26 @@ try {
   // "Stats helpers"); the family's "Forks (3)" lists the forks by what they did.
   await row("Explain the layout of this repo.").click(); // collapse
   const input = page.locator(".quick-input-widget .quick-input-box input");
-  await page.keyboard.press("F1");
-  await input.waitFor({ timeout: 10000 });
-  await input.fill(">Pi Sessions: Find Session by Name");
-  await page
-    .locator(".quick-input-list .monaco-list-row", { hasText: "Pi Sessions: Find Session by Name" })
-    .first()
-    .waitFor({ timeout: 10000 });
-  await page.keyboard.press("Enter");
-  await page
-    .locator(".quick-input-widget", { hasText: "Pi Sessions: Find Session by Name" })
-    .waitFor({ timeout: 10000 });
-  await input.fill("Find all exported functions");
-  await page
-    .locator(".quick-input-list .monaco-list-row", { hasText: "Find all exported functions" })
-    .first()
-    .waitFor({ timeout: 10000 });
-  await page.keyboard.press("Enter");
-  await view
-    .locator(".monaco-list-row.selected", { hasText: "Find all exported functions" })
-    .first()
-    .waitFor({ timeout: 15000 });
+  /** Find Session by Name from the palette, typed `text`: the quick pick shows it (`beforePick` runs then). */
+  const findByName = async (text, beforePick = async () => {}) => {
+    await page.keyboard.press("F1");
+    await input.waitFor({ timeout: 10000 });
+    await input.fill(">Pi Sessions: Find Session by Name");
+    await page
+      .locator(".quick-input-list .monaco-list-row", { hasText: "Pi Sessions: Find Session by Name" })
+      .first()
+      .waitFor({ timeout: 10000 });
+    await page.keyboard.press("Enter");
+    await page
+      .locator(".quick-input-widget", { hasText: "Pi Sessions: Find Session by Name" })
+      .waitFor({ timeout: 10000 });
+    await input.fill(text);
+    await page.locator(".quick-input-list .monaco-list-row", { hasText: text }).first().waitFor({ timeout: 10000 });
+    await beforePick();
+    await page.keyboard.press("Enter");
+    await view.locator(".monaco-list-row.selected", { hasText: text }).first().waitFor({ timeout: 15000 });
+  };
+  await findByName("Find all exported functions");
   await row("Subagents (1)").waitFor({ timeout: 15000 });
   await expand("Forks (3)");
   await row("(no new prompt) after “Add a sum() helper.”").waitFor({ timeout: 15000 });
@@ -132,25 +131,7 @@ try {
   await page.screenshot({ path: `${shots}/03-filter-user-only.png` });
 
   // Search from the command palette: pick a session by its title; it is revealed and selected.
-  await page.keyboard.press("F1");
-  await input.waitFor({ timeout: 10000 });
-  await input.fill(">Pi Sessions: Find Session by Name");
-  await page
-    .locator(".quick-input-list .monaco-list-row", { hasText: "Pi Sessions: Find Session by Name" })
-    .first()
-    .waitFor({ timeout: 10000 });
-  await page.keyboard.press("Enter");
-  await page
-    .locator(".quick-input-widget", { hasText: "Pi Sessions: Find Session by Name" })
-    .waitFor({ timeout: 10000 });
-  await input.fill("mathkit overview");
-  await page
-    .locator(".quick-input-list .monaco-list-row", { hasText: "mathkit overview" })
-    .first()
-    .waitFor({ timeout: 10000 });
-  await page.screenshot({ path: `${shots}/04-search.png` });
-  await page.keyboard.press("Enter");
-  await view.locator(".monaco-list-row.selected", { hasText: "mathkit overview" }).first().waitFor({ timeout: 15000 });
+  await findByName("mathkit overview", () => page.screenshot({ path: `${shots}/04-search.png` }));
   step("search revealed the session");
   await page.screenshot({ path: `${shots}/05-search-revealed.png` });
 

@@ -1,6 +1,7 @@
 /** `pi-sessions list`: every session under the roots, with fork lineage; and the row shape of `list --json`. */
 import { formatDateTime, oneLine, truncate } from "../protocol/format.js";
 import {
+  childKind,
   computeOwnership,
   FamilyIndex,
   firstOwnPrompt,
@@ -181,19 +182,18 @@ function indent(depth: number): string {
   return `${"  ".repeat(MAX_INDENT - 1)}└(${depth}) `;
 }
 
+const CHILD_WORDS = { subagent: "subagent", tan: "/tan clone", fork: "fork" } as const;
+
 /** The fork column: where a fork came from (by its parent's title), and the other lineage marks. */
 function forkText(s: StoreSession, row: ListedSession): string {
-  const sub = s.summary.ok && s.summary.subagent;
-  // A fork nested in its parent's artifacts dir is an Oh My Pi /tan background clone (docs/session-format.md#t23).
-  const kind = sub ? "subagent" : s.nestedIn ? "/tan clone" : "fork";
-  const of = (title: string) => `${kind} of ${truncate(title, 40)}`;
-  const lineage =
-    row.parentState === "none"
-      ? sub && s.nestedIn
+  const kind = childKind(s);
+  const sub = kind === "subagent";
+  const lineage = !kind
+    ? ""
+    : s.parent
+      ? `${CHILD_WORDS[kind]} of ${truncate(sessionTitle(s.parent), 40)}`
+      : row.parentState === "none"
         ? "subagent"
-        : ""
-      : s.parent
-        ? of(sessionTitle(s.parent))
         : `${row.parentState} fork`;
   return [lineage, row.nested && !sub && !s.parent ? "nested" : "", row.sameIdAs.length ? "same id" : ""]
     .filter(Boolean)

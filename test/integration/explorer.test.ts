@@ -9,6 +9,7 @@ import { jsonl, waitFor } from "../helpers.js";
 import type { PiSessionsApi } from "../../src/extension/extension.js";
 import type { Element, RowNode, SessionNode } from "../../src/extension/tree/index.js";
 import { piSlug } from "../../src/core/slug.js";
+import { treeText } from "./fixtureHome.js";
 
 const HOME = process.env.PI_SESSIONS_FIXTURE_HOME ?? "";
 const PI = path.join(HOME, ".pi", "agent", "sessions");
@@ -27,13 +28,7 @@ const O1 = () => byId(path.join(OMP, "-src-proj"), "d97d"); // OMP, title slot
 
 suite("Pi Sessions explorer in a real VS Code", () => {
   let api: PiSessionsApi;
-  const item = (el: Element) => api.tree.getTreeItem(el);
-  const label = (el: Element) => {
-    const l = item(el).label;
-    return typeof l === "string" ? l : (l?.label ?? "");
-  };
-  const desc = (el: Element) => String(item(el).description ?? "");
-  const kids = (el?: Element) => api.tree.getChildren(el);
+  const { item, label, desc, kids } = treeText(() => api);
   const sessionEl = async (file: string) => {
     const el = await api.tree.sessionElementFor(file);
     assert.ok(el, `session ${path.basename(file)} is in the tree`);

@@ -9,17 +9,10 @@ import { fork, message } from "../builders.js";
 import { jsonl, waitFor } from "../helpers.js";
 import type { PiSessionsApi } from "../../src/extension/extension.js";
 import type { Element, SessionNode } from "../../src/extension/tree/index.js";
-import { piSlug } from "../../src/core/slug.js";
+import { HOME, PROJ, projSession, storeFiles, treeText } from "./fixtureHome.js";
 
-const HOME = process.env.PI_SESSIONS_FIXTURE_HOME ?? "";
-const PROJ = path.join(HOME, ".pi", "agent", "sessions", piSlug(path.join(HOME, "src", "proj")));
-const byId = (idPart: string) =>
-  path.join(
-    PROJ,
-    fs.readdirSync(PROJ).find((f) => f.includes(idPart))!,
-  );
-const S2 = () => byId("d4f8"); // named "Stats helpers (sum/avg/median)"
-const S5A = () => byId("d64a"); // its /fork
+const S2 = () => projSession("d4f8"); // named "Stats helpers (sum/avg/median)"
+const S5A = () => projSession("d64a"); // its /fork
 
 /** The raw records of a file (damaged lines skipped). */
 function records(file: string): Record<string, unknown>[] {
@@ -51,24 +44,9 @@ function userPrompts(file: string): string[] {
   });
 }
 
-/** Every session file under `dir` (nested ones too). */
-function sessionFiles(dir: string): string[] {
-  if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const p = path.join(dir, e.name);
-    return e.isDirectory() ? sessionFiles(p) : e.name.endsWith(".jsonl") ? [p] : [];
-  });
-}
-
 suite("Pi Sessions fork families in a real VS Code", () => {
   let api: PiSessionsApi;
-  const item = (el: Element) => api.tree.getTreeItem(el);
-  const label = (el: Element) => {
-    const l = item(el).label;
-    return typeof l === "string" ? l : (l?.label ?? "");
-  };
-  const desc = (el: Element) => String(item(el).description ?? "");
-  const kids = (el?: Element) => api.tree.getChildren(el);
+  const { label, desc, kids } = treeText(() => api);
   const workspaceRows = async () => {
     const ws = (await kids())[0]!;
     return (await kids(ws)).filter((e): e is SessionNode => e.kind === "session");
@@ -92,7 +70,7 @@ suite("Pi Sessions fork families in a real VS Code", () => {
     assert.ok(!files.has(S5A()), "its fork is not");
     // From the raw files alone: each session's parent (its header's parentSession: a file path, or an OMP id) and its
     // modification time; a family's latest activity is its newest member's.
-    const all = [...sessionFiles(path.join(HOME, ".pi")), ...sessionFiles(path.join(HOME, ".omp"))];
+    const all = storeFiles();
     const header = (f: string) => records(f).find((r) => r.type === "session");
     const byId = new Map<string, string[]>();
     for (const f of all) {

@@ -16,6 +16,7 @@ import { execFileSync } from "node:child_process";
 import type { CompareModel } from "../../src/protocol/views.js";
 import { header, message, usage } from "../builders.js";
 import { jsonl, waitFor } from "../helpers.js";
+import { storeFiles } from "./fixtureHome.js";
 
 const HOME = process.env.PI_SESSIONS_FIXTURE_HOME ?? "";
 const WORKSPACE = path.join(HOME, "src", "proj");
@@ -34,18 +35,10 @@ interface RawTouch {
   args: Record<string, unknown>;
 }
 
-function sessionFiles(dir: string): string[] {
-  if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const p = path.join(dir, e.name);
-    return e.isDirectory() ? sessionFiles(p) : e.name.endsWith(".jsonl") ? [p] : [];
-  });
-}
-
 /** From the raw files: the read/edit/write calls naming `target`, each credited to the oldest file holding it. */
 function rawTouches(target: string): RawTouch[] {
   const byCall = new Map<string, RawTouch & { created: string }>();
-  for (const file of [...sessionFiles(path.join(HOME, ".pi")), ...sessionFiles(path.join(HOME, ".omp"))]) {
+  for (const file of storeFiles()) {
     let head: { cwd?: string; timestamp?: string } | undefined;
     for (const line of fs.readFileSync(file, "utf8").split("\n")) {
       let r: any;

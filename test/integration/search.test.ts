@@ -9,6 +9,7 @@ import * as vscode from "vscode";
 import { sleep, waitFor } from "../helpers.js";
 import type { PiSessionsApi } from "../../src/extension/extension.js";
 import { piSlug } from "../../src/core/slug.js";
+import { storeFiles } from "./fixtureHome.js";
 
 const HOME = process.env.PI_SESSIONS_FIXTURE_HOME ?? "";
 const PROJ = path.join(HOME, ".pi", "agent", "sessions", piSlug(path.join(HOME, "src", "proj")));
@@ -31,20 +32,11 @@ function leaves(v: unknown, out: string[] = []): string[] {
   return out;
 }
 
-/** Every session file of the fixture home (pi's and OMP's, nested ones too). */
-function sessionFiles(dir: string): string[] {
-  if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const p = path.join(dir, e.name);
-    return e.isDirectory() ? sessionFiles(p) : e.name.endsWith(".jsonl") ? [p] : [];
-  });
-}
-
 /** The raw records of every session by file, and the tool results of pi's sessions of the workspace. */
 function rawStore() {
   const records = new Map<string, Map<string, Raw>>();
   const outputs: { file: string; id: string; text: string }[] = [];
-  for (const file of [...sessionFiles(path.join(HOME, ".pi")), ...sessionFiles(path.join(HOME, ".omp"))]) {
+  for (const file of storeFiles()) {
     const byId = new Map<string, Raw>();
     records.set(file, byId);
     for (const line of fs.readFileSync(file, "utf8").split("\n")) {

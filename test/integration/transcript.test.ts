@@ -11,14 +11,11 @@ import type { PiSessionsApi } from "../../src/extension/extension.js";
 import type { Element, RowNode } from "../../src/extension/tree/index.js";
 import type { OpenTranscript } from "../../src/extension/webviews/transcriptPanel.js";
 import { piSlug } from "../../src/core/slug.js";
+import { projSession } from "./fixtureHome.js";
 
 const HOME = process.env.PI_SESSIONS_FIXTURE_HOME ?? "";
 const PROJ = path.join(HOME, ".pi", "agent", "sessions", piSlug(path.join(HOME, "src", "proj")));
-const byId = (idPart: string) =>
-  path.join(
-    PROJ,
-    fs.readdirSync(PROJ).find((f) => f.includes(idPart))!,
-  );
+const byId = projSession;
 const S2 = () => byId("d4f8"); // 2 branches, labels, name
 const S3 = () => byId("d565"); // 2 compactions
 const S5A = () => byId("d64a"); // /fork of S2

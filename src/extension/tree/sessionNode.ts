@@ -4,7 +4,7 @@
  */
 import { basename } from "node:path";
 import * as vscode from "vscode";
-import { lastActivity, ownCost, type StoreSession } from "../../node/store/index.js";
+import { childKind, lastActivity, ownCost, type StoreSession } from "../../node/store/index.js";
 import { describeEntry, formatBytes, formatCost, relativeTime, truncate } from "../../protocol/format.js";
 import { type SessionFlag, sessionContextValue } from "./contextValues.js";
 import { ForkedFromNode } from "./forkedFromNode.js";
@@ -175,13 +175,14 @@ export class SessionNode extends TreeNode {
 
 /** Where a fork or subagent came from, first in its description; null for any other session. */
 function lineageText(s: StoreSession): string | null {
-  const sum = s.summary;
-  if (!sum.ok || (!sum.parentSession && !s.nestedIn)) return null;
+  const kind = childKind(s);
+  if (!kind) return null;
   const parent = s.parent ? truncate(displayTitle(s.parent), 40) : null;
-  if (sum.subagent) return parent ? vscode.l10n.t("subagent of {0}", parent) : vscode.l10n.t("subagent");
-  if (!sum.parentSession) return null;
-  // A fork nested in its parent's artifacts dir is an Oh My Pi /tan background clone (docs/session-format.md#t23).
-  if (parent) return s.nestedIn ? vscode.l10n.t("/tan clone of {0}", parent) : vscode.l10n.t("fork of {0}", parent);
+  if (parent) {
+    if (kind === "subagent") return vscode.l10n.t("subagent of {0}", parent);
+    return kind === "tan" ? vscode.l10n.t("/tan clone of {0}", parent) : vscode.l10n.t("fork of {0}", parent);
+  }
+  if (kind === "subagent") return vscode.l10n.t("subagent");
   if (s.parentState === "ambiguous") return vscode.l10n.t("fork (parent ambiguous)");
   if (s.parentState === "external") return vscode.l10n.t("fork of a session outside the roots");
   return vscode.l10n.t("orphan fork");

@@ -120,6 +120,18 @@ function ownName(sum: SessionSummaryOk, parent: StoreSession): boolean {
   return true;
 }
 
+/**
+ * What kind of child of another session `s` is: an OMP subagent, an Oh My Pi /tan clone (a fork nested in its
+ * parent's artifacts dir, docs/session-format.md#t23), a fork, or none. The tree and `list` word it each their way.
+ */
+export function childKind(s: StoreSession): "subagent" | "tan" | "fork" | null {
+  const sum = s.summary;
+  if (!sum.ok) return null;
+  if (sum.subagent) return sum.parentSession || s.nestedIn ? "subagent" : null;
+  if (!sum.parentSession) return null;
+  return s.nestedIn ? "tan" : "fork";
+}
+
 /** Cost of the entries this session owns (inherited fork entries are the parent's). */
 export function ownCost(s: StoreSession): number {
   if (!s.summary.ok || s.summary.partial) return 0;
