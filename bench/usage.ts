@@ -1,6 +1,6 @@
 /**
  * Rows 21 (issue #21): `pi-sessions usage --by day --json` over the 2,000-session bench store against ccusage's
- * native binary (`ccusage pi daily --json --offline`, the version pinned in devDependencies), as whole processes,
+ * native binary (cold also on one thread, to tell the worker threads' share) (`ccusage pi daily --json --offline`, the version pinned in devDependencies), as whole processes,
  * interleaved, medians. Cold: `--no-cache`. Warm: our cache filled by one run before. Peak RSS comes from GNU time
  * (`/usr/bin/time`), which sees ccusage's native process too (its `ccusage` command is a Node launcher that spawns
  * it); without GNU time the memory row is left out.
@@ -45,6 +45,8 @@ export function benchUsage(agentDir: string, runs: number): Row[] {
   const env = { PI_SESSIONS_CACHE_DIR: cacheDir };
   const contenders: [string, string[], NodeJS.ProcessEnv][] = [
     ["cold", [CLI, ...ours, "--no-cache"], env],
+    // The same on one thread: what the worker threads bring, apart from the scanned reads.
+    ["cold1", [CLI, ...ours, "--no-cache"], { ...env, PI_SESSIONS_THREADS: "1" }],
     ["warm", [CLI, ...ours], env],
     ["ccusage", [CCUSAGE, "pi", "daily", "--json", "--offline", "--pi-path", join(agentDir, "sessions")], {}],
   ];
@@ -62,6 +64,7 @@ export function benchUsage(agentDir: string, runs: number): Row[] {
       };
     };
     const cold = med("cold");
+    const cold1 = med("cold1");
     const warm = med("warm");
     const cc = med("ccusage");
     const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
@@ -75,6 +78,15 @@ export function benchUsage(agentDir: string, runs: number): Row[] {
         ratio: `${(cold.ms / cc.ms).toFixed(2)}×`,
         goal: "≤ 1.0×",
         met: cold.ok && cc.ok && cold.ms <= cc.ms,
+      },
+      {
+        n: 21,
+        measure: "…cold on one thread (PI_SESSIONS_THREADS=1)",
+        value: s(cold1.ms),
+        baseline: `ccusage ${s(cc.ms)}`,
+        ratio: `${(cold1.ms / cc.ms).toFixed(2)}×`,
+        goal: "—",
+        met: null,
       },
       {
         n: 21,

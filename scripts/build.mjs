@@ -58,6 +58,13 @@ const results = await Promise.all([
     outfile: "dist/searchWorker.cjs",
     format: "cjs",
   }),
+  // The worker threads of a cold store read (the CLI's parallel reads; src/node/store/parallel.ts).
+  esbuild.build({
+    ...common,
+    entryPoints: ["src/node/store/summaryWorker.ts"],
+    outfile: "dist/summaryWorker.cjs",
+    format: "cjs",
+  }),
   // Webview bundles: one per panel, for the browser.
   esbuild.build({
     bundle: true,

@@ -19,7 +19,7 @@ const npm = process.platform === "win32" ? "npm.cmd" : "npm";
 describe("the npm package", function () {
   this.timeout(120_000);
 
-  it("packs only the CLI bundle, the SQLite it loads for search, and the documents, with no runtime dependency", () => {
+  it("packs only the CLI bundle and its worker, the SQLite search loads, and the documents; no dependency", () => {
     assert.equal(pkg.private, undefined, "a private package cannot be published");
     assert.deepEqual(pkg.dependencies ?? {}, {}, "the CLI bundle is self-contained: no runtime dependencies");
     assert.deepEqual(pkg.bin, { "pi-sessions": "dist/cli.js" });
@@ -32,6 +32,7 @@ describe("the npm package", function () {
       "README.md",
       "dist/cli.js",
       "dist/node-sqlite3-wasm.wasm",
+      "dist/summaryWorker.cjs",
       "package.json",
     ]);
   });
@@ -71,6 +72,29 @@ describe("the npm package", function () {
       });
       assert.equal(search.status, 0, search.stderr);
       assert.ok((JSON.parse(search.stdout) as { hits: unknown[] }).hits.length > 0);
+      // The worker of parallel cold reads, as installed, summarizes a file and answers.
+      const workerFile = join(prefix, "lib", "node_modules", pkg.name, "dist", "summaryWorker.cjs");
+      const fixture = join(process.cwd(), "fixtures", "real", "pi", "sessions");
+      const probe = spawnSync(
+        process.execPath,
+        [
+          "-e",
+          [
+            'const { Worker } = require("node:worker_threads");',
+            'const fs = require("node:fs"), path = require("node:path");',
+            `const dir = ${JSON.stringify(fixture)};`,
+            'const files = fs.readdirSync(dir, { recursive: true }).filter((f) => f.endsWith(".jsonl"))',
+            "  .map((f) => path.join(dir, f));",
+            'const workerData = { files, mode: "usage", next: new SharedArrayBuffer(4) };',
+            `const w = new Worker(${JSON.stringify(workerFile)}, { workerData });`,
+            "let n = 0;",
+            'w.on("message", (batch) => { n += batch.length; });',
+            'w.on("exit", () => console.log(n === files.length && n > 0 ? "ok" : `missing ${n}/${files.length}`));',
+          ].join("\n"),
+        ],
+        { encoding: "utf8" },
+      );
+      assert.equal(probe.stdout.trim(), "ok", probe.stderr);
       const help = spawnSync(bin, ["usage", "--help"], { encoding: "utf8" });
       assert.equal(help.status, 0);
       assert.match(help.stdout, /^Usage: pi-sessions usage/);

@@ -1,6 +1,7 @@
 /** What every CLI command shares: exit codes, output, argument parsing, usage errors, and opening the store. */
 import { existsSync } from "node:fs";
 import { homedir } from "node:os";
+import { fileURLToPath } from "node:url";
 import { rejectedJson } from "../core/treeJson.js";
 import { terminalSafe } from "../protocol/format.js";
 import type { ReadResult } from "../node/readSession.js";
@@ -68,9 +69,19 @@ export interface StoreValues {
   json?: boolean;
 }
 
-export async function openStore(values: StoreValues) {
+/** The bundled worker of parallel cold reads, next to the bundled CLI (absent when run from source: one thread). */
+const SUMMARY_WORKER = fileURLToPath(new URL("./summaryWorker.cjs", import.meta.url));
+
+/**
+ * The store, its cold files read on every core. `usageOnly`: the command reports usage only, so that without the
+ * cache the files are read without the schema checks a listing reports.
+ */
+export async function openStore(values: StoreValues, usageOnly = false) {
   const roots = resolveRoots({ agentDirs: values.agentDir, sessionDirs: values.sessionDir });
-  const store = await loadStore({ roots, cacheFile: values.cache === false ? null : cacheFileFor(cacheDir(), roots) });
+  const cacheFile = values.cache === false ? null : cacheFileFor(cacheDir(), roots);
+  const workerFile = existsSync(SUMMARY_WORKER) ? SUMMARY_WORKER : undefined;
+  const mode = usageOnly && cacheFile === null ? "usage" : "full";
+  const store = await loadStore({ roots, cacheFile, parallel: { workerFile, mode } });
   let result: StoreSession[] = store.sessions;
   if (values.workspace !== undefined) {
     const host = hostPaths();

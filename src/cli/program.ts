@@ -18,7 +18,8 @@ const EXIT_CODES = `Exit codes:
 const STORE_HELP =
   "Where sessions are found: pi's $PI_CODING_AGENT_DIR (else ~/.pi/agent), Oh My Pi's ~/.omp/agent (and its " +
   "profiles), $PI_CODING_AGENT_SESSION_DIR; --agent-dir replaces them. The metadata cache lives in " +
-  "$PI_SESSIONS_CACHE_DIR, else $XDG_CACHE_HOME/pi-session-explorer, else ~/.cache/pi-session-explorer.";
+  "$PI_SESSIONS_CACHE_DIR, else $XDG_CACHE_HOME/pi-session-explorer, else ~/.cache/pi-session-explorer. Files the " +
+  "cache does not hold are read on every core ($PI_SESSIONS_THREADS sets the number of threads; 1 reads on one).";
 
 /** The options every store command takes: where the sessions are, which workspace, the cache, JSON. */
 function storeOptions(command: Command): Command {

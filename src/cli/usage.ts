@@ -62,7 +62,7 @@ export async function usageCommand(values: UsageValues, io: Io): Promise<number>
     if (typeof sessions === "number") return sessions;
     result = sessions;
   } else {
-    const opened = await openStore(values);
+    const opened = await openStore(values, true);
     result = opened.result;
     empty = whyEmpty(opened.store, result, values.workspace);
   }

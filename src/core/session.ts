@@ -8,6 +8,7 @@
 import { type BodySource, SessionChangedError } from "./bodySource.js";
 import type { Diagnostic, Rejection } from "./diagnostics.js";
 import { isPlainObject, type UsageFacts, usageFacts } from "./facts.js";
+import { scanEnvelope } from "./envelope.js";
 import { decodeUtf8, parseLine } from "./jsonl.js";
 import { contentTouches, type ToolTouch } from "./toolFiles.js";
 import {
@@ -207,6 +208,12 @@ export interface ParseOptions {
    * The kinds the tree's index reads are always kept (`ALWAYS_HELD`).
    */
   retainBytes?: number;
+  /**
+   * Large records that carry no usage are checked and reduced to their envelope by a scan of their bytes
+   * (core/envelope.ts), not parsed: for usage reports, which read none of their bodies (a body is still parsed in full
+   * when read). Only without `validate` (the schema checks need the whole record).
+   */
+  scan?: boolean;
 }
 
 const encoder = new TextEncoder();
@@ -238,6 +245,7 @@ export interface ChunkOrigin {
 export class SessionReader {
   private readonly validate: boolean;
   private readonly retainBytes: number;
+  private readonly scan: boolean;
   private header: SessionHeader | undefined;
   private headerLine = 0;
   private version = 1;
@@ -266,6 +274,7 @@ export class SessionReader {
   ) {
     this.validate = options.validate ?? true;
     this.retainBytes = options.retainBytes ?? RETAIN_BYTES;
+    this.scan = options.scan === true && !this.validate;
   }
 
   /** The last physical line number fed so far. */
@@ -320,6 +329,10 @@ export class SessionReader {
   }
 
   private feedLine(line: number, bytes: Uint8Array, start: number, end: number, unterminated: boolean): void {
+    if (this.scan && this.header && this.version >= 2 && end - start > this.retainBytes) {
+      const envelope = scanEnvelope(bytes, start, end);
+      if (envelope && !wholeRecordNeeded(envelope)) return this.feedRecord(line, envelope, bytes, start, end);
+    }
     const diagnostics = this.lineDiagnostics;
     const lineText = decodeUtf8(bytes.subarray(start, end));
     const parsed = parseLine(lineText);
@@ -348,7 +361,12 @@ export class SessionReader {
       }
       return;
     }
-    const value = parsed.value;
+    this.feedRecord(line, parsed.value, bytes, start, end);
+  }
+
+  /** A line that is valid JSON (`value`: parsed, or its envelope when scanned) at bytes [start, end). */
+  private feedRecord(line: number, value: unknown, bytes: Uint8Array, start: number, end: number): void {
+    const diagnostics = this.lineDiagnostics;
     if (!isPlainObject(value)) {
       if (!this.header)
         return this.reject(line, "record-before-header", `line ${line} is ${describe(value)}, not a session header`);
@@ -542,6 +560,18 @@ export class SessionReader {
     session.truncatedTail = this.truncatedTail;
     return { ok: true, session };
   }
+}
+
+/**
+ * Scanned records whose whole record the reader needs: the kinds the tree's index reads, OMP's `model_usage` and
+ * `task` results (their usage is in their body), and records that are no entry (a header, a title slot).
+ */
+function wholeRecordNeeded(envelope: Record<string, unknown>): boolean {
+  const type = envelope.type;
+  if (typeof type !== "string" || ALWAYS_HELD.has(type)) return true;
+  if (type === "model_usage" || type === "session" || type === "title") return true;
+  const m = envelope.message;
+  return isPlainObject(m) && m.role === "toolResult" && m.toolName === "task";
 }
 
 /** The id and parent of a v2+ record, or null (with a diagnostic) when it cannot be an entry. */

@@ -34,7 +34,18 @@ function touchRecords(entries: readonly Entry[], isActive: (id: string) => boole
     if (e.shadowed || !e.touches) continue;
     const time = e.timestamp ? Date.parse(e.timestamp) : Number.NaN;
     const active = isActive(e.id);
-    for (const t of e.touches) out.push({ ...t, entryId: e.id, time, active });
+    // Properties copied one by one (an object spread is many times slower).
+    for (const t of e.touches)
+      out.push({
+        index: t.index,
+        toolCallId: t.toolCallId,
+        tool: t.tool,
+        kind: t.kind,
+        path: t.path,
+        entryId: e.id,
+        time,
+        active,
+      });
   }
   return out;
 }
@@ -157,13 +168,18 @@ function modelAt(s: Session): string | null {
   return model ? `${model.provider}/${model.modelId}` : null;
 }
 
-export function summarize(result: ParseResult): SessionSummary {
+/**
+ * The summary of a parsed session. `touches: false` leaves the file touches out (a usage report's reads, which are
+ * never cached).
+ */
+export function summarize(result: ParseResult, options: { touches?: boolean } = {}): SessionSummary {
   if (!result.ok)
     return { ok: false, rejection: result.rejection, diagnostics: result.diagnostics.slice(0, MAX_DIAGNOSTICS) };
   const s = result.session;
   const usage = usageRecords(s);
   let active: Set<string> | undefined;
-  const touches = touchRecords(s.entries, (id) => (active ??= new Set(pathTo(s, s.leafId).map((e) => e.id))).has(id));
+  const isActive = (id: string) => (active ??= new Set(pathTo(s, s.leafId).map((e) => e.id))).has(id);
+  const touches = options.touches === false ? [] : touchRecords(s.entries, isActive);
   const created = Date.parse(String(s.header.timestamp));
   return {
     ok: true,

@@ -71,12 +71,23 @@ export function readFullySync(fd: number, buf: Uint8Array, position: number): nu
   return got;
 }
 
-/** `readRegularFile` for the synchronous listing calls (a few KB at each end of a file). */
-export function readRegularRangeSync(path: string, ranges: [position: number, length: number][]): Buffer[] {
+/** `openRegular`, synchronously: the descriptor and the file's identity (the caller closes it). */
+export function openRegularSync(path: string): { fd: number; id: FileIdentity } {
   const fd = openSync(path, READ_FLAGS);
   try {
-    const st = fstatSync(fd);
+    const st = fstatSync(fd, { bigint: true });
     if (!st.isFile()) throw new NotRegularFileError(path);
+    return { fd, id: { size: Number(st.size), mtimeNs: st.mtimeNs, ino: st.ino, dev: st.dev } };
+  } catch (err) {
+    closeSync(fd);
+    throw err;
+  }
+}
+
+/** `readRegularFile` for the synchronous listing calls (a few KB at each end of a file). */
+export function readRegularRangeSync(path: string, ranges: [position: number, length: number][]): Buffer[] {
+  const { fd, id: st } = openRegularSync(path);
+  try {
     return ranges.map(([position, length]) => {
       const buf = Buffer.alloc(Math.max(0, Math.min(length, st.size - position)));
       return buf.subarray(0, readFullySync(fd, buf, position));

@@ -8,8 +8,9 @@
  */
 import { closeSync, fstatSync, openSync, readSync, statSync } from "node:fs";
 import type { BodySource } from "../core/bodySource.js";
-import { type ParseOptions, type Session, SessionReader } from "../core/session.js";
-import { READ_FLAGS, readFullySync } from "./fileAccess.js";
+import { type ParseOptions, type ParseResult, type Session, SessionReader } from "../core/session.js";
+import { openRegularSync, READ_FLAGS, readFullySync } from "./fileAccess.js";
+import { ioReason } from "./ioReason.js";
 
 interface Identity {
   dev: bigint;
@@ -197,33 +198,40 @@ export class ChunkFeeder {
 
 /** Parse a file synchronously, reading it in chunks (the recovery path: rare, after the file changed). */
 function parseFileSync(file: string, options: ParseOptions): Session | null {
-  let fd: number;
+  const r = readSessionFileSync(file, options, false);
+  return r.ok ? r.session : null;
+}
+
+/**
+ * `readSessionFile` (node/readSession.ts), synchronously: the same result, for a thread that does nothing else (the
+ * store's parallel cold reads). Large records' bodies are read back from the file; `recovers`: whether a body that
+ * moved is looked up by parsing the file again.
+ */
+export function readSessionFileSync(file: string, options: ParseOptions = {}, recovers = true): ParseResult {
+  let opened;
   try {
-    fd = openSync(file, READ_FLAGS);
-  } catch {
-    return null;
+    opened = openRegularSync(file);
+  } catch (err) {
+    return { ok: false, file, rejection: { line: 0, code: "unreadable", message: ioReason(err) }, diagnostics: [] };
   }
+  const { fd, id } = opened;
   try {
-    const st = fstatSync(fd, { bigint: true });
-    if (!st.isFile()) return null;
-    const size = Number(st.size);
     const reader = new SessionReader(file, options);
-    const source = new FileBodySource(file, options, false);
-    source.identify(st.dev, st.ino);
+    const source = new FileBodySource(file, options, recovers);
+    source.identify(id.dev, id.ino);
     const feeder = new ChunkFeeder(reader, source);
     let at = 0;
-    const buf = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, size));
-    while (at < size) {
-      const n = readSync(fd, buf, 0, Math.min(buf.length, size - at), at);
+    const buf = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, id.size));
+    while (at < id.size) {
+      const n = readSync(fd, buf, 0, Math.min(buf.length, id.size - at), at);
       if (n === 0) break;
       at += n;
       feeder.push(buf.subarray(0, n));
     }
     feeder.finish();
-    const r = reader.result(feeder.endsWithNewline);
-    return r.ok ? r.session : null;
-  } catch {
-    return null;
+    return reader.result(feeder.endsWithNewline);
+  } catch (err) {
+    return { ok: false, file, rejection: { line: 0, code: "unreadable", message: ioReason(err) }, diagnostics: [] };
   } finally {
     closeSync(fd);
   }

@@ -46,7 +46,8 @@ interface CacheEntry {
  */
 interface PackedSummary extends Omit<SessionSummaryOk, "entries" | "usage" | "touches"> {
   packed: 2;
-  detail: string;
+  /** As JSON text (the cache file), or as it is (a worker thread's answer, copied by structured clone). */
+  detail: string | PackedDetail;
   /** The file touches (`PackedTouches` as JSON), apart from the details: only the file history reads them. */
   touchDetail?: string;
 }
@@ -66,7 +67,11 @@ type PackedTouches = (string | number)[];
 const USAGE_WIDTH = 10;
 const TOUCH_WIDTH = 7;
 
-export function packSummary(s: SessionSummary): SessionSummary | PackedSummary {
+/**
+ * A summary packed for the cache file. `detailAsText: false` keeps the details an object (a worker thread's answer:
+ * structured clone copies its arrays faster than JSON would write and read them).
+ */
+export function packSummary(s: SessionSummary, detailAsText = true): SessionSummary | PackedSummary {
   if (!s.ok || s.entries.some(([id]) => id.includes("\n"))) return s;
   const index = new Map(s.entries.map(([id], i) => [id, i]));
   const keys: [string, string, string][] = [];
@@ -104,7 +109,7 @@ export function packSummary(s: SessionSummary): SessionSummary | PackedSummary {
     keys,
     usage,
   };
-  const packed: PackedSummary = { ...rest, packed: 2, detail: JSON.stringify(detail) };
+  const packed: PackedSummary = { ...rest, packed: 2, detail: detailAsText ? JSON.stringify(detail) : detail };
   if (touches.length) packed.touchDetail = JSON.stringify(touches);
   return packed;
 }
@@ -120,8 +125,9 @@ export function unpackSummary(
 ): SessionSummary {
   if (!("packed" in p)) return p;
   const { packed: _packed, detail: own, touchDetail: ownTouches, ...rest } = p as PackedSummary;
-  const detailText = () => own ?? detailOf?.() ?? '{"ids":"","times":[],"keys":[],"usage":[]}';
-  let detail: PackedDetail | undefined;
+  const none = '{"ids":"","times":[],"keys":[],"usage":[]}';
+  const detailText = () => (typeof own === "string" ? own : detailOf?.()) ?? none;
+  let detail: PackedDetail | undefined = typeof own === "object" ? own : undefined;
   let ids: string[] | undefined;
   const details = () => (detail ??= JSON.parse(detailText()) as PackedDetail);
   const idList = () => (ids ??= details().ids === "" ? [] : details().ids.split("\n"));
@@ -314,7 +320,7 @@ export class MetadataCache {
         if ("packed" in packed) {
           const { detail: d, touchDetail: t, ...listing } = packed;
           summary = listing;
-          detail = d;
+          detail = d as string; // packed as text
           touches = t;
         } else summary = packed;
       }

@@ -9,6 +9,7 @@ import { MetadataCache } from "./cache.js";
 import { type DiscoveredFile, discover } from "./discover.js";
 import { realFs, slicer, type StoreFs } from "./fs.js";
 import { linkLineage } from "./lineage.js";
+import { type ParallelOptions, summarizeInParallel } from "./parallel.js";
 import { newStoreSession, type StoreSession } from "./storeSession.js";
 import { ioReason } from "../ioReason.js";
 
@@ -29,6 +30,11 @@ export interface StoreOptions {
    * `Store.complete()` reads them in full later.
    */
   probe?: boolean;
+  /**
+   * Files read in full are read on every core (node/store/parallel.ts): for the command-line tool, whose thread has
+   * nothing else to do. Mode `usage` summaries are never cached.
+   */
+  parallel?: ParallelOptions;
 }
 
 export interface Store {
@@ -87,6 +93,24 @@ export async function loadStore(options: StoreOptions): Promise<Store> {
       }
     }
     fullReads.push(i);
+  }
+  if (options.parallel && fullReads.length) {
+    const outcomes = await summarizeInParallel(
+      fullReads.map((k) => files[k]!),
+      options.parallel,
+    );
+    for (const [j, o] of outcomes.entries()) {
+      const f = files[fullReads[j]!]!;
+      filesRead++;
+      if ("error" in o) {
+        errors.push({ path: f.file, message: o.error });
+        continue;
+      }
+      // A usage-only summary lacks what listings show: it is never cached.
+      if (options.parallel.mode === "full") cache.set(f.file, f.size, f.mtimeNs, o.summary);
+      results[fullReads[j]!] = { summary: o.summary, partial: false };
+    }
+    fullReads.length = 0;
   }
   for (let i = 0; i < fullReads.length; i += 4) {
     await Promise.all(

@@ -1,0 +1,101 @@
+/**
+ * A cold store read on every core: the files to summarize are shared out between this thread and worker threads
+ * (the bundled `summaryWorker`), each taking the next file from one shared counter, largest files first, so that the
+ * threads finish together. Every thread summarizes a file exactly as a single-threaded load does (the same reader
+ * over the same chunks, node/fileBodies.ts); summaries come back packed (node/store/cache.ts). A worker that fails or
+ * cannot start leaves its files to this thread: the answer never depends on how many threads there were.
+ */
+import { availableParallelism } from "node:os";
+import { Worker } from "node:worker_threads";
+import type { SessionSummary } from "../../core/summary.js";
+import { unpackSummary } from "./cache.js";
+import { summarizeFileSync, type SummaryMode, type SummaryReply, type SummaryWork } from "./summarizeFile.js";
+
+export type { SummaryMode };
+
+export interface ParallelOptions {
+  /** The bundled worker (dist/summaryWorker.cjs); without one, this thread reads every file. */
+  workerFile?: string;
+  mode: SummaryMode;
+  /**
+   * Threads in all, this one included (default: `$PI_SESSIONS_THREADS`, else one per core, at most 4); 1 reads on
+   * this thread alone.
+   */
+  threads?: number;
+  /** Below this many bytes in all, no worker is started: its start would cost more than it saves (default 16 MB). */
+  minBytes?: number;
+  /**
+   * False: only the workers read (a thread that must not block, such as an editor's); this thread reads only what
+   * no worker could. Default true.
+   */
+  mainReads?: boolean;
+}
+
+/** A file's summary, or why it could not be read. */
+export type SummaryOutcome = { summary: SessionSummary } | { error: string };
+
+const MIN_PARALLEL_BYTES = 16 * 1024 * 1024;
+const MAX_THREADS = 4;
+
+/** The threads to read with: `$PI_SESSIONS_THREADS` when it is a positive number, else one per core (at most 4). */
+function defaultThreads(env: NodeJS.ProcessEnv = process.env): number {
+  const set = Number(env.PI_SESSIONS_THREADS);
+  if (Number.isInteger(set) && set >= 1) return Math.min(set, 64);
+  return Math.max(1, Math.min(availableParallelism(), MAX_THREADS));
+}
+
+/**
+ * The summaries of `files` (with their sizes, for the sharing out), in the order given. This thread's share is read
+ * synchronously (see `mainReads`).
+ */
+export async function summarizeInParallel(
+  files: readonly { file: string; size: number }[],
+  options: ParallelOptions,
+): Promise<SummaryOutcome[]> {
+  const order = files.map((_, i) => i).sort((a, b) => files[b]!.size - files[a]!.size);
+  const work: SummaryWork = {
+    files: order.map((i) => files[i]!.file),
+    mode: options.mode,
+    next: new SharedArrayBuffer(4),
+  };
+  const outcomes: (SummaryOutcome | undefined)[] = new Array(files.length);
+  const take = (reply: SummaryReply) => {
+    for (const [k, r] of reply)
+      outcomes[order[k]!] = typeof r === "string" ? { error: r } : { summary: unpackSummary(r) };
+  };
+  const totalBytes = files.reduce((n, f) => n + f.size, 0);
+  const workers =
+    options.workerFile && totalBytes >= (options.minBytes ?? MIN_PARALLEL_BYTES)
+      ? Math.min((options.threads ?? defaultThreads()) - 1, files.length - 1)
+      : 0;
+  const finished: Promise<void>[] = [];
+  for (let w = 0; w < workers; w++) finished.push(runWorker(options.workerFile!, work, take));
+  const next = new Int32Array(work.next);
+  if (options.mainReads !== false || !workers)
+    for (let k = Atomics.add(next, 0, 1); k < order.length; k = Atomics.add(next, 0, 1))
+      outcomes[order[k]!] = outcomeOf(work.files[k]!, options.mode);
+  await Promise.all(finished);
+  // Files a failed worker had taken and not answered (`Array.from`, not `map`, which skips the holes).
+  return Array.from(outcomes, (o, i) => o ?? outcomeOf(files[i]!.file, options.mode));
+}
+
+function outcomeOf(file: string, mode: SummaryMode): SummaryOutcome {
+  const r = summarizeFileSync(file, mode);
+  return typeof r === "string" ? { error: r } : { summary: r };
+}
+
+/** One worker over `work`: resolves when it has exited, failed or could not start (never rejects). */
+function runWorker(workerFile: string, work: SummaryWork, take: (reply: SummaryReply) => void): Promise<void> {
+  return new Promise((resolve) => {
+    let worker: Worker;
+    try {
+      worker = new Worker(workerFile, { workerData: work });
+    } catch {
+      resolve();
+      return;
+    }
+    worker.on("message", take);
+    worker.on("error", () => resolve());
+    worker.on("exit", () => resolve());
+  });
+}

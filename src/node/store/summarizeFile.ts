@@ -1,0 +1,32 @@
+/**
+ * One store file summarized synchronously, for the threads of a parallel cold read (node/store/parallel.ts): the
+ * summary a single-threaded load makes of it, or why the file could not be read, as the load reports it.
+ */
+import { type SessionSummary, summarize } from "../../core/summary.js";
+import { readSessionFileSync } from "../fileBodies.js";
+import { ioReason } from "../ioReason.js";
+import type { packSummary } from "./cache.js";
+
+/**
+ * `full`: what listings show and the cache keeps. `usage`: for a usage report read without the cache: the same
+ * summary without the schema checks' findings (which only listings report) and without the file touches, its tool
+ * results scanned rather than parsed (core/envelope.ts), so it must never be cached.
+ */
+export type SummaryMode = "full" | "usage";
+
+/** What a thread is given: the files, largest first, and the shared counter of the next file to take. */
+export interface SummaryWork {
+  files: string[];
+  mode: SummaryMode;
+  next: SharedArrayBuffer;
+}
+
+/** A worker's answers: [index in `files`, packed summary or why the file could not be read]. */
+export type SummaryReply = [index: number, summary: ReturnType<typeof packSummary> | string][];
+
+export function summarizeFileSync(file: string, mode: SummaryMode): SessionSummary | string {
+  const r = readSessionFileSync(file, mode === "full" ? {} : { validate: false, scan: true });
+  // As the store's file access reports it (node/store/fs.ts throws the rejection's message).
+  if (!r.ok && r.rejection.code === "unreadable") return ioReason(new Error(r.rejection.message));
+  return summarize(r, { touches: mode === "full" });
+}

@@ -1,0 +1,22 @@
+/**
+ * A worker thread of a parallel cold store read (node/store/parallel.ts; bundled as dist/summaryWorker.cjs): takes
+ * the next file from the shared counter until none is left, and sends the summaries back in batches.
+ */
+import { parentPort, workerData } from "node:worker_threads";
+import { packSummary } from "./cache.js";
+import { summarizeFileSync, type SummaryReply, type SummaryWork } from "./summarizeFile.js";
+
+const BATCH = 32;
+const work = workerData as SummaryWork;
+const next = new Int32Array(work.next);
+let batch: SummaryReply = [];
+for (let k = Atomics.add(next, 0, 1); k < work.files.length; k = Atomics.add(next, 0, 1)) {
+  const r = summarizeFileSync(work.files[k]!, work.mode);
+  // Packed with its details as an object: structured clone copies them faster than JSON would.
+  batch.push([k, typeof r === "string" ? r : packSummary(r, false)]);
+  if (batch.length >= BATCH) {
+    parentPort!.postMessage(batch);
+    batch = [];
+  }
+}
+if (batch.length) parentPort!.postMessage(batch);

@@ -1,0 +1,316 @@
+// The scanned reader of usage reports (issue #21): a large record that carries no usage is checked against the JSON
+// grammar and reduced to its envelope by a scan of its bytes (src/core/envelope.ts), not parsed. Its answers are
+// checked against `JSON.parse` itself on generated and mutated lines, and a scanned read of a session against a full
+// parse of it: fixtures, fuzzed fixtures and a generated session of large tool results.
+import * as assert from "node:assert/strict";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import fc from "fast-check";
+import { generateSession } from "../bench/generate.js";
+import { scanEnvelope } from "../src/core/envelope.js";
+import { isPlainObject } from "../src/core/facts.js";
+import { type Entry, parseSession, type ParseResult } from "../src/core/session.js";
+import { summarize } from "../src/core/summary.js";
+import { OMP_FIXTURES, PI_FIXTURES } from "./fixtures.js";
+
+const RUNS = Number(process.env.FUZZ_RUNS ?? 4000);
+const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
+const TOP = ["type", "id", "parentId", "timestamp"] as const;
+
+/** JSON.parse of the bytes as the reader decodes them, or undefined when it throws. */
+function parsed(bytes: Uint8Array): { value: unknown } | undefined {
+  try {
+    return { value: JSON.parse(decoder.decode(bytes)) as unknown };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The scan's answer agrees with `JSON.parse` on every value it gives. */
+function checkAgainstParse(bytes: Uint8Array): Record<string, unknown> | null {
+  const envelope = scanEnvelope(bytes, 0, bytes.length);
+  if (envelope === null) return null;
+  const p = parsed(bytes);
+  assert.ok(p, `scanned as valid, JSON.parse rejects: ${decoder.decode(bytes).slice(0, 200)}`);
+  const v = p.value;
+  assert.ok(isPlainObject(v), "an envelope for a line that is not an object");
+  for (const k of TOP) {
+    assert.equal(k in envelope, k in v, `presence of ${k}`);
+    assert.deepEqual(envelope[k], v[k], k);
+  }
+  assert.equal("fromExtension" in envelope, "fromExtension" in v, "fromExtension");
+  assert.equal("message" in envelope, "message" in v, "message");
+  if ("message" in v) {
+    assert.ok(isPlainObject(v.message), "an envelope for a message that is not an object");
+    const m = envelope.message as Record<string, unknown>;
+    for (const k of ["role", "toolName"]) {
+      assert.equal(k in m, k in v.message, `presence of message.${k}`);
+      assert.deepEqual(m[k], v.message[k], `message.${k}`);
+    }
+    assert.notEqual(v.message.role, "assistant", "an assistant message is parsed in full");
+  }
+  return envelope;
+}
+
+const text = fc.oneof(
+  fc.string(),
+  fc.string({ unit: "grapheme" }),
+  fc.string({ unit: fc.constantFrom("a", '"', "\\", "\n", "\t", "\u0000", "\u2028", "é", "😀", "\ud800", "/") }),
+);
+const scalar = fc.oneof(text, fc.double(), fc.integer(), fc.boolean(), fc.constant(null));
+const role = fc.oneof(fc.constantFrom("user", "toolResult", "assistant", "custom", "bashExecution"), scalar);
+const message = fc.oneof(
+  fc.record(
+    {
+      role,
+      toolName: fc.oneof(fc.constantFrom("read", "task", "bash"), scalar),
+      content: fc.oneof(text, fc.array(fc.record({ type: fc.constant("text"), text }))),
+      details: fc.jsonValue({ maxDepth: 3 }),
+    },
+    { requiredKeys: [] },
+  ),
+  fc.jsonValue({ maxDepth: 2 }),
+);
+/** A record: the kept keys (values of any kind, mostly the expected one) among others, in any order. */
+const record = fc
+  .record(
+    {
+      type: fc.oneof(fc.constantFrom("message", "custom", "model_usage", "label", "branch_summary"), scalar),
+      id: fc.oneof(fc.string({ unit: fc.constantFrom(..."0123456789abcdef"), minLength: 1, maxLength: 12 }), scalar),
+      parentId: fc.oneof(
+        fc.string({ unit: fc.constantFrom(..."0123456789abcdef"), minLength: 1, maxLength: 12 }),
+        fc.constant(null),
+        scalar,
+      ),
+      timestamp: fc.oneof(
+        fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
+        scalar,
+      ),
+      message,
+      fromExtension: fc.jsonValue({ maxDepth: 1 }),
+      other: fc.jsonValue({ maxDepth: 3 }),
+    },
+    { requiredKeys: [] },
+  )
+  .chain((r) => fc.shuffledSubarray(Object.keys(r), { minLength: Object.keys(r).length }).map((keys) => ({ r, keys })))
+  .map(({ r, keys }) => JSON.stringify(Object.fromEntries(keys.map((k) => [k, r[k as keyof typeof r]]))));
+
+/** Byte-level mutations: each keeps most of the line, so the scan's deeper paths are reached. */
+const mutation = fc.oneof(
+  fc.constant({ kind: "none" as const }),
+  fc.record({ kind: fc.constant("flip" as const), at: fc.nat(), bit: fc.integer({ min: 0, max: 7 }) }),
+  fc.record({
+    kind: fc.constant("insert" as const),
+    at: fc.nat(),
+    byte: fc.oneof(
+      fc.constantFrom(
+        0x22,
+        0x5c,
+        0x7b,
+        0x7d,
+        0x5b,
+        0x5d,
+        0x2c,
+        0x3a,
+        0x20,
+        0x09,
+        0x0d,
+        0x00,
+        0x1f,
+        0x30,
+        0x2d,
+        0x2e,
+        0x65,
+      ),
+      fc.nat(255),
+    ),
+  }),
+  fc.record({ kind: fc.constant("delete" as const), at: fc.nat() }),
+  fc.record({ kind: fc.constant("truncate" as const), at: fc.nat() }),
+  fc.record({
+    kind: fc.constant("duplicateKey" as const),
+    key: fc.constantFrom(...TOP, "message", "role"),
+    value: fc.jsonValue({ maxDepth: 1 }),
+  }),
+  fc.record({ kind: fc.constant("escapeKey" as const), key: fc.constantFrom("type", "id", "role", "other") }),
+);
+
+type Mutation = typeof mutation extends fc.Arbitrary<infer T> ? T : never;
+
+/** The line's bytes after the mutation. */
+function mutated(line: string, m: Mutation): Uint8Array {
+  const b = Buffer.from(line, "utf8");
+  const at = "at" in m ? m.at % (b.length + 1) : 0;
+  switch (m.kind) {
+    case "none":
+      return b;
+    case "flip":
+      if (b.length) b[at % b.length]! ^= 1 << m.bit;
+      return b;
+    case "insert":
+      return Buffer.concat([b.subarray(0, at), Buffer.from([m.byte]), b.subarray(at)]);
+    case "delete":
+      return Buffer.concat([b.subarray(0, at), b.subarray(at + 1)]);
+    case "truncate":
+      return b.subarray(0, at);
+    case "duplicateKey": {
+      // The key again: last at the top (JSON.parse keeps the last), or first inside the message.
+      const value = JSON.stringify(m.value);
+      const text =
+        m.key === "role"
+          ? line.replace('"message":{', `"message":{"role":${value},`)
+          : line.replace(/}$/, `,${JSON.stringify(m.key)}:${value}}`);
+      return Buffer.from(text, "utf8");
+    }
+    case "escapeKey": {
+      // The same key with its last letter escaped: JSON.parse reads it as the key itself.
+      const last = m.key.charCodeAt(m.key.length - 1).toString(16);
+      return Buffer.from(line.replace(`"${m.key}":`, `"${m.key.slice(0, -1)}\\u00${last}":`), "utf8");
+    }
+  }
+}
+
+describe("the envelope scan (usage reports' reader)", () => {
+  it("answers only for lines JSON.parse accepts, with the values JSON.parse gives", function () {
+    this.timeout(120_000);
+    let answered = 0;
+    fc.assert(
+      fc.property(record, mutation, (line, m) => {
+        if (checkAgainstParse(mutated(line, m))) answered++;
+      }),
+      { numRuns: RUNS },
+    );
+    assert.ok(answered > RUNS / 10, `the scan answered ${answered} of ${RUNS}: it must decide the common lines`);
+  });
+
+  it("decides the lines agents write, and leaves the rest to JSON.parse", () => {
+    const toolResult = {
+      type: "message",
+      id: "a1b2c3d4",
+      parentId: "f0e1d2c3",
+      timestamp: "2026-11-30T10:00:00.123Z",
+      message: {
+        role: "toolResult",
+        toolCallId: "call_1",
+        toolName: "read",
+        content: [{ type: "text", text: "x\n".repeat(500) }],
+      },
+    };
+    const line = (v: unknown) => Buffer.from(JSON.stringify(v), "utf8");
+    assert.deepEqual(checkAgainstParse(line(toolResult)), {
+      type: "message",
+      id: "a1b2c3d4",
+      parentId: "f0e1d2c3",
+      timestamp: "2026-11-30T10:00:00.123Z",
+      message: { role: "toolResult", toolName: "read" },
+    });
+    // Left to JSON.parse: an assistant message (its usage), an escaped top key, a container id, deep nesting, a BOM.
+    assert.equal(scanEnvelope(line({ ...toolResult, message: { role: "assistant", usage: {} } }), 0, 80), null);
+    for (const text of [
+      JSON.stringify({ ...toolResult, message: { ...toolResult.message, role: "assistant" } }),
+      '{"typ\\u0065":"message","id":"x"}',
+      '{"type":"message","id":["x"]}',
+      `{"type":"message","id":"x","deep":${"[".repeat(1001)}${"]".repeat(1001)}}`,
+      `\ufeff${JSON.stringify(toolResult)}`,
+      '{"type":"message","message":"text"}',
+    ])
+      assert.equal(scanEnvelope(Buffer.from(text, "utf8"), 0, Buffer.byteLength(text)), null, text.slice(0, 60));
+    // Invalid lines are never answered: a raw control byte in a string, a bad escape, a trailing comma, two values.
+    for (const text of [
+      '{"id":"a\tb"}',
+      '{"id":"\\x41"}',
+      '{"id":"a",}',
+      '{"id":"a"} {}',
+      '{"id":01}',
+      '{"id":"\\u\u0010000"}',
+      '{"id":1.}',
+      '{"id":-}',
+    ])
+      assert.equal(scanEnvelope(Buffer.from(text, "utf8"), 0, text.length), null, text);
+    // Within a larger buffer: only [start, end) is the line.
+    const two = Buffer.from(`${JSON.stringify(toolResult)}\n{"id":"next"}`, "utf8");
+    const end = two.indexOf(10);
+    assert.equal(checkAgainstParse(two.subarray(0, end))?.id, "a1b2c3d4");
+    assert.equal(scanEnvelope(two, 0, end)?.id, "a1b2c3d4");
+    assert.equal(scanEnvelope(two, 0, end + 3), null);
+  });
+});
+
+/** Everything a reader keeps of an entry, its body parsed again when read. */
+function entryFacts(e: Entry) {
+  let data: unknown;
+  try {
+    data = e.data;
+  } catch (err) {
+    data = String(err);
+  }
+  const { id, parentId, type, line, timestamp, known, role, shadowed, usage, provider, model, fromExtension } = e;
+  return { id, parentId, type, line, timestamp, known, role, shadowed, usage, provider, model, fromExtension, data };
+}
+
+function assertSameRead(file: string, bytes: Uint8Array): void {
+  const full = parseSession(file, bytes, { validate: false });
+  const scanned = parseSession(file, bytes, { validate: false, scan: true });
+  const facts = (r: ParseResult) =>
+    r.ok
+      ? { leaf: r.session.leafId, diagnostics: r.session.diagnostics, entries: r.session.entries.map(entryFacts) }
+      : r;
+  assert.deepEqual(facts(scanned), facts(full), file);
+  assert.deepEqual(summarize(scanned), summarize(full), file);
+}
+
+describe("a scanned read of a session", () => {
+  it("equals a full parse on every fixture", () => {
+    for (const file of [...PI_FIXTURES, ...OMP_FIXTURES]) assertSameRead(file, readFileSync(file));
+  });
+
+  it("equals a full parse on fuzzed fixtures and lines", function () {
+    this.timeout(120_000);
+    const files = [...PI_FIXTURES, ...OMP_FIXTURES].map((f) => readFileSync(f)).filter((b) => b.length < 200_000);
+    fc.assert(
+      fc.property(fc.nat(files.length - 1), fc.array(fc.tuple(fc.nat(), mutation), { maxLength: 4 }), (k, ms) => {
+        const text = files[k]!.toString("utf8").split("\n");
+        const lines: Uint8Array[] = text.map((l) => Buffer.from(l, "utf8"));
+        for (const [at, m] of ms) {
+          const i = at % lines.length;
+          // The line made large, so that the scan reads it (records of 512 bytes or less are parsed).
+          lines[i] = mutated(text[i]!.replace(/}$/, `,"pad":"${"p".repeat(600)}"}`), m);
+        }
+        const newline = Buffer.from("\n");
+        assertSameRead("fuzz.jsonl", Buffer.concat(lines.flatMap((l, i) => (i ? [newline, l] : [l]))));
+      }),
+      { numRuns: Math.max(200, RUNS / 10) },
+    );
+  });
+
+  it("equals a full parse on a generated session of large tool results", async function () {
+    this.timeout(120_000);
+    const dir = mkdtempSync(join(tmpdir(), "pi-envelope-"));
+    try {
+      const file = join(dir, "big.jsonl");
+      await generateSession(file, { targetBytes: 4 * 1024 * 1024, branchPoints: 5, seed: 7 });
+      const bytes = readFileSync(file);
+      assertSameRead(file, bytes);
+      // The scan read its large tool results: JSON.parse saw none of them.
+      const largeParses = (scan: boolean) => {
+        const parse = JSON.parse;
+        let n = 0;
+        JSON.parse = ((t: string, r?: Parameters<typeof parse>[1]) => {
+          if (t.length > 512 && t.includes('"toolResult"')) n++;
+          return parse(t, r);
+        }) as typeof parse;
+        try {
+          parseSession(file, bytes, { validate: false, scan });
+        } finally {
+          JSON.parse = parse;
+        }
+        return n;
+      };
+      assert.ok(largeParses(false) > 100, "the session has large tool results");
+      assert.equal(largeParses(true), 0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

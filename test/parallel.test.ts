@@ -1,0 +1,185 @@
+// Cold store reads on every core (issue #21): the files are shared out between the main thread and worker threads
+// (the bundled dist/summaryWorker.cjs, which `npm test` builds before the unit tests), and the answer never depends
+// on how many threads read: the same summaries as the single-threaded load, the same usage for every grouping, the
+// same errors, and a failed worker's files read by the main thread. The built CLI is run on a store large enough to
+// start its workers.
+import * as assert from "node:assert/strict";
+import { execFileSync, spawnSync } from "node:child_process";
+import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { generateStore } from "../bench/generate.js";
+import { run } from "../src/cli/main.js";
+import { ioReason } from "../src/node/ioReason.js";
+import { type GroupBy, usageReport } from "../src/node/report.js";
+import { resolveRoots } from "../src/node/roots.js";
+import { loadStore, realFs, type Store } from "../src/node/store/index.js";
+import { type ParallelOptions, summarizeInParallel } from "../src/node/store/parallel.js";
+import { REAL } from "./fixtures.js";
+import { plain } from "./helpers.js";
+
+const WORKER = join(import.meta.dirname, "..", "dist", "summaryWorker.cjs");
+const CLI = join(import.meta.dirname, "..", "dist", "cli.js");
+const GROUPINGS: GroupBy[] = ["day", "week", "month", "session", "model", "project"];
+
+/** Each session's summary by file, as JSON (lazily unpacked details read out). */
+function summaries(store: Store): Record<string, unknown> {
+  return Object.fromEntries(store.sessions.map((s) => [s.file, plain(s.summary)]));
+}
+
+function reports(store: Store): unknown[] {
+  return GROUPINGS.map((by) => plain(usageReport(store.sessions, { by, timeZone: "UTC" })));
+}
+
+describe("cold store reads on every core", () => {
+  let dir: string;
+  let roots: ReturnType<typeof resolveRoots>;
+  before(async function () {
+    this.timeout(60_000);
+    assert.ok(existsSync(WORKER), `${WORKER} is missing: npm run build makes it`);
+    dir = mkdtempSync(join(tmpdir(), "pse-parallel-"));
+    cpSync(join(REAL, "pi"), join(dir, "pi"), { recursive: true });
+    cpSync(join(REAL, "omp"), join(dir, "omp"), { recursive: true });
+    // Forks that copy their parents' entries, and large tool results (read by the scan in usage mode).
+    await generateStore(join(dir, "gen", "sessions"), {
+      sessions: 40,
+      projects: 3,
+      totalBytes: 3 * 1024 * 1024,
+      forkShare: 0.3,
+      seed: 21,
+    });
+    roots = resolveRoots({ agentDirs: ["pi", "omp", "gen"].map((d) => join(dir, d)) });
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  const parallel = (o: Partial<ParallelOptions> = {}): ParallelOptions => ({
+    workerFile: WORKER,
+    mode: "full",
+    threads: 3,
+    minBytes: 0,
+    ...o,
+  });
+
+  it("gives the summaries, usage and errors of a single-threaded load", async function () {
+    this.timeout(60_000);
+    const one = await loadStore({ roots, cacheFile: null });
+    const three = await loadStore({ roots, cacheFile: null, parallel: parallel() });
+    assert.ok(one.sessions.length > 60);
+    // Only the workers read: their summaries come back packed (details decoded on first read).
+    const workersOnly = await loadStore({ roots, cacheFile: null, parallel: parallel({ mainReads: false }) });
+    const fromWorkers = workersOnly.sessions.filter((s) => Object.getOwnPropertyDescriptor(s.summary, "entries")?.get);
+    assert.equal(fromWorkers.length, one.sessions.length, "every summary came from a worker");
+    assert.deepEqual(summaries(workersOnly), summaries(one));
+    assert.deepEqual(
+      three.sessions.map((s) => s.file),
+      one.sessions.map((s) => s.file),
+    );
+    assert.deepEqual(summaries(three), summaries(one));
+    assert.deepEqual(reports(three), reports(one));
+    assert.deepEqual(three.errors, one.errors);
+    assert.equal(three.filesRead, one.filesRead);
+    // Fork lineage is linked as before (the generated forks copy their parents' entries).
+    const forks = three.sessions.filter((s) => s.parent);
+    assert.ok(forks.length >= 5);
+    assert.deepEqual(
+      forks.map((s) => [s.file, s.parent!.file, s.inherited.size]),
+      one.sessions.filter((s) => s.parent).map((s) => [s.file, s.parent!.file, s.inherited.size]),
+    );
+  });
+
+  it("usage-only reads (no cache, tool results scanned) give the same report for every grouping", async function () {
+    this.timeout(60_000);
+    const one = await loadStore({ roots, cacheFile: null });
+    const usageOnly = await loadStore({ roots, cacheFile: null, parallel: parallel({ mode: "usage" }) });
+    assert.deepEqual(reports(usageOnly), reports(one));
+    // …and are never cached, even when a cache file is given.
+    const cacheFile = join(dir, "cache.jsonl");
+    await loadStore({ roots, cacheFile, parallel: parallel({ mode: "usage" }) });
+    const next = await loadStore({ roots, cacheFile });
+    assert.equal(next.filesRead, one.filesRead, "every file read again: nothing was cached");
+  });
+
+  it("fills the cache from the threads' summaries, as a single-threaded load does", async function () {
+    this.timeout(60_000);
+    const cacheFile = join(dir, "cache-full.jsonl");
+    const cold = await loadStore({ roots, cacheFile, parallel: parallel() });
+    const warm = await loadStore({ roots, cacheFile });
+    assert.equal(warm.filesRead, 0);
+    assert.deepEqual(summaries(warm), summaries(cold));
+  });
+
+  it("reads a failed worker's files on the main thread", async function () {
+    this.timeout(60_000);
+    const one = await loadStore({ roots, cacheFile: null });
+    const throwing = join(dir, "throws.cjs");
+    writeFileSync(throwing, "throw new Error('a worker that fails at once');\n");
+    const dying = join(dir, "dies.cjs");
+    // Takes files from the counter, answers none, and ends: its files are read again by the main thread.
+    writeFileSync(
+      dying,
+      "const { workerData } = require('node:worker_threads');\n" +
+        "const next = new Int32Array(workerData.next);\n" +
+        "for (let i = 0; i < 10; i++) Atomics.add(next, 0, 1);\n",
+    );
+    for (const workerFile of [throwing, dying, join(dir, "absent.cjs")]) {
+      const store = await loadStore({ roots, cacheFile: null, parallel: parallel({ workerFile, mainReads: false }) });
+      assert.deepEqual(summaries(store), summaries(one), workerFile);
+    }
+  });
+
+  it("reports a file that cannot be read as the single-threaded load does", async () => {
+    const missing = join(dir, "gone.jsonl");
+    const [outcome] = await summarizeInParallel([{ file: missing, size: 0 }], parallel());
+    const expected = await realFs.readSession(missing).then(
+      () => assert.fail("a missing file was read"),
+      (err: unknown) => ioReason(err),
+    );
+    assert.deepEqual(outcome, { error: expected });
+    assert.match(expected, /no such file/);
+  });
+
+  it("refuses a FIFO and a device at once, on the main thread and in a worker", async function () {
+    this.timeout(30_000);
+    const fifo = join(dir, "pipe.jsonl");
+    execFileSync("mkfifo", [fifo]);
+    const files = [fifo, "/dev/zero"].map((file) => ({ file, size: 0 }));
+    for (const mainReads of [true, false]) {
+      const outcomes = await summarizeInParallel(files, parallel({ mainReads, threads: 2 }));
+      for (const o of outcomes) assert.match("error" in o ? o.error : "", /not a regular file/);
+    }
+  });
+
+  it("the built CLI reads a large store with its workers to the same usage and list", async function () {
+    this.timeout(180_000);
+    // Over the 16 MB below which the CLI starts no worker.
+    const big = join(dir, "big");
+    await generateStore(join(big, "sessions"), {
+      sessions: 120,
+      projects: 4,
+      totalBytes: 20 * 1024 * 1024,
+      forkShare: 0.2,
+      seed: 8,
+    });
+    const env = { ...process.env, PI_SESSIONS_THREADS: "2", PI_SESSIONS_CACHE_DIR: join(dir, "cli-cache") };
+    const cli = (...args: string[]) => {
+      const r = spawnSync(process.execPath, [CLI, ...args, "--agent-dir", big], { env, encoding: "utf8" });
+      assert.equal(r.status, 0, r.stderr);
+      return r.stdout;
+    };
+    const inProcess = async (...args: string[]) => {
+      let out = "";
+      const code = await run([...args, "--agent-dir", big, "--no-cache"], {
+        out: (t) => (out += `${t}\n`),
+        err: () => {},
+      });
+      assert.equal(code, 0);
+      return out;
+    };
+    for (const by of ["day", "session", "model"]) {
+      const expected = await inProcess("usage", "--by", by, "--json", "--timezone", "UTC");
+      assert.equal(cli("usage", "--by", by, "--json", "--timezone", "UTC", "--no-cache"), expected, `${by}, no cache`);
+      assert.equal(cli("usage", "--by", by, "--json", "--timezone", "UTC"), expected, `${by}, cache`);
+    }
+    assert.equal(cli("list", "--json", "--no-cache"), await inProcess("list", "--json"));
+  });
+});
