@@ -1,7 +1,8 @@
 /**
  * Rows 21 (issue #21): `pi-sessions usage --by day --json` over the 2,000-session bench store against ccusage's
- * native binary (cold also on one thread, to tell the worker threads' share) (`ccusage pi daily --json --offline`, the version pinned in devDependencies), as whole processes,
- * interleaved, medians. Cold: `--no-cache`. Warm: our cache filled by one run before. Peak RSS comes from GNU time
+ * native binary (`ccusage pi daily --json --offline`, the version pinned in devDependencies), as whole processes,
+ * interleaved, medians. Cold: `--no-cache` (also on one thread, to tell the worker threads' share). Warm: our cache
+ * filled by one run before. Peak RSS comes from GNU time
  * (`/usr/bin/time`), which sees ccusage's native process too (its `ccusage` command is a Node launcher that spawns
  * it); without GNU time the memory row is left out.
  */

@@ -10,9 +10,30 @@ const pad = (n: number, width = 2) => String(n).padStart(width, "0");
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
+/** Days of recent quarter hours, per zone: a report asks for the day of every record, and most share a quarter. */
+const quarterDays = new Map<string, Map<number, string>>();
+const QUARTER = 15 * 60 * 1000;
+
 /** The calendar day of a ms timestamp, in `timeZone` (default: the process's local zone); "unknown" for no time. */
 export function dayOf(ms: number, timeZone?: string): string {
   if (!Number.isFinite(ms)) return "unknown";
+  // Today's zones change day at a quarter hour (offsets are multiples of 15 minutes); a quarter whose first and last
+  // millisecond fall on one day (not so for old local mean times) is that day throughout.
+  const quarter = Math.floor(ms / QUARTER);
+  let days = quarterDays.get(timeZone ?? "");
+  if (!days) quarterDays.set(timeZone ?? "", (days = new Map()));
+  const known = days.get(quarter);
+  if (known !== undefined) return known;
+  const day = computeDay(ms, timeZone);
+  const first = computeDay(quarter * QUARTER, timeZone);
+  if (first === day && computeDay(quarter * QUARTER + QUARTER - 1, timeZone) === day) {
+    if (days.size >= 100_000) days.clear();
+    days.set(quarter, day);
+  }
+  return day;
+}
+
+function computeDay(ms: number, timeZone: string | undefined): string {
   if (timeZone === undefined) {
     const d = new Date(ms);
     return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
