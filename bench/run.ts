@@ -39,7 +39,7 @@ import { generateSession, generateStore } from "./generate.js";
 import { benchWholeProcess } from "./process.js";
 import { mb, ms, type Row } from "./row.js";
 import { familiesRow } from "./families.js";
-import { benchUsage } from "./usage.js";
+import { benchBackgroundPass, benchUsage } from "./usage.js";
 import { searchRows } from "./search.js";
 import { transcriptRows } from "./transcript.js";
 
@@ -428,7 +428,7 @@ async function main() {
   if (existsSync(cli)) rows.push(...(await benchWholeProcess(big, CACHE, quick)));
 
   // 21. Usage at native speed (issue #21): `usage` cold and warm against ccusage's native binary, whole processes.
-  rows.push(...benchUsage(storeDir, quick ? 3 : 5));
+  rows.push(...benchUsage(storeDir, quick ? 3 : 5), ...(await benchBackgroundPass(storeDir, quick ? 1 : 3)));
 
   const table = [
     "| # | measure | value | baseline (same run) | ratio | goal | met |",

@@ -11,6 +11,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
+import { loadStore } from "../src/node/store/index.js";
 import { medianOf, type Row } from "./row.js";
 const ROOT = join(import.meta.dirname, "..");
 const CLI = join(ROOT, "dist", "cli.js");
@@ -113,4 +114,43 @@ export function benchUsage(agentDir: string, runs: number): Row[] {
   } finally {
     rmSync(cacheDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Row 21: the Sessions view's background pass over the same store (the files its first paint probed, read in full),
+ * in worker threads as the extension reads it, against the same pass on the main thread (the pass before issue #21).
+ */
+export async function benchBackgroundPass(agentDir: string, runs: number): Promise<Row[]> {
+  const workerFile = join(ROOT, "dist", "summaryWorker.cjs");
+  if (!existsSync(workerFile)) return [];
+  const roots = [{ dir: join(agentDir, "sessions"), agent: "pi" as const, source: "bench" }];
+  const pass = async (parallel: boolean) => {
+    const store = await loadStore({
+      roots,
+      cacheFile: null,
+      probe: true,
+      ...(parallel ? { parallel: { workerFile, mode: "full" as const, minBytes: 0 } } : {}),
+    });
+    const t = performance.now();
+    await store.complete();
+    return performance.now() - t;
+  };
+  const main: number[] = [];
+  const workers: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    main.push(await pass(false));
+    workers.push(await pass(true));
+  }
+  const [m, w] = [medianOf(main), medianOf(workers)];
+  return [
+    {
+      n: 21,
+      measure: `Sessions view's background pass in worker threads (extension host reads none), median of ${runs}`,
+      value: `${(w / 1000).toFixed(2)} s`,
+      baseline: `on the host thread ${(m / 1000).toFixed(2)} s`,
+      ratio: `${(m / w).toFixed(2)}× faster`,
+      goal: "—",
+      met: null,
+    },
+  ];
 }

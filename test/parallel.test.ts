@@ -12,6 +12,7 @@ import { generateStore } from "../bench/generate.js";
 import { run } from "../src/cli/main.js";
 import { ioReason } from "../src/node/ioReason.js";
 import { type GroupBy, usageReport } from "../src/node/report.js";
+import { SessionLibrary } from "../src/node/library.js";
 import { resolveRoots } from "../src/node/roots.js";
 import { loadStore, realFs, type Store } from "../src/node/store/index.js";
 import { type ParallelOptions, summarizeInParallel } from "../src/node/store/parallel.js";
@@ -108,6 +109,25 @@ describe("cold store reads on every core", () => {
     assert.deepEqual(summaries(warm), summaries(cold));
   });
 
+  it("an editor's first listing completes in worker threads to the summaries of a full load", async function () {
+    this.timeout(60_000);
+    const one = await loadStore({ roots, cacheFile: null });
+    const probed = await loadStore({ roots, cacheFile: null, probe: true, parallel: parallel() });
+    assert.ok(probed.partial.length > 20, "the first paint probed the large files");
+    const completed: string[] = [];
+    assert.equal(await probed.complete((s) => completed.push(s.file)), completed.length);
+    assert.equal(probed.partial.length, 0);
+    assert.deepEqual(summaries(probed), summaries(one));
+    assert.deepEqual(reports(probed), reports(one));
+    // The background pass was read by the workers: their summaries come back packed.
+    const byFile = new Map(probed.sessions.map((s) => [s.file, s]));
+    assert.ok(completed.every((f) => Object.getOwnPropertyDescriptor(byFile.get(f)!.summary, "entries")?.get));
+    // Through the library the extension uses.
+    const library = new SessionLibrary({ roots, cacheFile: null, summaryWorker: WORKER });
+    await library.whenComplete();
+    assert.deepEqual(Object.fromEntries(library.sessions.map((s) => [s.file, plain(s.summary)])), summaries(one));
+  });
+
   it("reads a failed worker's files on the main thread", async function () {
     this.timeout(60_000);
     const one = await loadStore({ roots, cacheFile: null });
@@ -124,6 +144,10 @@ describe("cold store reads on every core", () => {
     for (const workerFile of [throwing, dying, join(dir, "absent.cjs")]) {
       const store = await loadStore({ roots, cacheFile: null, parallel: parallel({ workerFile, mainReads: false }) });
       assert.deepEqual(summaries(store), summaries(one), workerFile);
+      // An editor's background pass too (its files read on the main thread asynchronously).
+      const probed = await loadStore({ roots, cacheFile: null, probe: true, parallel: parallel({ workerFile }) });
+      await probed.complete();
+      assert.deepEqual(summaries(probed), summaries(one), `${workerFile}, probed`);
     }
   });
 

@@ -27,6 +27,7 @@ const MAX_MAIN = 700 * 1024;
 const ALLOWED = [
   /^dist\/extension\.cjs$/,
   /^dist\/searchWorker\.cjs$/,
+  /^dist\/summaryWorker\.cjs$/,
   /^dist\/node-sqlite3-wasm\.wasm$/,
   /^dist\/webview\/[a-zA-Z]+\.js$/,
   /^media\/[a-z-]+\.(css|svg|png)$/,

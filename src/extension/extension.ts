@@ -46,6 +46,7 @@ export function activate(context: vscode.ExtensionContext): PiSessionsApi {
       logger,
       vscode.Uri.joinPath(context.globalStorageUri, "cache").fsPath,
       readSettings(),
+      vscode.Uri.joinPath(context.extensionUri, "dist", "summaryWorker.cjs").fsPath,
     );
     const configured = vscode.workspace.getConfiguration("piSessions").get<string>("defaultFilter");
     const remembered = context.workspaceState.get<string>("piSessions.filter");

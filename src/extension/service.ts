@@ -46,6 +46,8 @@ export class SessionService implements vscode.Disposable {
     private readonly logger: Logger,
     private readonly cacheDir: string,
     private settings: Settings = readSettings(),
+    /** The bundled worker that reads a cold store's files off this thread (dist/summaryWorker.cjs). */
+    private readonly summaryWorker?: string,
   ) {
     this.library = this.makeLibrary();
   }
@@ -71,6 +73,7 @@ export class SessionService implements vscode.Disposable {
       cacheFile: cacheFileFor(this.cacheDir, roots),
       includePi: this.settings.includePi,
       includeOmp: this.settings.includeOmp,
+      ...(this.summaryWorker ? { summaryWorker: this.summaryWorker } : {}),
       onComplete: () => {
         if (generation !== this.generation) return;
         this.logger.info(`read the ${library.sessions.length} sessions in full (cost, counts, fork ownership)`);

@@ -28,6 +28,11 @@ export interface LibraryOptions {
   includeOmp?: boolean;
   /** Called when the background pass has read the sessions the first listing only probed. */
   onComplete?: () => void;
+  /**
+   * The bundled worker of parallel reads (dist/summaryWorker.cjs): the background pass then reads in worker threads,
+   * never on this thread. Without it, this thread reads, in slices.
+   */
+  summaryWorker?: string;
 }
 
 export type SessionChange = { file: string; kind: "added" | "changed" | "removed" };
@@ -81,7 +86,13 @@ export class SessionLibrary {
 
   /** (Re)list every session under the roots. Trackers of sessions still present are kept. */
   async load(): Promise<void> {
-    const store = await loadStore({ roots: this.options.roots, cacheFile: this.options.cacheFile, probe: true });
+    const workerFile = this.options.summaryWorker;
+    const store = await loadStore({
+      roots: this.options.roots,
+      cacheFile: this.options.cacheFile,
+      probe: true,
+      ...(workerFile ? { parallel: { workerFile, mode: "full" as const, minBytes: 0 } } : {}),
+    });
     this.errors = store.errors;
     this.filesRead = store.filesRead;
     const next = new Map<string, StoreSession>();

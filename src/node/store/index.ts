@@ -94,7 +94,8 @@ export async function loadStore(options: StoreOptions): Promise<Store> {
     }
     fullReads.push(i);
   }
-  if (options.parallel && fullReads.length) {
+  // A first paint (probe) waits for no worker: its few full reads are small files.
+  if (options.parallel && !options.probe && fullReads.length) {
     const outcomes = await summarizeInParallel(
       fullReads.map((k) => files[k]!),
       options.parallel,
@@ -146,6 +147,7 @@ export async function loadStore(options: StoreOptions): Promise<Store> {
   linkLineage(sessions, options.roots);
   const complete = async (onEach?: (s: StoreSession) => void) => {
     let read = 0;
+    if (options.parallel) read = await completeInParallel(partial.splice(0), onEach);
     for (const s of partial.splice(0)) {
       try {
         s.summary = await readFull(stats.get(s)!);
@@ -157,6 +159,34 @@ export async function loadStore(options: StoreOptions): Promise<Store> {
     }
     await save();
     linkLineage(sessions, options.roots);
+    return read;
+  };
+  /** The probed sessions read in full by worker threads only: this thread (an editor's) never blocks on them. */
+  const completeInParallel = async (probed: StoreSession[], onEach?: (s: StoreSession) => void) => {
+    const readOnMain = async (file: string) => {
+      try {
+        return { summary: summarize(await fs.readSession(file)) };
+      } catch (err) {
+        return { error: ioReason(err) };
+      }
+    };
+    const outcomes = await summarizeInParallel(
+      probed.map((s) => stats.get(s)!),
+      { ...options.parallel!, mode: "full", mainReads: false, readOnMain },
+    );
+    let read = 0;
+    for (const [j, o] of outcomes.entries()) {
+      const s = probed[j]!;
+      if ("error" in o) {
+        errors.push({ path: s.file, message: o.error });
+        continue;
+      }
+      const f = stats.get(s)!;
+      cache.set(f.file, f.size, f.mtimeNs, o.summary);
+      s.summary = o.summary;
+      read++;
+      onEach?.(s);
+    }
     return read;
   };
   return { roots: options.roots, sessions, errors, filesRead, partial, complete };

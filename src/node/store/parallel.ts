@@ -25,10 +25,12 @@ export interface ParallelOptions {
   /** Below this many bytes in all, no worker is started: its start would cost more than it saves (default 16 MB). */
   minBytes?: number;
   /**
-   * False: only the workers read (a thread that must not block, such as an editor's); this thread reads only what
-   * no worker could. Default true.
+   * False: only the workers read (a thread that must not block, such as an editor's), `threads` of them; this thread
+   * reads only what no worker answered, through `readOnMain`. Default true.
    */
   mainReads?: boolean;
+  /** How this thread reads a file no worker answered (default: synchronously, as a worker does). */
+  readOnMain?: (file: string) => Promise<SummaryOutcome>;
 }
 
 /** A file's summary, or why it could not be read. */
@@ -64,19 +66,23 @@ export async function summarizeInParallel(
       outcomes[order[k]!] = typeof r === "string" ? { error: r } : { summary: unpackSummary(r) };
   };
   const totalBytes = files.reduce((n, f) => n + f.size, 0);
+  const mainReads = options.mainReads !== false;
+  const threads = options.threads ?? defaultThreads();
   const workers =
     options.workerFile && totalBytes >= (options.minBytes ?? MIN_PARALLEL_BYTES)
-      ? Math.min((options.threads ?? defaultThreads()) - 1, files.length - 1)
+      ? Math.min(mainReads ? threads - 1 : threads, mainReads ? files.length - 1 : files.length)
       : 0;
   const finished: Promise<void>[] = [];
   for (let w = 0; w < workers; w++) finished.push(runWorker(options.workerFile!, work, take));
   const next = new Int32Array(work.next);
-  if (options.mainReads !== false || !workers)
+  if (mainReads)
     for (let k = Atomics.add(next, 0, 1); k < order.length; k = Atomics.add(next, 0, 1))
       outcomes[order[k]!] = outcomeOf(work.files[k]!, options.mode);
   await Promise.all(finished);
-  // Files a failed worker had taken and not answered (`Array.from`, not `map`, which skips the holes).
-  return Array.from(outcomes, (o, i) => o ?? outcomeOf(files[i]!.file, options.mode));
+  // Files no worker answered: a failed worker had taken them, or none started.
+  const readOnMain = options.readOnMain ?? ((file: string) => Promise.resolve(outcomeOf(file, options.mode)));
+  for (let i = 0; i < files.length; i++) outcomes[i] ??= await readOnMain(files[i]!.file);
+  return outcomes as SummaryOutcome[];
 }
 
 function outcomeOf(file: string, mode: SummaryMode): SummaryOutcome {
