@@ -134,6 +134,7 @@ const mutation = fc.oneof(
     value: fc.jsonValue({ maxDepth: 1 }),
   }),
   fc.record({ kind: fc.constant("escapeKey" as const), key: fc.constantFrom("type", "id", "role", "other") }),
+  fc.constant({ kind: "escapeValue" as const }),
 );
 
 type Mutation = typeof mutation extends fc.Arbitrary<infer T> ? T : never;
@@ -163,6 +164,12 @@ function mutated(line: string, m: Mutation): Uint8Array {
           : line.replace(/}$/, `,${JSON.stringify(m.key)}:${value}}`);
       return Buffer.from(text, "utf8");
     }
+    case "escapeValue":
+      // A string value with a letter escaped (JSON.parse reads the same string): "assist\u0061nt" is "assistant".
+      return Buffer.from(
+        line.replace(/(:"[^"\\]*?)([a-z])([^"\\]*")/, (_, a, c, z) => `${a}\\u00${c.charCodeAt(0).toString(16)}${z}`),
+        "utf8",
+      );
     case "escapeKey": {
       // The same key with its last letter escaped: JSON.parse reads it as the key itself.
       const last = m.key.charCodeAt(m.key.length - 1).toString(16);
@@ -205,7 +212,14 @@ describe("the envelope scan (usage reports' reader)", () => {
       timestamp: "2026-11-30T10:00:00.123Z",
       message: { role: "toolResult", toolName: "read" },
     });
-    // Left to JSON.parse: an assistant message (its usage), an escaped top key, a container id, deep nesting, a BOM.
+    // Left to JSON.parse: an assistant message (its usage; an escaped role could spell it), an escaped top key, a
+    // container id, deep nesting, a BOM.
+    const escapedAssistant = JSON.stringify({ ...toolResult, message: { role: "ROLE", usage: { input: 3 } } }).replace(
+      '"ROLE"',
+      '"assist\\u0061nt"',
+    );
+    assert.equal(JSON.parse(escapedAssistant).message.role, "assistant");
+    assert.equal(scanEnvelope(Buffer.from(escapedAssistant), 0, escapedAssistant.length), null);
     assert.equal(scanEnvelope(line({ ...toolResult, message: { role: "assistant", usage: {} } }), 0, 80), null);
     for (const text of [
       JSON.stringify({ ...toolResult, message: { ...toolResult.message, role: "assistant" } }),
@@ -261,6 +275,31 @@ function assertSameRead(file: string, bytes: Uint8Array): void {
 }
 
 describe("a scanned read of a session", () => {
+  it("keeps the usage of an assistant message whose role is written escaped", () => {
+    const assistant = JSON.stringify({
+      type: "message",
+      id: "a1",
+      parentId: null,
+      timestamp: "2026-11-30T10:00:00.000Z",
+      message: {
+        role: "ROLE",
+        content: [{ type: "text", text: "x".repeat(700) }],
+        provider: "openai",
+        model: "gpt-5.1",
+        usage: { input: 10, output: 20, cacheRead: 0, cacheWrite: 0, totalTokens: 30, cost: { total: 0.5 } },
+      },
+    }).replace('"ROLE"', '"assist\\u0061nt"');
+    const text = `{"type":"session","version":3,"id":"s","timestamp":"2026-11-30T09:00:00.000Z","cwd":"/p"}\n${assistant}\n`;
+    const bytes = Buffer.from(text, "utf8");
+    assertSameRead("escaped.jsonl", bytes);
+    const summary = summarize(parseSession("escaped.jsonl", bytes, { validate: false, scan: true }));
+    assert.ok(summary.ok);
+    assert.deepEqual(
+      summary.usage.map((u) => [u.totalTokens, u.cost]),
+      [[30, 0.5]],
+    );
+  });
+
   it("equals a full parse on every fixture", () => {
     for (const file of [...PI_FIXTURES, ...OMP_FIXTURES]) assertSameRead(file, readFileSync(file));
   });

@@ -5,11 +5,12 @@
 // start its workers.
 import * as assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { generateStore } from "../bench/generate.js";
 import { run } from "../src/cli/main.js";
+import { FileBodySource } from "../src/node/fileBodies.js";
 import { ioReason } from "../src/node/ioReason.js";
 import { type GroupBy, usageReport } from "../src/node/report.js";
 import { SessionLibrary } from "../src/node/library.js";
@@ -17,7 +18,8 @@ import { resolveRoots } from "../src/node/roots.js";
 import { loadStore, realFs, type Store } from "../src/node/store/index.js";
 import { type ParallelOptions, summarizeInParallel } from "../src/node/store/parallel.js";
 import { REAL } from "./fixtures.js";
-import { plain } from "./helpers.js";
+import { header, message } from "./builders.js";
+import { jsonl, plain } from "./helpers.js";
 
 const WORKER = join(import.meta.dirname, "..", "dist", "summaryWorker.cjs");
 const CLI = join(import.meta.dirname, "..", "dist", "cli.js");
@@ -160,6 +162,36 @@ describe("cold store reads on every core", () => {
     );
     assert.deepEqual(outcome, { error: expected });
     assert.match(expected, /no such file/);
+  });
+
+  it("a file that changes while it is summarized is an error of that file, not of the load", async () => {
+    // The body of the first prompt (over 512 bytes) is read back from the file while summarizing; here it is gone.
+    const store = join(dir, "changing");
+    const sessions = join(store, "sessions", "--p--");
+    mkdirSync(sessions, { recursive: true });
+    const big = "q".repeat(2_000);
+    writeFileSync(join(sessions, "a.jsonl"), jsonl(header(), message("u1", null, "user", big)));
+    writeFileSync(join(sessions, "b.jsonl"), jsonl(header({ id: "b" }), message("u1", null, "user", "hi")));
+    const changing = resolveRoots({ agentDirs: [store] });
+    const read = FileBodySource.prototype.read;
+    const recover = FileBodySource.prototype.recover;
+    FileBodySource.prototype.read = () => null;
+    FileBodySource.prototype.recover = () => undefined;
+    try {
+      const one = await loadStore({ roots: changing, cacheFile: null });
+      const main = await loadStore({ roots: changing, cacheFile: null, parallel: parallel({ workerFile: undefined }) });
+      assert.equal(one.errors.length, 1);
+      assert.match(one.errors[0]!.message, /changed/);
+      assert.deepEqual(main.errors, one.errors);
+      assert.deepEqual(summaries(main), summaries(one));
+      assert.deepEqual(
+        main.sessions.map((s) => s.file),
+        [join(sessions, "b.jsonl")],
+      );
+    } finally {
+      FileBodySource.prototype.read = read;
+      FileBodySource.prototype.recover = recover;
+    }
   });
 
   it("refuses a FIFO and a device at once, on the main thread and in a worker", async function () {

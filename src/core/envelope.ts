@@ -52,6 +52,12 @@ let words: Uint32Array<ArrayBufferLike> = new Uint32Array(0);
 /** The index in `wordsOf` of `words[0]`'s first byte. */
 let wordsAt = 0;
 
+/** Drop the scanned buffer (the reader calls this after each chunk, so that no chunk is kept alive by the scan). */
+export function forgetScanBuffer(): void {
+  wordsOf = null;
+  words = new Uint32Array(0);
+}
+
 function useWords(b: Uint8Array): void {
   if (b === wordsOf) return;
   wordsAt = (4 - (b.byteOffset & 3)) & 3;
@@ -234,8 +240,9 @@ export function scanEnvelope(b: Uint8Array, start: number, end: number): Record<
         plainString[field] = c === 0x22 && !sawEscape ? 1 : 0;
         spanStart[field] = valueStart;
         spanEnd[field] = i;
-        // An assistant message carries usage: it is parsed in full, so its scan stops here.
-        if (field === ROLE && spanIs(b, valueStart, i, ASSISTANT)) return null;
+        // An assistant message carries usage: it is parsed in full, so its scan stops here. An escaped role could
+        // spell "assistant" too: it is left to JSON.parse as well.
+        if (field === ROLE && (plainString[field] === 0 || spanIs(b, valueStart, i, ASSISTANT))) return null;
         field = -1;
       }
       expectValue = false;

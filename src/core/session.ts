@@ -8,7 +8,7 @@
 import { type BodySource, SessionChangedError } from "./bodySource.js";
 import type { Diagnostic, Rejection } from "./diagnostics.js";
 import { isPlainObject, type UsageFacts, usageFacts } from "./facts.js";
-import { scanEnvelope } from "./envelope.js";
+import { forgetScanBuffer, scanEnvelope } from "./envelope.js";
 import { decodeUtf8, parseLine } from "./jsonl.js";
 import { contentTouches, type ToolTouch } from "./toolFiles.js";
 import {
@@ -321,6 +321,7 @@ export class SessionReader {
       }
       start = end + 1;
     }
+    if (this.scan) forgetScanBuffer();
     return { lines: line - firstLine + 1, endsWithNewline };
   }
 
@@ -571,7 +572,8 @@ function wholeRecordNeeded(envelope: Record<string, unknown>): boolean {
   if (typeof type !== "string" || ALWAYS_HELD.has(type)) return true;
   if (type === "model_usage" || type === "session" || type === "title") return true;
   const m = envelope.message;
-  return isPlainObject(m) && m.role === "toolResult" && m.toolName === "task";
+  // (The scan leaves assistant messages to JSON.parse; checked again here, as their usage is in their body.)
+  return isPlainObject(m) && (m.role === "assistant" || (m.role === "toolResult" && m.toolName === "task"));
 }
 
 /** The id and parent of a v2+ record, or null (with a diagnostic) when it cannot be an entry. */

@@ -31,8 +31,9 @@ export interface StoreOptions {
    */
   probe?: boolean;
   /**
-   * Files read in full are read on every core (node/store/parallel.ts): for the command-line tool, whose thread has
-   * nothing else to do. Mode `usage` summaries are never cached.
+   * Files read in full are read on every core (node/store/parallel.ts), through the real file system (not `fs`). In a
+   * probing load (an editor's) only `complete()` does so, in worker threads only. Mode `usage` summaries are never
+   * cached.
    */
   parallel?: ParallelOptions;
 }

@@ -25,8 +25,13 @@ export interface SummaryWork {
 export type SummaryReply = [index: number, summary: ReturnType<typeof packSummary> | string][];
 
 export function summarizeFileSync(file: string, mode: SummaryMode): SessionSummary | string {
-  const r = readSessionFileSync(file, mode === "full" ? {} : { validate: false, scan: true });
-  // As the store's file access reports it (node/store/fs.ts throws the rejection's message).
-  if (!r.ok && r.rejection.code === "unreadable") return ioReason(new Error(r.rejection.message));
-  return summarize(r, { touches: mode === "full" });
+  try {
+    const r = readSessionFileSync(file, mode === "full" ? {} : { validate: false, scan: true });
+    // As the store's file access reports it (node/store/fs.ts throws the rejection's message).
+    if (!r.ok && r.rejection.code === "unreadable") return ioReason(new Error(r.rejection.message));
+    return summarize(r, { touches: mode === "full" });
+  } catch (err) {
+    // A body read back from a file that changed meanwhile (`SessionChangedError`): as the store reports it.
+    return ioReason(err);
+  }
 }
