@@ -289,7 +289,8 @@ describe("a scanned read of a session", () => {
         usage: { input: 10, output: 20, cacheRead: 0, cacheWrite: 0, totalTokens: 30, cost: { total: 0.5 } },
       },
     }).replace('"ROLE"', '"assist\\u0061nt"');
-    const text = `{"type":"session","version":3,"id":"s","timestamp":"2026-11-30T09:00:00.000Z","cwd":"/p"}\n${assistant}\n`;
+    const head = JSON.stringify({ type: "session", version: 3, id: "s", timestamp: "2026-11-30T09:00:00Z", cwd: "/p" });
+    const text = `${head}\n${assistant}\n`;
     const bytes = Buffer.from(text, "utf8");
     assertSameRead("escaped.jsonl", bytes);
     const summary = summarize(parseSession("escaped.jsonl", bytes, { validate: false, scan: true }));
