@@ -6,7 +6,7 @@
  */
 import { dayOf, periodOf } from "../core/periods.js";
 import { addRecord, emptyTotals, type UsageRecord, type UsageTotals } from "../core/usage.js";
-import { computeOwnership, isOk, sessionTitle, type StoreSession } from "./store/index.js";
+import { computeOwnership, forEachUsage, isOk, sessionTitle, type StoreSession } from "./store/index.js";
 
 export type GroupBy = "session" | "model" | "day" | "week" | "month" | "project";
 
@@ -69,16 +69,17 @@ export function usageReport(result: StoreSession[], options: UsageOptions): Usag
       if (s.parent && inResult.has(s.parent)) sessionRow.inheritedCost = 0;
       if (includedInParent) sessionRow.includedInParent = true;
     }
-    for (const r of sum.usage) {
+    // Records are read without keeping them (`forEachUsage` may fill one object again for each).
+    forEachUsage(sum, (r) => {
       const day = dayOf(r.time, options.timeZone);
-      if (options.since && day < options.since) continue;
-      if (options.until && day > options.until) continue;
+      if (options.since && day < options.since) return;
+      if (options.until && day > options.until) return;
       if (s.inherited.has(r.entryId)) {
         total.inheritedCost += r.cost;
         if (sessionRow) sessionRow.inheritedCost = (sessionRow.inheritedCost ?? 0) + r.cost;
-        continue;
+        return;
       }
-      if (includedInParent && options.by !== "session") continue;
+      if (includedInParent && options.by !== "session") return;
       const key =
         options.by === "session"
           ? s.file
@@ -98,10 +99,10 @@ export function usageReport(result: StoreSession[], options: UsageOptions): Usag
         addRecord(cell, r);
       }
       if (r.active) target.activeCost += r.cost;
-      if (includedInParent) continue;
+      if (includedInParent) return;
       addRecord(total, r);
       if (r.active) total.activeCost += r.cost;
-    }
+    });
   }
   const list = [...rows.values()].filter((r) => r.messages > 0 || (r.inheritedCost ?? 0) > 0);
   if (options.by === "day" || options.by === "week" || options.by === "month")

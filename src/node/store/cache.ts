@@ -114,6 +114,20 @@ export function packSummary(s: SessionSummary, detailAsText = true): SessionSumm
   return packed;
 }
 
+const STORED_USAGE = Symbol("stored usage records");
+
+/**
+ * Each usage record of a summary, in order. From the cache's stored rows the same object is filled again for each
+ * record (no object per record: a warm report over a store reads hundreds of thousands), so `fn` must not keep it.
+ */
+export function forEachUsage(summary: SessionSummaryOk, fn: (r: UsageRecord) => void): void {
+  const stored = (summary as unknown as Record<symbol, ((fn: (r: UsageRecord) => void) => void) | undefined>)[
+    STORED_USAGE
+  ];
+  if (stored) stored(fn);
+  else for (const r of summary.usage) fn(r);
+}
+
 /**
  * A stored summary back as a summary; its details are decoded on first use (most are never read). `detailOf` gives
  * the details when the stored summary does not carry them (the cache file keeps them apart).
@@ -141,33 +155,45 @@ export function unpackSummary(
     get: () => (entries ??= idList().map((id, i) => [id, details().times[i] ?? Number.NaN] as [string, number])),
     set: (v: [string, number][]) => (entries = v),
   });
+  /** Each stored usage record, in order, into `into` (one object filled again per record) or a new one each. */
+  const eachRow = (fn: (r: UsageRecord) => void, into?: UsageRecord) => {
+    const list = idList();
+    const { usage: rows, keys } = details();
+    // Indexed reads, no slice per record: a warm usage report decodes every session's records.
+    const n = (k: number) => rows[k] as number;
+    for (let i = 0; i < rows.length; i += USAGE_WIDTH) {
+      const [provider, model, source] = keys[n(i + 2)]!;
+      const r: UsageRecord = into ?? ({} as UsageRecord);
+      r.entryId = list[n(i)]!;
+      r.time = rows[i + 1] ?? Number.NaN;
+      r.source = source as UsageRecord["source"];
+      r.provider = provider;
+      r.model = model;
+      r.input = n(i + 3);
+      r.output = n(i + 4);
+      r.cacheRead = n(i + 5);
+      r.cacheWrite = n(i + 6);
+      r.totalTokens = n(i + 7);
+      r.cost = n(i + 8);
+      r.active = rows[i + 9] === 1;
+      fn(r);
+    }
+  };
+  // A report that only adds the records up reads them without building one object per record (`forEachUsage`).
+  Object.defineProperty(summary, STORED_USAGE, {
+    enumerable: false,
+    value: (fn: (r: UsageRecord) => void) => {
+      if (usage) for (const r of usage) fn(r);
+      else eachRow(fn, {} as UsageRecord);
+    },
+  });
   Object.defineProperty(summary, "usage", {
     enumerable: true,
     configurable: true,
     get: () => {
       if (usage) return usage;
-      const list = idList();
-      const { usage: rows, keys } = details();
       usage = [];
-      // Indexed reads, no slice per record: a warm usage report decodes every session's records.
-      const n = (k: number) => rows[k] as number;
-      for (let i = 0; i < rows.length; i += USAGE_WIDTH) {
-        const [provider, model, source] = keys[n(i + 2)]!;
-        usage.push({
-          entryId: list[n(i)]!,
-          time: rows[i + 1] ?? Number.NaN,
-          source: source as UsageRecord["source"],
-          provider,
-          model,
-          input: n(i + 3),
-          output: n(i + 4),
-          cacheRead: n(i + 5),
-          cacheWrite: n(i + 6),
-          totalTokens: n(i + 7),
-          cost: n(i + 8),
-          active: rows[i + 9] === 1,
-        });
-      }
+      eachRow((r) => usage!.push(r));
       return usage;
     },
     set: (v: UsageRecord[]) => (usage = v),

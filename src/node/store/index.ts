@@ -13,7 +13,7 @@ import { type ParallelOptions, summarizeInParallel } from "./parallel.js";
 import { newStoreSession, type StoreSession } from "./storeSession.js";
 import { ioReason } from "../ioReason.js";
 
-export { cacheFileFor, packSummary, unpackSummary } from "./cache.js";
+export { cacheFileFor, forEachUsage, packSummary, unpackSummary } from "./cache.js";
 export { type DiscoveredFile, discover, type Placement, placeFile } from "./discover.js";
 export { FamilyIndex, firstOwnPrompt } from "./families.js";
 export { realFs, type StoreFs } from "./fs.js";
