@@ -240,8 +240,8 @@ export function scanEnvelope(b: Uint8Array, start: number, end: number): Record<
         plainString[field] = c === 0x22 && !sawEscape ? 1 : 0;
         spanStart[field] = valueStart;
         spanEnd[field] = i;
-        // An assistant message carries usage: it is parsed in full, so its scan stops here. An escaped role could
-        // spell "assistant" too: it is left to JSON.parse as well.
+        // An assistant message carries usage: it is parsed in full, so its scan stops here. A role that is not a plain
+        // string (escaped, it could spell "assistant"; or no string at all) is left to JSON.parse as well.
         if (field === ROLE && (plainString[field] === 0 || spanIs(b, valueStart, i, ASSISTANT))) return null;
         field = -1;
       }

@@ -13,12 +13,15 @@ const formatters = new Map<string, Intl.DateTimeFormat>();
 /** Days of recent quarter hours, per zone: a report asks for the day of every record, and most share a quarter. */
 const quarterDays = new Map<string, Map<number, string>>();
 const QUARTER = 15 * 60 * 1000;
+const SINCE_2000 = Date.UTC(2000, 0, 1);
 
 /** The calendar day of a ms timestamp, in `timeZone` (default: the process's local zone); "unknown" for no time. */
 export function dayOf(ms: number, timeZone?: string): string {
   if (!Number.isFinite(ms)) return "unknown";
-  // Today's zones change day at a quarter hour (offsets are multiples of 15 minutes); a quarter whose first and last
-  // millisecond fall on one day (not so for old local mean times) is that day throughout.
+  // Since 2000 every zone's offset is a multiple of 15 minutes, so its day changes only at a quarter hour: a quarter
+  // whose first and last millisecond fall on one day is that day throughout. Older times (local mean times, such as
+  // Monrovia's −0:44:30 until 1972) are not remembered.
+  if (ms < SINCE_2000) return computeDay(ms, timeZone);
   const quarter = Math.floor(ms / QUARTER);
   let days = quarterDays.get(timeZone ?? "");
   if (!days) quarterDays.set(timeZone ?? "", (days = new Map()));
