@@ -5,7 +5,7 @@
 // start its workers.
 import * as assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { generateStore } from "../bench/generate.js";
@@ -106,6 +106,17 @@ describe("cold store reads on every core", () => {
     this.timeout(60_000);
     const cacheFile = join(dir, "cache-full.jsonl");
     const cold = await loadStore({ roots, cacheFile, parallel: parallel() });
+    // The cache a single-threaded load writes (the workers' packed summaries are saved as they came): each file's
+    // listing and the checksums of its details and touches lines (their numbers follow the order files finished in).
+    const single = join(dir, "cache-single.jsonl");
+    await loadStore({ roots, cacheFile: single });
+    const stored = (file: string) => {
+      const { entries } = JSON.parse(readFileSync(file, "utf8").split("\n")[1]!) as {
+        entries: Record<string, { d?: number; t?: number }>;
+      };
+      return Object.fromEntries(Object.entries(entries).map(([k, { d: _d, t: _t, ...e }]) => [k, e]));
+    };
+    assert.deepEqual(stored(cacheFile), stored(single));
     const warm = await loadStore({ roots, cacheFile });
     assert.equal(warm.filesRead, 0);
     // Reports first: from the cache's stored rows, before anything has built the records (`forEachUsage`).

@@ -35,7 +35,10 @@ interface CacheEntry {
   size: number;
   mtimeNs: string;
   summary: SessionSummary;
-  /** The stored form, when the summary came from the cache file unchanged (saved again without re-packing). */
+  /**
+   * The stored form, when the summary came from the cache file unchanged or was packed by a worker (saved without
+   * packing it again).
+   */
   stored?: { summary: ListedSummary; detail: LineText; touches: LineText };
 }
 
@@ -44,7 +47,7 @@ interface CacheEntry {
  * are one JSON string, so loading the cache scans them as text and decodes a session's details only when they are
  * read (fork ownership, usage panels). Entry ids are one string, times and usage flat number arrays.
  */
-interface PackedSummary extends Omit<SessionSummaryOk, "entries" | "usage" | "touches"> {
+export interface PackedSummary extends Omit<SessionSummaryOk, "entries" | "usage" | "touches"> {
   packed: 2;
   /** As JSON text (the cache file), or as it is (a worker thread's answer, copied by structured clone). */
   detail: string | PackedDetail;
@@ -312,8 +315,27 @@ export class MetadataCache {
     return e && e.size === size && e.mtimeNs === String(mtimeNs) ? e.summary : undefined;
   }
 
-  set(file: string, size: number, mtimeNs: bigint, summary: SessionSummary): void {
-    this.entries.set(file, { size, mtimeNs: String(mtimeNs), summary });
+  /**
+   * Keep `summary` for the file. `packed`: the summary already packed (`packSummary`, as a worker thread answers), saved
+   * as it is instead of being packed again from the summary's records.
+   */
+  set(
+    file: string,
+    size: number,
+    mtimeNs: bigint,
+    summary: SessionSummary,
+    packed?: SessionSummary | PackedSummary,
+  ): void {
+    const entry: CacheEntry = { size, mtimeNs: String(mtimeNs), summary };
+    if (packed && "packed" in packed) {
+      const { detail, touchDetail, ...listing } = packed;
+      entry.stored = {
+        summary: listing,
+        detail: () => (typeof detail === "string" ? detail : JSON.stringify(detail)),
+        touches: () => touchDetail,
+      };
+    }
+    this.entries.set(file, entry);
     this.dirty = true;
   }
 

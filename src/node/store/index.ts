@@ -109,7 +109,7 @@ export async function loadStore(options: StoreOptions): Promise<Store> {
         continue;
       }
       // A usage-only summary lacks what listings show: it is never cached.
-      if (options.parallel.mode === "full") cache.set(f.file, f.size, f.mtimeNs, o.summary);
+      if (options.parallel.mode === "full") cache.set(f.file, f.size, f.mtimeNs, o.summary, o.packed);
       results[fullReads[j]!] = { summary: o.summary, partial: false };
     }
     fullReads.length = 0;
@@ -183,7 +183,7 @@ export async function loadStore(options: StoreOptions): Promise<Store> {
         continue;
       }
       const f = stats.get(s)!;
-      cache.set(f.file, f.size, f.mtimeNs, o.summary);
+      cache.set(f.file, f.size, f.mtimeNs, o.summary, o.packed);
       s.summary = o.summary;
       read++;
       onEach?.(s);

@@ -8,7 +8,7 @@
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import type { SessionSummary } from "../../core/summary.js";
-import { unpackSummary } from "./cache.js";
+import { type PackedSummary, unpackSummary } from "./cache.js";
 import { summarizeFileSync, type SummaryMode, type SummaryReply, type SummaryWork } from "./summarizeFile.js";
 
 export type { SummaryMode };
@@ -33,8 +33,8 @@ export interface ParallelOptions {
   readOnMain?: (file: string) => Promise<SummaryOutcome>;
 }
 
-/** A file's summary, or why it could not be read. */
-export type SummaryOutcome = { summary: SessionSummary } | { error: string };
+/** A file's summary (`packed`: as a worker packed it, for the cache), or why it could not be read. */
+export type SummaryOutcome = { summary: SessionSummary; packed?: SessionSummary | PackedSummary } | { error: string };
 
 const MIN_PARALLEL_BYTES = 16 * 1024 * 1024;
 const MAX_THREADS = 4;
@@ -63,7 +63,7 @@ export async function summarizeInParallel(
   const outcomes: (SummaryOutcome | undefined)[] = new Array(files.length);
   const take = (reply: SummaryReply) => {
     for (const [k, r] of reply)
-      outcomes[order[k]!] = typeof r === "string" ? { error: r } : { summary: unpackSummary(r) };
+      outcomes[order[k]!] = typeof r === "string" ? { error: r } : { summary: unpackSummary(r), packed: r };
   };
   const totalBytes = files.reduce((n, f) => n + f.size, 0);
   const mainReads = options.mainReads !== false;
