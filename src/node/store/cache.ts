@@ -316,8 +316,8 @@ export class MetadataCache {
   }
 
   /**
-   * Keep `summary` for the file. `packed`: the summary already packed (`packSummary`, as a worker thread answers), saved
-   * as it is instead of being packed again from the summary's records.
+   * Keep `summary` for the file. `packed`: the summary already packed (`packSummary`, as a worker thread answers),
+   * saved as it is instead of being packed again from the summary's records.
    */
   set(
     file: string,
