@@ -25,6 +25,11 @@ const WORKER = join(import.meta.dirname, "..", "dist", "summaryWorker.cjs");
 const CLI = join(import.meta.dirname, "..", "dist", "cli.js");
 const GROUPINGS: GroupBy[] = ["day", "week", "month", "session", "model", "project"];
 
+/** The store's files with their sizes, as the parallel read takes them. */
+function storeFiles(store: Store): { file: string; size: number }[] {
+  return store.sessions.map((s) => ({ file: s.file, size: s.sizeBytes }));
+}
+
 /** Each session's summary by file, as JSON (lazily unpacked details read out). */
 function summaries(store: Store): Record<string, unknown> {
   return Object.fromEntries(store.sessions.map((s) => [s.file, plain(s.summary)]));
@@ -141,6 +146,38 @@ describe("cold store reads on every core", () => {
     const library = new SessionLibrary({ roots, cacheFile: null, summaryWorker: WORKER });
     await library.whenComplete();
     assert.deepEqual(Object.fromEntries(library.sessions.map((s) => [s.file, plain(s.summary)])), summaries(one));
+  });
+
+  it("a new load stops the background pass before it: one pass completes, and the cache is saved", async function () {
+    this.timeout(60_000);
+    const one = await loadStore({ roots, cacheFile: null });
+    let completions = 0;
+    const cacheFile = join(dir, "cache-reload.jsonl");
+    const library = new SessionLibrary({ roots, cacheFile, summaryWorker: WORKER, onComplete: () => completions++ });
+    await library.ensureLoaded();
+    const first = library.whenComplete();
+    await library.load(); // a Refresh while the first background pass runs
+    await first;
+    await library.whenComplete();
+    assert.equal(completions, 1, "only the pass of the last load completes");
+    assert.deepEqual(library.errors, []);
+    assert.deepEqual(Object.fromEntries(library.sessions.map((s) => [s.file, plain(s.summary)])), summaries(one));
+    const warm = await loadStore({ roots, cacheFile });
+    assert.equal(warm.filesRead, 0, "the cache was saved whole");
+    library.dispose();
+  });
+
+  it("a stopped read ends its workers and reads nothing more", async function () {
+    this.timeout(60_000);
+    const files = storeFiles(await loadStore({ roots, cacheFile: null }));
+    const stop = new AbortController();
+    const started = Date.now();
+    const reading = summarizeInParallel(files, parallel({ mainReads: false, threads: 2, signal: stop.signal }));
+    stop.abort();
+    const outcomes = await reading;
+    assert.ok(Date.now() - started < 10_000);
+    assert.ok(outcomes.some((o) => "error" in o && o.error === "the read was cancelled"));
+    assert.equal(outcomes.length, files.length);
   });
 
   it("reads a failed worker's files on the main thread", async function () {

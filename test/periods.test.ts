@@ -40,6 +40,25 @@ describe("the day of a timestamp", () => {
     );
   });
 
+  it("St. John's set its clock back at 00:01 until 2011: the day changes twice around it, and is kept exact", () => {
+    // 2000-10-29 00:01 NDT (02:31Z) became 23:01 NST on the 28th: the quarter 02:30–02:45Z starts on the 29th.
+    const back = Date.UTC(2000, 9, 29, 2, 31);
+    const zone = "America/St_Johns";
+    for (let i = 0; i < 2; i++) {
+      assert.equal(dayOf(back - 60_001, zone), "2000-10-28");
+      assert.equal(dayOf(back - 1, zone), "2000-10-29");
+      assert.equal(dayOf(back, zone), "2000-10-28");
+      assert.equal(dayOf(back + 13 * 60_000, zone), "2000-10-28");
+    }
+    assert.equal(intlDay(back - 1, zone), "2000-10-29", "the zone's history, as Intl has it");
+  });
+
+  it("the last valid times and an unknown zone", () => {
+    assert.equal(dayOf(8.64e15, "UTC"), "275760-09-13");
+    assert.equal(dayOf(8.64e15 - 1, "UTC"), "275760-09-12");
+    assert.throws(() => dayOf(Date.UTC(2026, 0, 1), "Not/AZone"), RangeError);
+  });
+
   it("in Abidjan's local mean time (-0:16:08) the day changes inside a quarter hour, and is kept exact", () => {
     // 1880-01-01 00:00 local = 1880-01-01T00:16:08Z; the quarter hour 00:15–00:30 UTC holds both days.
     const midnight = Date.UTC(1880, 0, 1, 0, 16, 8);

@@ -70,6 +70,9 @@ try {
     .filter((f) => statSync(path.join(installed, f)).isFile());
   const stray = files.filter((f) => !ALLOWED.some((re) => re.test(f)));
   if (stray.length) fail(`the package holds files outside the allow-list: ${stray.join(", ")}`);
+  // The workers the extension starts: without them it falls back to slower paths silently.
+  for (const worker of ["dist/searchWorker.cjs", "dist/summaryWorker.cjs"])
+    if (!files.includes(worker)) fail(`the package lacks ${worker}`);
   const mainBytes = statSync(path.join(installed, "dist", "extension.cjs")).size;
   if (mainBytes > MAX_MAIN) fail(`the main bundle is ${mainBytes} bytes, over the ${MAX_MAIN} budget`);
   // The packaged README carries its images inline (scripts/package.mjs): the details page allows no other source.

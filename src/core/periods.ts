@@ -10,28 +10,34 @@ const pad = (n: number, width = 2) => String(n).padStart(width, "0");
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
-/** Days of recent quarter hours, per zone: a report asks for the day of every record, and most share a quarter. */
+/** Days of recent quarter hours, per named zone: a report asks for every record's day, and most share a quarter. */
 const quarterDays = new Map<string, Map<number, string>>();
 const QUARTER = 15 * 60 * 1000;
 const SINCE_2000 = Date.UTC(2000, 0, 1);
+/** The last quarter whose end is still a valid time (8.64e15 ms). */
+const LAST_QUARTER = Math.floor(8.64e15 / QUARTER) - 1;
 
 /** The calendar day of a ms timestamp, in `timeZone` (default: the process's local zone); "unknown" for no time. */
 export function dayOf(ms: number, timeZone?: string): string {
   if (!Number.isFinite(ms)) return "unknown";
-  // Since 2000 every zone's offset is a multiple of 15 minutes, so its day changes only at a quarter hour: a quarter
-  // whose first and last millisecond fall on one day is that day throughout. Older times (local mean times, such as
-  // Monrovia's −0:44:30 until 1972) are not remembered.
-  if (ms < SINCE_2000) return computeDay(ms, timeZone);
+  // The local zone is read from `Date` (cheap, and it follows a change of the process's zone); a named zone through
+  // Intl, which is slow, so its days are remembered per quarter hour. Since 2000 every offset is a multiple of 15
+  // minutes, so a local midnight falls on a quarter hour; a clock set back just after midnight (St. John's until
+  // 2011, at 00:01) changes the day inside a quarter, and such a quarter's first and last millisecond disagree: it is
+  // not remembered. Older times (local mean times, such as Monrovia's −0:44:30 until 1972) are not remembered at all.
   const quarter = Math.floor(ms / QUARTER);
-  let days = quarterDays.get(timeZone ?? "");
-  if (!days) quarterDays.set(timeZone ?? "", (days = new Map()));
-  const known = days.get(quarter);
+  if (timeZone === undefined || ms < SINCE_2000 || quarter > LAST_QUARTER) return computeDay(ms, timeZone);
+  const days = quarterDays.get(timeZone);
+  const known = days?.get(quarter);
   if (known !== undefined) return known;
   const day = computeDay(ms, timeZone);
   const first = computeDay(quarter * QUARTER, timeZone);
   if (first === day && computeDay(quarter * QUARTER + QUARTER - 1, timeZone) === day) {
-    if (days.size >= 100_000) days.clear();
-    days.set(quarter, day);
+    if (!days) quarterDays.set(timeZone, new Map([[quarter, day]]));
+    else {
+      if (days.size >= 100_000) days.clear();
+      days.set(quarter, day);
+    }
   }
   return day;
 }
@@ -47,8 +53,15 @@ function computeDay(ms: number, timeZone: string | undefined): string {
     f = new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" });
     formatters.set(timeZone, f);
   }
-  const part = (type: string) => f.formatToParts(ms).find((p) => p.type === type)?.value ?? "??";
-  return `${part("year")}-${part("month")}-${part("day")}`;
+  let year = "??";
+  let month = "??";
+  let day = "??";
+  for (const p of f.formatToParts(ms)) {
+    if (p.type === "year") year = p.value;
+    else if (p.type === "month") month = p.value;
+    else if (p.type === "day") day = p.value;
+  }
+  return `${year}-${month}-${day}`;
 }
 
 /** The key of the period a day belongs to: the day itself, its week's Monday, or `YYYY-MM`. */

@@ -159,6 +159,7 @@ export class SessionService implements vscode.Disposable {
     // Swap synchronously, so that nothing reads the old library after this point.
     const old = this.watcher;
     this.watcher = null;
+    this.library.dispose();
     this.library = this.makeLibrary();
     this.started = null;
     this.setState("idle");
@@ -180,6 +181,7 @@ export class SessionService implements vscode.Disposable {
 
   dispose(): void {
     this.generation++;
+    this.library.dispose();
     void this.watcher?.close();
     this.changeEmitter.dispose();
     this.startEmitter.dispose();

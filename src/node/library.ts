@@ -65,6 +65,8 @@ export class SessionLibrary {
   }
 
   private completion: Promise<void> = Promise.resolve();
+  /** Stops the current background pass. */
+  private pass: AbortController | null = null;
   /** `projects()` as of the last change (the tree asks for it once per project row). */
   private projectList: Project[] | null = null;
   /** Fork families as of the last change. */
@@ -102,13 +104,22 @@ export class SessionLibrary {
     this.preferLive();
     this.relink();
     this.loaded = Promise.resolve();
+    // A new load replaces the background pass of the one before (its workers stop; it updates nothing).
+    this.pass?.abort();
+    const pass = (this.pass = new AbortController());
     this.completion = store.partial.length
-      ? store.complete().then(() => {
+      ? store.complete(undefined, pass.signal).then(() => {
+          if (pass.signal.aborted) return;
           this.preferLive();
           this.relink();
           this.options.onComplete?.();
         })
       : Promise.resolve();
+  }
+
+  /** Stop the background pass (its worker threads end). */
+  dispose(): void {
+    this.pass?.abort();
   }
 
   /** A session followed live is newer than the cache's (or the background pass's) view of it. */

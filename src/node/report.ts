@@ -40,7 +40,10 @@ export interface UsageOptions {
   until?: string;
   /** The IANA time zone days are cut in (default: local). */
   timeZone?: string;
-  /** Also fill `cells`: row key → `cellKey(record)` → totals (e.g. day × model for a stacked chart). */
+  /**
+   * Also fill `cells`: row key → `cellKey(record)` → totals (e.g. day × model for a stacked chart). The record passed
+   * may be one object filled again for each record (`forEachUsage`): read it, do not keep it.
+   */
   cellKey?: (r: UsageRecord) => string;
 }
 

@@ -195,9 +195,10 @@ export function unpackSummary(
     configurable: true,
     get: () => {
       if (usage) return usage;
-      usage = [];
-      eachRow((r) => usage!.push(r));
-      return usage;
+      // Kept only once decoded whole: a details line that fails to decode fails every read, never reads as empty.
+      const records: UsageRecord[] = [];
+      eachRow((r) => records.push(r));
+      return (usage = records);
     },
     set: (v: UsageRecord[]) => (usage = v),
   });
@@ -250,6 +251,9 @@ const checksum: (bytes: Uint8Array) => number =
   typeof zlib.crc32 === "function"
     ? (bytes) => zlib.crc32(bytes)
     : (bytes) => createHash("sha1").update(bytes).digest().readUInt32BE(0);
+
+/** Saves started by this process (each writes its own temporary file). */
+let saves = 0;
 
 export class MetadataCache {
   private entries = new Map<string, CacheEntry>();
@@ -352,7 +356,8 @@ export class MetadataCache {
   async save(): Promise<void> {
     if (!this.file || !this.dirty) return;
     await nodeFs.mkdir(dirname(this.file), { recursive: true });
-    const tmp = `${this.file}.${process.pid}.tmp`;
+    // A name of its own per save: two loads of one store (a Refresh during a background pass) may save at once.
+    const tmp = `${this.file}.${process.pid}.${++saves}.tmp`;
     const entries: Record<string, StoredEntry> = {};
     const details: string[] = [];
     for (const [k, e] of this.entries) {

@@ -46,8 +46,11 @@ export interface Store {
   filesRead: number;
   /** Sessions summarized from their head and tail only (with `probe`). */
   partial: StoreSession[];
-  /** Read the partial sessions in full, update their summaries and the cache; returns how many were read. */
-  complete(onEach?: (s: StoreSession) => void): Promise<number>;
+  /**
+   * Read the partial sessions in full, update their summaries and the cache; returns how many were read. `signal`
+   * stops a pass read in worker threads (a new load replaces this one): nothing is updated then.
+   */
+  complete(onEach?: (s: StoreSession) => void, signal?: AbortSignal): Promise<number>;
 }
 
 /** Bytes read from each end of a file for a first-paint summary. */
@@ -146,9 +149,9 @@ export async function loadStore(options: StoreOptions): Promise<Store> {
   };
   await save();
   linkLineage(sessions, options.roots);
-  const complete = async (onEach?: (s: StoreSession) => void) => {
+  const complete = async (onEach?: (s: StoreSession) => void, signal?: AbortSignal) => {
     let read = 0;
-    if (options.parallel) read = await completeInParallel(partial.splice(0), onEach);
+    if (options.parallel) read = await completeInParallel(partial.splice(0), onEach, signal);
     for (const s of partial.splice(0)) {
       try {
         s.summary = await readFull(stats.get(s)!);
@@ -163,7 +166,11 @@ export async function loadStore(options: StoreOptions): Promise<Store> {
     return read;
   };
   /** The probed sessions read in full by worker threads only: this thread (an editor's) never blocks on them. */
-  const completeInParallel = async (probed: StoreSession[], onEach?: (s: StoreSession) => void) => {
+  const completeInParallel = async (
+    probed: StoreSession[],
+    onEach: ((s: StoreSession) => void) | undefined,
+    signal: AbortSignal | undefined,
+  ) => {
     const readOnMain = async (file: string) => {
       try {
         return { summary: summarize(await fs.readSession(file)) };
@@ -173,8 +180,9 @@ export async function loadStore(options: StoreOptions): Promise<Store> {
     };
     const outcomes = await summarizeInParallel(
       probed.map((s) => stats.get(s)!),
-      { ...options.parallel!, mode: "full", mainReads: false, readOnMain },
+      { ...options.parallel!, mode: "full", mainReads: false, readOnMain, ...(signal ? { signal } : {}) },
     );
+    if (signal?.aborted) return 0;
     let read = 0;
     for (const [j, o] of outcomes.entries()) {
       const s = probed[j]!;

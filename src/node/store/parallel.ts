@@ -31,6 +31,8 @@ export interface ParallelOptions {
   mainReads?: boolean;
   /** How this thread reads a file no worker answered (default: synchronously, as a worker does). */
   readOnMain?: (file: string) => Promise<SummaryOutcome>;
+  /** Stops the read: the workers are terminated, no more files are read, and the files not read are errors. */
+  signal?: AbortSignal;
 }
 
 /** A file's summary (`packed`: as a worker packed it, for the cache), or why it could not be read. */
@@ -73,15 +75,17 @@ export async function summarizeInParallel(
       ? Math.min(mainReads ? threads - 1 : threads, mainReads ? files.length - 1 : files.length)
       : 0;
   const finished: Promise<void>[] = [];
-  for (let w = 0; w < workers; w++) finished.push(runWorker(options.workerFile!, work, take));
+  const signal = options.signal;
+  for (let w = 0; w < workers; w++) finished.push(runWorker(options.workerFile!, work, take, signal));
   const next = new Int32Array(work.next);
   if (mainReads)
-    for (let k = Atomics.add(next, 0, 1); k < order.length; k = Atomics.add(next, 0, 1))
+    for (let k = Atomics.add(next, 0, 1); k < order.length && !signal?.aborted; k = Atomics.add(next, 0, 1))
       outcomes[order[k]!] = outcomeOf(work.files[k]!, options.mode);
   await Promise.all(finished);
   // Files no worker answered: a failed worker had taken them, or none started.
   const readOnMain = options.readOnMain ?? ((file: string) => Promise.resolve(outcomeOf(file, options.mode)));
-  for (let i = 0; i < files.length; i++) outcomes[i] ??= await readOnMain(files[i]!.file);
+  for (let i = 0; i < files.length; i++)
+    outcomes[i] ??= signal?.aborted ? { error: "the read was cancelled" } : await readOnMain(files[i]!.file);
   return outcomes as SummaryOutcome[];
 }
 
@@ -90,18 +94,32 @@ function outcomeOf(file: string, mode: SummaryMode): SummaryOutcome {
   return typeof r === "string" ? { error: r } : { summary: r };
 }
 
-/** One worker over `work`: resolves when it has exited, failed or could not start (never rejects). */
-function runWorker(workerFile: string, work: SummaryWork, take: (reply: SummaryReply) => void): Promise<void> {
+/** One worker over `work`: resolves when it has exited, failed, could not start or was stopped (never rejects). */
+function runWorker(
+  workerFile: string,
+  work: SummaryWork,
+  take: (reply: SummaryReply) => void,
+  signal: AbortSignal | undefined,
+): Promise<void> {
   return new Promise((resolve) => {
     let worker: Worker;
+    if (signal?.aborted) return resolve();
     try {
       worker = new Worker(workerFile, { workerData: work });
     } catch {
       resolve();
       return;
     }
-    worker.on("message", take);
-    worker.on("error", () => resolve());
-    worker.on("exit", () => resolve());
+    const stop = () => void worker.terminate();
+    signal?.addEventListener("abort", stop, { once: true });
+    const done = () => {
+      signal?.removeEventListener("abort", stop);
+      resolve();
+    };
+    worker.on("message", (reply: SummaryReply) => {
+      if (!signal?.aborted) take(reply);
+    });
+    worker.on("error", done);
+    worker.on("exit", done);
   });
 }
