@@ -93,16 +93,17 @@ try {
   // "Stats helpers"); the family's "Forks (3)" lists the forks by what they did.
   await row("Explain the layout of this repo.").click(); // collapse
   const input = page.locator(".quick-input-widget .quick-input-box input");
-  /** Find Session by Name from the palette, typed `text`: the quick pick shows it (`beforePick` runs then). */
-  const findByName = async (text, beforePick = async () => {}) => {
+  /** Run the command titled `title` from the palette. */
+  const runCommand = async (title) => {
     await page.keyboard.press("F1");
     await input.waitFor({ timeout: 10000 });
-    await input.fill(">Pi Sessions: Find Session by Name");
-    await page
-      .locator(".quick-input-list .monaco-list-row", { hasText: "Pi Sessions: Find Session by Name" })
-      .first()
-      .waitFor({ timeout: 10000 });
+    await input.fill(`>${title}`);
+    await page.locator(".quick-input-list .monaco-list-row", { hasText: title }).first().waitFor({ timeout: 10000 });
     await page.keyboard.press("Enter");
+  };
+  /** Find Session by Name from the palette, typed `text`: the quick pick shows it (`beforePick` runs then). */
+  const findByName = async (text, beforePick = async () => {}) => {
+    await runCommand("Pi Sessions: Find Session by Name");
     await page
       .locator(".quick-input-widget", { hasText: "Pi Sessions: Find Session by Name" })
       .waitFor({ timeout: 10000 });
@@ -136,13 +137,6 @@ try {
   await page.screenshot({ path: `${shots}/05-search-revealed.png` });
 
   // ---- Panels --------------------------------------------------------------------------------
-  const runCommand = async (title) => {
-    await page.keyboard.press("F1");
-    await input.waitFor({ timeout: 10000 });
-    await input.fill(`>${title}`);
-    await page.locator(".quick-input-list .monaco-list-row", { hasText: title }).first().waitFor({ timeout: 10000 });
-    await page.keyboard.press("Enter");
-  };
   /** The content frame of the webview panel whose tab is active. */
   const webview = () => page.frameLocator("iframe.webview.ready:visible").last().frameLocator("#active-frame");
   await runCommand("Pi Sessions: Set Entry Filter");
@@ -297,14 +291,7 @@ try {
   step("a click on a lineage node revealed its session in the tree");
 
   // Light theme: the panels follow the theme's colours.
-  await page.keyboard.press("F1");
-  await input.waitFor({ timeout: 10000 });
-  await input.fill(">Toggle between Light/Dark Themes");
-  await page
-    .locator(".quick-input-list .monaco-list-row", { hasText: "Toggle between Light/Dark Themes" })
-    .first()
-    .waitFor({ timeout: 10000 });
-  await page.keyboard.press("Enter");
+  await runCommand("Toggle between Light/Dark Themes");
   await page.locator(".monaco-workbench.vs").waitFor({ timeout: 20000 });
   await page.waitForTimeout(800);
   await page.screenshot({ path: `${shots}/20-lineage-light.png` });

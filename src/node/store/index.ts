@@ -9,7 +9,7 @@ import { MetadataCache } from "./cache.js";
 import { type DiscoveredFile, discover } from "./discover.js";
 import { realFs, slicer, type StoreFs } from "./fs.js";
 import { linkLineage } from "./lineage.js";
-import { type ParallelOptions, summarizeInParallel } from "./parallel.js";
+import { type ParallelOptions, summarizeInParallel, type SummaryOutcome } from "./parallel.js";
 import { newStoreSession, type StoreSession } from "./storeSession.js";
 import { ioReason } from "../ioReason.js";
 
@@ -69,6 +69,15 @@ export async function loadStore(options: StoreOptions): Promise<Store> {
     cache.set(f.file, f.size, f.mtimeNs, summary);
     return summary;
   };
+  /** A parallel read's answer for `f`: its summary (cached unless usage-only), or null with the error listed. */
+  const keep = (f: DiscoveredFile, o: SummaryOutcome, cached: boolean): SessionSummary | null => {
+    if ("error" in o) {
+      errors.push({ path: f.file, message: o.error });
+      return null;
+    }
+    if (cached) cache.set(f.file, f.size, f.mtimeNs, o.summary, o.packed);
+    return o.summary;
+  };
   // Each file's summary: from the cache, a probe of its ends, or a full read; null when it could not be read.
   // Cache hits and probes are done in place (in slices); full reads a few files at a time, asynchronously.
   const results: ({ summary: SessionSummary; partial: boolean } | null)[] = new Array(files.length).fill(null);
@@ -105,15 +114,10 @@ export async function loadStore(options: StoreOptions): Promise<Store> {
       options.parallel,
     );
     for (const [j, o] of outcomes.entries()) {
-      const f = files[fullReads[j]!]!;
       filesRead++;
-      if ("error" in o) {
-        errors.push({ path: f.file, message: o.error });
-        continue;
-      }
       // A usage-only summary lacks what listings show: it is never cached.
-      if (options.parallel.mode === "full") cache.set(f.file, f.size, f.mtimeNs, o.summary, o.packed);
-      results[fullReads[j]!] = { summary: o.summary, partial: false };
+      const summary = keep(files[fullReads[j]!]!, o, options.parallel.mode === "full");
+      if (summary) results[fullReads[j]!] = { summary, partial: false };
     }
     fullReads.length = 0;
   }
@@ -171,13 +175,11 @@ export async function loadStore(options: StoreOptions): Promise<Store> {
     onEach: ((s: StoreSession) => void) | undefined,
     signal: AbortSignal | undefined,
   ) => {
-    const readOnMain = async (file: string) => {
-      try {
-        return { summary: summarize(await fs.readSession(file)) };
-      } catch (err) {
-        return { error: ioReason(err) };
-      }
-    };
+    const readOnMain = (file: string): Promise<SummaryOutcome> =>
+      fs.readSession(file).then(
+        (r) => ({ summary: summarize(r) }),
+        (err: unknown) => ({ error: ioReason(err) }),
+      );
     const outcomes = await summarizeInParallel(
       probed.map((s) => stats.get(s)!),
       { ...options.parallel!, mode: "full", mainReads: false, readOnMain, ...(signal ? { signal } : {}) },
@@ -186,13 +188,9 @@ export async function loadStore(options: StoreOptions): Promise<Store> {
     let read = 0;
     for (const [j, o] of outcomes.entries()) {
       const s = probed[j]!;
-      if ("error" in o) {
-        errors.push({ path: s.file, message: o.error });
-        continue;
-      }
-      const f = stats.get(s)!;
-      cache.set(f.file, f.size, f.mtimeNs, o.summary, o.packed);
-      s.summary = o.summary;
+      const summary = keep(stats.get(s)!, o, true);
+      if (!summary) continue;
+      s.summary = summary;
       read++;
       onEach?.(s);
     }

@@ -9,7 +9,13 @@ import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import type { SessionSummary } from "../../core/summary.js";
 import { type PackedSummary, unpackSummary } from "./cache.js";
-import { summarizeFileSync, type SummaryMode, type SummaryReply, type SummaryWork } from "./summarizeFile.js";
+import {
+  eachTaken,
+  summarizeFileSync,
+  type SummaryMode,
+  type SummaryReply,
+  type SummaryWork,
+} from "./summarizeFile.js";
 
 export type { SummaryMode };
 
@@ -77,10 +83,12 @@ export async function summarizeInParallel(
   const finished: Promise<void>[] = [];
   const signal = options.signal;
   for (let w = 0; w < workers; w++) finished.push(runWorker(options.workerFile!, work, take, signal));
-  const next = new Int32Array(work.next);
   if (mainReads)
-    for (let k = Atomics.add(next, 0, 1); k < order.length && !signal?.aborted; k = Atomics.add(next, 0, 1))
-      outcomes[order[k]!] = outcomeOf(work.files[k]!, options.mode);
+    eachTaken(
+      work,
+      (k) => (outcomes[order[k]!] = outcomeOf(work.files[k]!, options.mode)),
+      () => !!signal?.aborted,
+    );
   await Promise.all(finished);
   // Files no worker answered: a failed worker had taken them, or none started.
   const readOnMain = options.readOnMain ?? ((file: string) => Promise.resolve(outcomeOf(file, options.mode)));

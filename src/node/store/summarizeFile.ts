@@ -35,3 +35,9 @@ export function summarizeFileSync(file: string, mode: SummaryMode): SessionSumma
     return ioReason(err);
   }
 }
+
+/** Take the next file from the shared counter of `work` until none is left (or `stop()`); `fn` gets its index. */
+export function eachTaken(work: SummaryWork, fn: (k: number) => void, stop = () => false): void {
+  const next = new Int32Array(work.next);
+  for (let k = Atomics.add(next, 0, 1); k < work.files.length && !stop(); k = Atomics.add(next, 0, 1)) fn(k);
+}

@@ -4,13 +4,12 @@
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { packSummary } from "./cache.js";
-import { summarizeFileSync, type SummaryReply, type SummaryWork } from "./summarizeFile.js";
+import { eachTaken, summarizeFileSync, type SummaryReply, type SummaryWork } from "./summarizeFile.js";
 
 const BATCH = 32;
 const work = workerData as SummaryWork;
-const next = new Int32Array(work.next);
 let batch: SummaryReply = [];
-for (let k = Atomics.add(next, 0, 1); k < work.files.length; k = Atomics.add(next, 0, 1)) {
+eachTaken(work, (k) => {
   const r = summarizeFileSync(work.files[k]!, work.mode);
   // Packed with its details as an object: structured clone copies them faster than JSON would.
   batch.push([k, typeof r === "string" ? r : packSummary(r, false)]);
@@ -18,5 +17,5 @@ for (let k = Atomics.add(next, 0, 1); k < work.files.length; k = Atomics.add(nex
     parentPort!.postMessage(batch);
     batch = [];
   }
-}
+});
 if (batch.length) parentPort!.postMessage(batch);
