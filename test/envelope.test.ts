@@ -8,7 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { generateSession } from "../bench/generate.js";
-import { scanEnvelope } from "../src/core/envelope.js";
+import { scanEnvelope, scannerAvailable } from "../src/core/envelope.js";
+import { MAX_NESTING } from "../src/core/jsonl.js";
 import { isPlainObject } from "../src/core/facts.js";
 import { type Entry, parseSession, type ParseResult } from "../src/core/session.js";
 import { summarize } from "../src/core/summary.js";
@@ -17,6 +18,8 @@ import { OMP_FIXTURES, PI_FIXTURES } from "./fixtures.js";
 const RUNS = Number(process.env.FUZZ_RUNS ?? 4000);
 const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 const TOP = ["type", "id", "parentId", "timestamp"] as const;
+/** The message's values the envelope keeps: what `usageFacts` reads of an assistant message. */
+const MESSAGE_KEYS = ["role", "toolName", "provider", "model", "responseModel", "usage"] as const;
 
 /** JSON.parse of the bytes as the reader decodes them, or undefined when it throws. */
 function parsed(bytes: Uint8Array): { value: unknown } | undefined {
@@ -25,6 +28,15 @@ function parsed(bytes: Uint8Array): { value: unknown } | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** What `usageFacts` reads of a usage value (the envelope keeps only that of a usage object). */
+function usageRead(u: unknown): unknown {
+  if (!isPlainObject(u)) return u;
+  const read: Record<string, unknown> = {};
+  for (const k of ["input", "output", "cacheRead", "cacheWrite", "totalTokens"]) if (k in u) read[k] = u[k];
+  if ("cost" in u) read.cost = isPlainObject(u.cost) ? ("total" in u.cost ? { total: u.cost.total } : {}) : u.cost;
+  return read;
 }
 
 /** The scan's answer agrees with `JSON.parse` on every value it gives. */
@@ -44,11 +56,11 @@ function checkAgainstParse(bytes: Uint8Array): Record<string, unknown> | null {
   if ("message" in v) {
     assert.ok(isPlainObject(v.message), "an envelope for a message that is not an object");
     const m = envelope.message as Record<string, unknown>;
-    for (const k of ["role", "toolName"]) {
+    for (const k of MESSAGE_KEYS) {
       assert.equal(k in m, k in v.message, `presence of message.${k}`);
-      assert.deepEqual(m[k], v.message[k], `message.${k}`);
+      if (k === "usage") assert.deepEqual(usageRead(m[k]), usageRead(v.message[k]), "message.usage");
+      else assert.deepEqual(m[k], v.message[k], `message.${k}`);
     }
-    assert.notEqual(v.message.role, "assistant", "an assistant message is parsed in full");
   }
   return envelope;
 }
@@ -66,6 +78,13 @@ const message = fc.oneof(
       role,
       toolName: fc.oneof(fc.constantFrom("read", "task", "bash"), scalar),
       content: fc.oneof(text, fc.array(fc.record({ type: fc.constant("text"), text }))),
+      provider: fc.oneof(fc.constantFrom("openai", "anthropic"), fc.jsonValue({ maxDepth: 1 })),
+      model: fc.oneof(fc.constantFrom("gpt-5.1", "claude-sonnet-4-5"), fc.jsonValue({ maxDepth: 1 })),
+      responseModel: fc.oneof(text, fc.jsonValue({ maxDepth: 1 })),
+      usage: fc.oneof(
+        fc.record({ input: fc.nat(), output: fc.nat(), cacheRead: fc.nat(), cost: fc.record({ total: fc.double() }) }),
+        fc.jsonValue({ maxDepth: 3 }),
+      ),
       details: fc.jsonValue({ maxDepth: 3 }),
     },
     { requiredKeys: [] },
@@ -212,17 +231,60 @@ describe("the envelope scan (usage reports' reader)", () => {
       timestamp: "2026-11-30T10:00:00.123Z",
       message: { role: "toolResult", toolName: "read" },
     });
-    // Left to JSON.parse: an assistant message (its usage; an escaped role could spell it), an escaped top key, a
-    // container id, deep nesting, a BOM.
+    // An assistant message: its envelope holds what its usage facts are made of, not its text and tool calls.
+    const usage = { input: 3, output: 4, cacheRead: 5, cacheWrite: 0, totalTokens: 12, cost: { total: 0.25 } };
+    const reply = {
+      role: "assistant",
+      content: [{ type: "toolCall", id: "c1", name: "read", arguments: { path: "a.ts" } }],
+      provider: "openai",
+      model: "gpt-5.1",
+      usage,
+      stopReason: "toolUse",
+    };
+    assert.deepEqual(checkAgainstParse(line({ ...toolResult, message: reply })), {
+      type: "message",
+      id: "a1b2c3d4",
+      parentId: "f0e1d2c3",
+      timestamp: "2026-11-30T10:00:00.123Z",
+      message: { role: "assistant", provider: "openai", model: "gpt-5.1", usage },
+    });
+    // A usage whose numbers are not plain (a duplicate key, an escaped key, a value of another kind, a second usage
+    // object, a cost that is no object, a cost twice) is given whole, as JSON.parse reads it.
+    const usageText = (u: string) =>
+      `{"type":"message","id":"u","message":{"role":"assistant","usage":${u},"content":"${"x".repeat(600)}"}}`;
+    for (const u of [
+      '{"input":1,"input":2,"output":3}',
+      '{"inp\\u0075t":1,"output":2}',
+      '{"input":"7","output":2}',
+      '{"input":[1],"cost":{"total":0.5}}',
+      '{"input":1,"cost":5}',
+      '{"input":1,"cost":{"total":1},"cost":{"input":2}}',
+      '{"input":1,"cost":{"total":1,"total":-0}}',
+      '{"input":1,"cost":{"tot\\u0061l":2}}',
+      '{"input":-0,"output":1e400,"cacheRead":0.1e-2,"totalTokens":12E+2,"cost":{"total":1.7976931348623157e308}}',
+      '{"reasoning":{"input":9},"cost":{"sub":{"total":9},"total":3},"total":4}',
+      "{}",
+      '{"cost":{}}',
+      "[1,2]",
+      "null",
+      '"usage"',
+    ]) {
+      const bytes = Buffer.from(usageText(u), "utf8");
+      const m = checkAgainstParse(bytes)?.message as Record<string, unknown> | undefined;
+      assert.ok(m, u);
+      assert.deepEqual(usageRead(m.usage), usageRead(JSON.parse(u)), u);
+    }
+    const twice = Buffer.from(usageText('{"input":1},"usage":{"output":2}'), "utf8");
+    assert.deepEqual((checkAgainstParse(twice)?.message as Record<string, unknown>).usage, { output: 2 });
+    // Left to JSON.parse: an escaped role (it could spell "assistant"), an escaped top key, a container id, deep
+    // nesting, a BOM.
     const escapedAssistant = JSON.stringify({ ...toolResult, message: { role: "ROLE", usage: { input: 3 } } }).replace(
       '"ROLE"',
       '"assist\\u0061nt"',
     );
     assert.equal(JSON.parse(escapedAssistant).message.role, "assistant");
     assert.equal(scanEnvelope(Buffer.from(escapedAssistant), 0, escapedAssistant.length), null);
-    assert.equal(scanEnvelope(line({ ...toolResult, message: { role: "assistant", usage: {} } }), 0, 80), null);
     for (const text of [
-      JSON.stringify({ ...toolResult, message: { ...toolResult.message, role: "assistant" } }),
       '{"typ\\u0065":"message","id":"x"}',
       '{"type":"message","id":["x"]}',
       `{"type":"message","id":"x","deep":${"[".repeat(1001)}${"]".repeat(1001)}}`,
@@ -249,6 +311,48 @@ describe("the envelope scan (usage reports' reader)", () => {
     assert.equal(scanEnvelope(two, 0, end)?.id, "a1b2c3d4");
     assert.equal(scanEnvelope(two, 0, end + 3), null);
   });
+
+  it("decides a string's every byte in every position of its 16-byte blocks, as JSON.parse does", () => {
+    // The scan tests 16 bytes of a string at a time: each special byte goes at each offset of strings from 0 to 70
+    // bytes long, behind prefixes that move the string across the blocks.
+    const escapes = ["\\", "\\n", '\\"', "\\u00e9", "\\u12G4", "\\x"];
+    const specials = ['"', ...escapes, "\t", "\u0000", "\u001f", " ", "é", "\u007f"];
+    let answered = 0;
+    for (const pad of ["", "x", "xyz", "0123456789abcde"])
+      for (let len = 0; len <= 70; len++)
+        for (let at = 0; at <= len; at++)
+          for (const s of specials) {
+            const body = "a".repeat(at) + s + "b".repeat(len - at);
+            const bytes = Buffer.from(`{"type":"custom","${pad}":0,"id":"${body}","more":"${body}"}`, "utf8");
+            // Complete here too: no escaped key, no container where a kept value is: a valid line is answered.
+            const answer = checkAgainstParse(bytes);
+            assert.equal(answer !== null, parsed(bytes) !== undefined, bytes.toString());
+            if (answer) answered++;
+          }
+    assert.ok(answered > 20000, `only ${answered} lines answered`);
+  });
+
+  it("answers up to the reader's nesting bound (core/jsonl.ts MAX_NESTING) and no deeper", () => {
+    const nested = (depth: number) =>
+      Buffer.from(`{"type":"custom","id":"x","deep":${"[".repeat(depth - 1)}${"]".repeat(depth - 1)}}`);
+    assert.equal(checkAgainstParse(nested(MAX_NESTING))?.id, "x");
+    assert.equal(scanEnvelope(nested(MAX_NESTING + 1), 0, nested(MAX_NESTING + 1).length), null);
+  });
+
+  it("leaves a line over 8 MB to JSON.parse, so that its memory stays bounded", () => {
+    const line = (n: number) => Buffer.from(`{"type":"custom","id":"x","data":"${"y".repeat(n)}"}`);
+    const under = line(8 * 1024 * 1024 - 64);
+    assert.equal(scanEnvelope(under, 0, under.length)?.id, "x");
+    const over = line(8 * 1024 * 1024);
+    assert.equal(scanEnvelope(over, 0, over.length), null);
+  });
+
+  it("runs the WebAssembly module compiled from wasm/envelopeScan.ts (the generated file is up to date)", async () => {
+    const { compileEnvelopeScan, generatedSource, GENERATED } = await import("../scripts/build-wasm.js");
+    const fresh = generatedSource(await compileEnvelopeScan());
+    assert.equal(readFileSync(GENERATED, "utf8"), fresh, "run `npm run build:wasm`");
+    assert.ok(scannerAvailable());
+  });
 });
 
 /** Everything a reader keeps of an entry, its body parsed again when read. */
@@ -271,7 +375,8 @@ function assertSameRead(file: string, bytes: Uint8Array): void {
       ? { leaf: r.session.leafId, diagnostics: r.session.diagnostics, entries: r.session.entries.map(entryFacts) }
       : r;
   assert.deepEqual(facts(scanned), facts(full), file);
-  assert.deepEqual(summarize(scanned), summarize(full), file);
+  // The usage report's summary: a scanned read fills no file touches (the report reads none).
+  assert.deepEqual(summarize(scanned, { touches: false }), summarize(full, { touches: false }), file);
 }
 
 describe("a scanned read of a session", () => {

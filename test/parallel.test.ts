@@ -16,7 +16,7 @@ import { type GroupBy, usageReport } from "../src/node/report.js";
 import { SessionLibrary } from "../src/node/library.js";
 import { resolveRoots } from "../src/node/roots.js";
 import { loadStore, realFs, type Store } from "../src/node/store/index.js";
-import { type ParallelOptions, summarizeInParallel } from "../src/node/store/parallel.js";
+import { type ParallelOptions, startSummaryWorkers, summarizeInParallel } from "../src/node/store/parallel.js";
 import { REAL } from "./fixtures.js";
 import { header, message } from "./builders.js";
 import { jsonl, plain } from "./helpers.js";
@@ -180,6 +180,42 @@ describe("cold store reads on every core", () => {
     assert.equal(outcomes.length, files.length);
   });
 
+  it("workers started ahead, while the store is listed, give the same summaries; unused ones end", async function () {
+    this.timeout(60_000);
+    const one = await loadStore({ roots, cacheFile: null });
+    for (const mode of ["full", "usage"] as const) {
+      const started = startSummaryWorkers(WORKER, 3);
+      assert.equal(started.length, 2);
+      const store = await loadStore({
+        roots,
+        cacheFile: null,
+        parallel: parallel({ mode, started, mainReads: false }),
+      });
+      assert.ok(
+        started.every((s) => s.used),
+        "both were given work",
+      );
+      assert.deepEqual(
+        mode === "full" ? summaries(store) : reports(store),
+        mode === "full" ? summaries(one) : reports(one),
+      );
+      await Promise.all(started.map((s) => s.ended)); // each ends when its work is done
+    }
+    // A worker that fails as it starts leaves its files to this thread.
+    const throwing = join(dir, "throws-ahead.cjs");
+    writeFileSync(throwing, "throw new Error('a worker that fails at once');\n");
+    const failed = startSummaryWorkers(throwing, 2);
+    await failed[0]!.ended;
+    const store = await loadStore({ roots, cacheFile: null, parallel: parallel({ started: failed }) });
+    assert.deepEqual(summaries(store), summaries(one));
+    // Started but not needed (too few bytes for a worker): the caller ends them.
+    const idle = startSummaryWorkers(WORKER, 2);
+    await loadStore({ roots, cacheFile: null, parallel: parallel({ started: idle, minBytes: Infinity }) });
+    assert.equal(idle[0]!.used, false);
+    await idle[0]!.worker!.terminate();
+    await idle[0]!.ended;
+  });
+
   it("reads a failed worker's files on the main thread", async function () {
     this.timeout(60_000);
     const one = await loadStore({ roots, cacheFile: null });
@@ -272,6 +308,12 @@ describe("cold store reads on every core", () => {
       assert.equal(r.status, 0, r.stderr);
       return r.stdout;
     };
+    // Without WebAssembly (`--jitless` turns it off, in the workers too), every line is parsed: the same report.
+    const jitless = (...args: string[]) => {
+      const r = spawnSync(process.execPath, ["--jitless", CLI, ...args, "--agent-dir", big], { env, encoding: "utf8" });
+      assert.equal(r.status, 0, r.stderr);
+      return r.stdout;
+    };
     const inProcess = async (...args: string[]) => {
       let out = "";
       const code = await run([...args, "--agent-dir", big, "--no-cache"], {
@@ -286,6 +328,8 @@ describe("cold store reads on every core", () => {
       assert.equal(cli("usage", "--by", by, "--json", "--timezone", "UTC", "--no-cache"), expected, `${by}, no cache`);
       assert.equal(cli("usage", "--by", by, "--json", "--timezone", "UTC"), expected, `${by}, cache`);
     }
+    const byDay = ["usage", "--by", "day", "--json", "--timezone", "UTC", "--no-cache"];
+    assert.equal(jitless(...byDay), cli(...byDay), "without WebAssembly");
     assert.equal(cli("list", "--json", "--no-cache"), await inProcess("list", "--json"));
   });
 });

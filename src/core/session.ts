@@ -8,7 +8,7 @@
 import { type BodySource, SessionChangedError } from "./bodySource.js";
 import type { Diagnostic, Rejection } from "./diagnostics.js";
 import { isPlainObject, type UsageFacts, usageFacts } from "./facts.js";
-import { forgetScanBuffer, scanEnvelope } from "./envelope.js";
+import { scanEnvelope } from "./envelope.js";
 import { decodeUtf8, parseLine } from "./jsonl.js";
 import { contentTouches, type ToolTouch } from "./toolFiles.js";
 import {
@@ -209,9 +209,10 @@ export interface ParseOptions {
    */
   retainBytes?: number;
   /**
-   * Large records that carry no usage are checked and reduced to their envelope by a scan of their bytes
-   * (core/envelope.ts), not parsed: for usage reports, which read none of their bodies (a body is still parsed in full
-   * when read). Only without `validate` (the schema checks need the whole record).
+   * Large records are checked and reduced to their envelope by a scan of their bytes (core/envelope.ts), not parsed
+   * (an assistant message's envelope holds its usage, provider and model): for usage reports, which read none of
+   * their bodies (a body is still parsed in full when read) and no file touches (`Entry.touches` is left out of a
+   * scanned record). Only without `validate` (the schema checks need the whole record).
    */
   scan?: boolean;
 }
@@ -321,7 +322,6 @@ export class SessionReader {
       }
       start = end + 1;
     }
-    if (this.scan) forgetScanBuffer();
     return { lines: line - firstLine + 1, endsWithNewline };
   }
 
@@ -565,15 +565,15 @@ export class SessionReader {
 
 /**
  * Scanned records whose whole record the reader needs: the kinds the tree's index reads, OMP's `model_usage` and
- * `task` results (their usage is in their body), and records that are no entry (a header, a title slot).
+ * `task` results (their usage is in their body), and records that are no entry (a header, a title slot). An
+ * assistant message's usage facts are in its envelope.
  */
 function wholeRecordNeeded(envelope: Record<string, unknown>): boolean {
   const type = envelope.type;
   if (typeof type !== "string" || ALWAYS_HELD.has(type)) return true;
   if (type === "model_usage" || type === "session" || type === "title") return true;
   const m = envelope.message;
-  // (The scan leaves assistant messages to JSON.parse; checked again here, as their usage is in their body.)
-  return isPlainObject(m) && (m.role === "assistant" || (m.role === "toolResult" && m.toolName === "task"));
+  return isPlainObject(m) && m.role === "toolResult" && m.toolName === "task";
 }
 
 /** The id and parent of a v2+ record, or null (with a diagnostic) when it cannot be an entry. */

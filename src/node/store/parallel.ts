@@ -39,6 +39,46 @@ export interface ParallelOptions {
   readOnMain?: (file: string) => Promise<SummaryOutcome>;
   /** Stops the read: the workers are terminated, no more files are read, and the files not read are errors. */
   signal?: AbortSignal;
+  /**
+   * Workers started ahead (`startSummaryWorkers`), used before any new one is started: they load while this thread
+   * is still listing the store. The caller terminates them when the load is over (used or not).
+   */
+  started?: StartedWorker[];
+}
+
+/** A summary worker started before its work is known, its end observed from its start. */
+export interface StartedWorker {
+  worker: Worker | null;
+  ended: Promise<void>;
+  used: boolean;
+}
+
+const WORKER_OPTIONS = {
+  // A young generation of 8 MB instead of V8's default: 10–15% less peak memory for a cold read at the same speed
+  // (bench/RESULTS.md, issue #21).
+  resourceLimits: { maxYoungGenerationSizeMb: 8 },
+};
+
+function startWorker(workerFile: string, workerData: SummaryWork | null): StartedWorker {
+  let worker: Worker;
+  try {
+    worker = new Worker(workerFile, { workerData, ...WORKER_OPTIONS });
+  } catch {
+    return { worker: null, ended: Promise.resolve(), used: false };
+  }
+  const ended = new Promise<void>((resolve) => {
+    worker.once("error", () => resolve());
+    worker.once("exit", () => resolve());
+  });
+  return { worker, ended, used: false };
+}
+
+/**
+ * Start the workers of a cold read before its files are known (`ParallelOptions.started`): one per core but this
+ * thread's, as `summarizeInParallel` would. Each waits for its work.
+ */
+export function startSummaryWorkers(workerFile: string, threads = defaultThreads()): StartedWorker[] {
+  return Array.from({ length: Math.max(0, threads - 1) }, () => startWorker(workerFile, null));
 }
 
 /** A file's summary (`packed`: as a worker packed it, for the cache), or why it could not be read. */
@@ -82,7 +122,10 @@ export async function summarizeInParallel(
       : 0;
   const finished: Promise<void>[] = [];
   const signal = options.signal;
-  for (let w = 0; w < workers; w++) finished.push(runWorker(options.workerFile!, work, take, signal));
+  for (let w = 0; w < workers; w++) {
+    const ahead = options.started?.find((s) => !s.used && s.worker);
+    finished.push(runWorker(ahead ?? options.workerFile!, work, take, signal));
+  }
   if (mainReads)
     eachTaken(
       work,
@@ -102,32 +145,27 @@ function outcomeOf(file: string, mode: SummaryMode): SummaryOutcome {
   return typeof r === "string" ? { error: r } : { summary: r };
 }
 
-/** One worker over `work`: resolves when it has exited, failed, could not start or was stopped (never rejects). */
-function runWorker(
-  workerFile: string,
+/**
+ * One worker over `work` (a worker started ahead, given its work now, or a new one): resolves when it has exited,
+ * failed, could not start or was stopped (never rejects).
+ */
+async function runWorker(
+  from: StartedWorker | string,
   work: SummaryWork,
   take: (reply: SummaryReply) => void,
   signal: AbortSignal | undefined,
 ): Promise<void> {
-  return new Promise((resolve) => {
-    let worker: Worker;
-    if (signal?.aborted) return resolve();
-    try {
-      worker = new Worker(workerFile, { workerData: work });
-    } catch {
-      resolve();
-      return;
-    }
-    const stop = () => void worker.terminate();
-    signal?.addEventListener("abort", stop, { once: true });
-    const done = () => {
-      signal?.removeEventListener("abort", stop);
-      resolve();
-    };
-    worker.on("message", (reply: SummaryReply) => {
-      if (!signal?.aborted) take(reply);
-    });
-    worker.on("error", done);
-    worker.on("exit", done);
+  if (signal?.aborted) return;
+  const started = typeof from === "string" ? startWorker(from, work) : from;
+  started.used = true;
+  const worker = started.worker;
+  if (!worker) return;
+  worker.on("message", (reply: SummaryReply) => {
+    if (!signal?.aborted) take(reply);
   });
+  if (typeof from !== "string") worker.postMessage(work);
+  const stop = () => void worker.terminate();
+  signal?.addEventListener("abort", stop, { once: true });
+  await started.ended;
+  signal?.removeEventListener("abort", stop);
 }

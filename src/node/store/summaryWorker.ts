@@ -7,15 +7,23 @@ import { packSummary } from "./cache.js";
 import { eachTaken, summarizeFileSync, type SummaryReply, type SummaryWork } from "./summarizeFile.js";
 
 const BATCH = 32;
-const work = workerData as SummaryWork;
-let batch: SummaryReply = [];
-eachTaken(work, (k) => {
-  const r = summarizeFileSync(work.files[k]!, work.mode);
-  // Packed with its details as an object: structured clone copies them faster than JSON would.
-  batch.push([k, typeof r === "string" ? r : packSummary(r, false)]);
-  if (batch.length >= BATCH) {
-    parentPort!.postMessage(batch);
-    batch = [];
-  }
-});
-if (batch.length) parentPort!.postMessage(batch);
+
+function run(work: SummaryWork): void {
+  let batch: SummaryReply = [];
+  eachTaken(work, (k) => {
+    const r = summarizeFileSync(work.files[k]!, work.mode);
+    // Packed with its details as an object: structured clone copies them faster than JSON would.
+    batch.push([k, typeof r === "string" ? r : packSummary(r, false)]);
+    if (batch.length >= BATCH) {
+      parentPort!.postMessage(batch);
+      batch = [];
+    }
+  });
+  if (batch.length) parentPort!.postMessage(batch);
+  // A worker started ahead is kept alive by its port: done, it ends.
+  parentPort!.close();
+}
+
+// Started with its work, or ahead of it (node/store/parallel.ts `startSummaryWorkers`): then the work is sent.
+if (workerData) run(workerData as SummaryWork);
+else parentPort!.once("message", run);
