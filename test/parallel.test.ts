@@ -5,7 +5,7 @@
 // start its workers.
 import * as assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { generateStore } from "../bench/generate.js";
@@ -16,7 +16,7 @@ import { type GroupBy, usageReport } from "../src/node/report.js";
 import { SessionLibrary } from "../src/node/library.js";
 import { resolveRoots } from "../src/node/roots.js";
 import { loadStore, realFs, type Store } from "../src/node/store/index.js";
-import { type ParallelOptions, startSummaryWorkers, summarizeInParallel } from "../src/node/store/parallel.js";
+import { EarlyWorkers, type ParallelOptions, summarizeInParallel } from "../src/node/store/parallel.js";
 import { REAL } from "./fixtures.js";
 import { header, message } from "./builders.js";
 import { jsonl, plain } from "./helpers.js";
@@ -180,40 +180,48 @@ describe("cold store reads on every core", () => {
     assert.equal(outcomes.length, files.length);
   });
 
-  it("workers started ahead, while the store is listed, give the same summaries; unused ones end", async function () {
+  it("workers started while the store is listed give the same summaries, and all of them end", async function () {
     this.timeout(60_000);
     const one = await loadStore({ roots, cacheFile: null });
     for (const mode of ["full", "usage"] as const) {
-      const started = startSummaryWorkers(WORKER, 3);
-      assert.equal(started.length, 2);
-      const store = await loadStore({
-        roots,
-        cacheFile: null,
-        parallel: parallel({ mode, started, mainReads: false }),
-      });
-      assert.ok(
-        started.every((s) => s.used),
-        "both were given work",
-      );
+      const store = await loadStore({ roots, cacheFile: null, parallel: parallel({ mode, startEarly: true }) });
       assert.deepEqual(
         mode === "full" ? summaries(store) : reports(store),
         mode === "full" ? summaries(one) : reports(one),
       );
-      await Promise.all(started.map((s) => s.ended)); // each ends when its work is done
     }
+    // Started once the files found pass `minBytes`, used by the read, ended by its end (used or not).
+    const early = new EarlyWorkers(parallel({ threads: 3, minBytes: 100 }));
+    const idle = new EarlyWorkers(parallel({ threads: 2, minBytes: 0 }));
+    try {
+      early.found(60);
+      assert.equal(early.started.length, 0, "not before 100 bytes");
+      early.found(60);
+      assert.equal(early.started.length, 2);
+      early.found(1000);
+      assert.equal(early.started.length, 2, "started once");
+      const store = await loadStore({ roots, cacheFile: null, parallel: parallel({ started: early.started }) });
+      assert.deepEqual(summaries(store), summaries(one));
+      assert.ok(early.started.every((s) => s.used));
+      idle.found(1);
+    } finally {
+      // (Also when an assertion fails: a worker left waiting would keep the test process alive.)
+      early.stop();
+      idle.stop();
+    }
+    await Promise.all([...early.started, ...idle.started].map((s) => s.ended));
+    // Never for a store under `minBytes` (the CLI's 16 MB): none of them is started.
+    const small = new EarlyWorkers(parallel({ minBytes: 16 * 1024 * 1024 }));
+    for (const s of one.sessions) small.found(statSync(s.file).size);
+    assert.equal(small.started.length, 0);
     // A worker that fails as it starts leaves its files to this thread.
     const throwing = join(dir, "throws-ahead.cjs");
     writeFileSync(throwing, "throw new Error('a worker that fails at once');\n");
-    const failed = startSummaryWorkers(throwing, 2);
-    await failed[0]!.ended;
-    const store = await loadStore({ roots, cacheFile: null, parallel: parallel({ started: failed }) });
-    assert.deepEqual(summaries(store), summaries(one));
-    // Started but not needed (too few bytes for a worker): the caller ends them.
-    const idle = startSummaryWorkers(WORKER, 2);
-    await loadStore({ roots, cacheFile: null, parallel: parallel({ started: idle, minBytes: Infinity }) });
-    assert.equal(idle[0]!.used, false);
-    await idle[0]!.worker!.terminate();
-    await idle[0]!.ended;
+    const failed = new EarlyWorkers(parallel({ workerFile: throwing, threads: 2 }));
+    failed.found(1);
+    await failed.started[0]!.ended;
+    const fallback = await loadStore({ roots, cacheFile: null, parallel: parallel({ started: failed.started }) });
+    assert.deepEqual(summaries(fallback), summaries(one));
   });
 
   it("reads a failed worker's files on the main thread", async function () {

@@ -7,7 +7,6 @@ import { terminalSafe } from "../protocol/format.js";
 import type { ReadResult } from "../node/readSession.js";
 import { hostPaths, resolveRoots } from "../node/roots.js";
 import { belongsToWorkspace, cacheFileFor, loadStore, type StoreSession } from "../node/store/index.js";
-import { startSummaryWorkers } from "../node/store/parallel.js";
 import { cacheDir } from "../node/cacheDir.js";
 
 export const EXIT_OK = 0;
@@ -82,14 +81,9 @@ export async function openStore(values: StoreValues, usageOnly = false) {
   const cacheFile = values.cache === false ? null : cacheFileFor(cacheDir(), roots);
   const workerFile = existsSync(SUMMARY_WORKER) ? SUMMARY_WORKER : undefined;
   const mode = usageOnly && cacheFile === null ? "usage" : "full";
-  // With no cache to read, every file will be read: the workers load while the store is listed.
-  const started = workerFile && (cacheFile === null || !existsSync(cacheFile)) ? startSummaryWorkers(workerFile) : [];
-  let store;
-  try {
-    store = await loadStore({ roots, cacheFile, parallel: { workerFile, mode, started } });
-  } finally {
-    for (const s of started) void s.worker?.terminate();
-  }
+  // With no cache to answer, every file will be read: the workers load while the store is listed.
+  const startEarly = cacheFile === null || !existsSync(cacheFile);
+  const store = await loadStore({ roots, cacheFile, parallel: { workerFile, mode, startEarly } });
   let result: StoreSession[] = store.sessions;
   if (values.workspace !== undefined) {
     const host = hostPaths();

@@ -36,6 +36,8 @@ const inside = (real: string, rootReal: string) => real === rootReal || real.sta
 export async function discover(
   roots: SessionRoot[],
   fs: StoreFs = realFs,
+  /** Told each file as it is found (a cold read starts its workers meanwhile: node/store/parallel.ts). */
+  onFile?: (f: DiscoveredFile) => void,
 ): Promise<{ files: DiscoveredFile[]; errors: { path: string; message: string }[] }> {
   const files: DiscoveredFile[] = [];
   const errors: { path: string; message: string }[] = [];
@@ -88,6 +90,7 @@ export async function discover(
         if (earlier === undefined) {
           if (identity !== null) byIdentity.set(identity, files.length);
           files.push(found);
+          onFile?.(found);
         } else if (isLinkPath(files[earlier]!.file) && !isLinkPath(file)) {
           // The same file again (a symlinked folder or file): keep the path that is no link.
           files[earlier] = found;

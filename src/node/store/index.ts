@@ -9,7 +9,7 @@ import { MetadataCache } from "./cache.js";
 import { type DiscoveredFile, discover } from "./discover.js";
 import { realFs, slicer, type StoreFs } from "./fs.js";
 import { linkLineage } from "./lineage.js";
-import { type ParallelOptions, summarizeInParallel, type SummaryOutcome } from "./parallel.js";
+import { EarlyWorkers, type ParallelOptions, summarizeInParallel, type SummaryOutcome } from "./parallel.js";
 import { newStoreSession, type StoreSession } from "./storeSession.js";
 import { ioReason } from "../ioReason.js";
 
@@ -57,8 +57,17 @@ export interface Store {
 const PROBE_BYTES = 4096;
 
 export async function loadStore(options: StoreOptions): Promise<Store> {
+  const early = options.parallel?.startEarly && !options.probe ? new EarlyWorkers(options.parallel) : undefined;
+  try {
+    return await load(options, early);
+  } finally {
+    early?.stop(); // whether they were used or not, and on any error
+  }
+}
+
+async function load(options: StoreOptions, early: EarlyWorkers | undefined): Promise<Store> {
   const fs = options.fs ?? realFs;
-  const { files, errors } = await discover(options.roots, fs);
+  const { files, errors } = await discover(options.roots, fs, early && ((f) => early.found(f.size)));
   const cache = await MetadataCache.load(options.cacheFile ?? null);
   let filesRead = 0;
   const sessions: StoreSession[] = [];
@@ -111,7 +120,7 @@ export async function loadStore(options: StoreOptions): Promise<Store> {
   if (options.parallel && !options.probe && fullReads.length) {
     const outcomes = await summarizeInParallel(
       fullReads.map((k) => files[k]!),
-      options.parallel,
+      { ...options.parallel, started: early?.started ?? options.parallel.started },
     );
     for (const [j, o] of outcomes.entries()) {
       filesRead++;

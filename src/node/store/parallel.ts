@@ -40,9 +40,12 @@ export interface ParallelOptions {
   /** Stops the read: the workers are terminated, no more files are read, and the files not read are errors. */
   signal?: AbortSignal;
   /**
-   * Workers started ahead (`startSummaryWorkers`), used before any new one is started: they load while this thread
-   * is still listing the store. The caller terminates them when the load is over (used or not).
+   * For a read the cache will not answer (the CLI with no cache): `loadStore` starts the workers while it lists the
+   * store, as soon as the files found pass `minBytes` (`EarlyWorkers`), so that they have loaded when the files are
+   * known.
    */
+  startEarly?: boolean;
+  /** Workers started ahead, used before any new one is started (the caller ends them when the read is over). */
   started?: StartedWorker[];
 }
 
@@ -74,11 +77,29 @@ function startWorker(workerFile: string, workerData: SummaryWork | null): Starte
 }
 
 /**
- * Start the workers of a cold read before its files are known (`ParallelOptions.started`): one per core but this
- * thread's, as `summarizeInParallel` would. Each waits for its work.
+ * The workers of a cold read started while the store is listed (`ParallelOptions.startEarly`): `found` is told the
+ * size of each file found, and once they pass `minBytes` (no worker would start for less) one worker per core but
+ * this thread's is started, as `summarizeInParallel` would; each waits for its work. `stop` ends them all, used or
+ * not.
  */
-export function startSummaryWorkers(workerFile: string, threads = defaultThreads()): StartedWorker[] {
-  return Array.from({ length: Math.max(0, threads - 1) }, () => startWorker(workerFile, null));
+export class EarlyWorkers {
+  started: StartedWorker[] = [];
+  #bytes = 0;
+  #done = false;
+
+  constructor(private readonly options: ParallelOptions) {}
+
+  found(size: number): void {
+    this.#bytes += size;
+    if (this.#done || !this.options.workerFile || this.#bytes < (this.options.minBytes ?? MIN_PARALLEL_BYTES)) return;
+    this.#done = true;
+    const threads = this.options.threads ?? defaultThreads();
+    this.started = Array.from({ length: Math.max(0, threads - 1) }, () => startWorker(this.options.workerFile!, null));
+  }
+
+  stop(): void {
+    for (const s of this.started) void s.worker?.terminate();
+  }
 }
 
 /** A file's summary (`packed`: as a worker packed it, for the cache), or why it could not be read. */
