@@ -13,6 +13,7 @@ import { MAX_NESTING } from "../src/core/jsonl.js";
 import { isPlainObject } from "../src/core/facts.js";
 import { type Entry, parseSession, type ParseResult } from "../src/core/session.js";
 import { summarize } from "../src/core/summary.js";
+import { readSessionFileSync } from "../src/node/fileBodies.js";
 import { OMP_FIXTURES, PI_FIXTURES } from "./fixtures.js";
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 4000);
@@ -454,6 +455,49 @@ describe("a scanned read of a session", () => {
       };
       assert.ok(largeParses(false) > 100, "the session has large tool results");
       assert.equal(largeParses(true), 0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("read from a file in chunks that land in the scan's memory, equals a full parse", async function () {
+    // readSessionFileSync reads a usage reader's 4 MB chunks into the scan's own memory (`scanChunk`) and scans their
+    // lines where they are; a line cut by a chunk's end is joined and copied. 9 MB: three chunks, two cuts.
+    this.timeout(120_000);
+    const dir = mkdtempSync(join(tmpdir(), "pi-envelope-"));
+    try {
+      const big = join(dir, "big.jsonl");
+      await generateSession(big, { targetBytes: 9 * 1024 * 1024, branchPoints: 5, seed: 11 });
+      for (const file of [big, ...PI_FIXTURES, ...OMP_FIXTURES]) {
+        const full = parseSession(file, readFileSync(file), { validate: false });
+        const scanned = readSessionFileSync(file, { validate: false, scan: true });
+        const facts = (r: ParseResult) =>
+          r.ok
+            ? { leaf: r.session.leafId, diagnostics: r.session.diagnostics, entries: r.session.entries.map(entryFacts) }
+            : r;
+        assert.deepEqual(facts(scanned), facts(full), file);
+        assert.deepEqual(summarize(scanned, { touches: false }), summarize(full, { touches: false }), file);
+      }
+      // The chunks' lines were scanned where they are: JSON.parse saw no large tool result.
+      const parse = JSON.parse;
+      let parsedLarge = 0;
+      JSON.parse = ((t: string, r?: Parameters<typeof parse>[1]) => {
+        if (t.length > 512 && t.includes('"toolResult"')) parsedLarge++;
+        return parse(t, r);
+      }) as typeof parse;
+      try {
+        readSessionFileSync(big, { validate: false, scan: true });
+      } finally {
+        JSON.parse = parse;
+      }
+      assert.equal(parsedLarge, 0);
+      // A small file after a big one: the same answers.
+      const small = PI_FIXTURES[0]!;
+      const again = summarize(readSessionFileSync(small, { validate: false, scan: true }), { touches: false });
+      assert.deepEqual(
+        again,
+        summarize(parseSession(small, readFileSync(small), { validate: false }), { touches: false }),
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

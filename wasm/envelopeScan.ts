@@ -1,9 +1,10 @@
 /**
  * The envelope scan of core/envelope.ts, in AssemblyScript compiled to WebAssembly (scripts/build-wasm.ts writes
- * src/core/envelopeScan.generated.ts from it): the bytes of one line, at `dataStart()`, are checked against the whole
- * JSON grammar exactly as `JSON.parse` accepts them; which of the values the reader keeps are present is written to
- * `spanStarts()` and `plains()`, and the values themselves at `output()`. Inside strings, 16 bytes are tested at a
- * time with SIMD: most of a record's bytes are in strings, and this is what makes the scan several times faster than
+ * src/core/envelopeScan.generated.ts from it): the bytes of one line, in this module's memory from `dataStart()` on
+ * (the caller copies them there, or reads a file's chunk there), are checked against the whole JSON grammar exactly
+ * as `JSON.parse` accepts them; which of the values the reader keeps are present is written to `spanStarts()` and
+ * `plains()`, and the values themselves where the caller asks. Inside strings, 16 bytes are tested at a time with
+ * SIMD: most of a record's bytes are in strings, and this is what makes the scan several times faster than
  * `JSON.parse`.
  *
  * Sound, not complete, as the module it serves: `scan` answers 0 whenever the line is not valid, and also when it
@@ -227,11 +228,11 @@ function close(depth: i32, i: i32): void {
 }
 
 /**
- * Scan the `len` bytes at `dataStart()`: 0 when the line must be parsed in full, else the length + 1 of the values
- * written at `output()` (`collect`).
+ * Scan the `len` bytes at `start` (16 bytes after them must be memory, of any content): 0 when the line must be
+ * parsed in full, else the length + 1 of the values written at `out` (`collect`; room for `len` + 16 bytes, apart
+ * from the line).
  */
-export function scan(len: i32): i32 {
-  const start = <i32>dataStart();
+export function scan(start: i32, len: i32, out: i32): i32 {
   const end = start + len;
   for (let f = 0; f < FIELDS; f++) store<i32>(SPAN_START + (f << 2), -1);
   valueDepth = -1;
@@ -353,7 +354,7 @@ export function scan(len: i32): i32 {
     return 0;
   }
   if (skipSpace(i, end) != end) return 0;
-  return collect(end);
+  return collect(<usize>out);
 }
 
 /** A regular usage's numbers, in key order, each followed by a zero byte (`usageNumbers()` tells which). */
@@ -370,23 +371,15 @@ function collectNumbers(o: usize): usize {
   return o;
 }
 
-/** Where the last answer's values are (`collect`). */
-let outAt: usize = 0;
-export function output(): usize {
-  return outAt;
-}
-
 /**
  * The kept values, in field order, each followed by a zero byte (no value holds one: JSON allows no raw control
  * byte), so that the caller decodes them all at once: a plain string without its quotes, any other value as its
  * JSON text, a regular usage as its numbers (`collectNumbers`). The message (read by its fields) and
  * `fromExtension` (only its presence counts) are left out. They go
- * after the line, from the next 16-aligned offset past the 16 bytes a read beyond it may touch. Returns their
- * length + 1.
+ * at `out`. Returns their length + 1.
  */
-function collect(end: i32): i32 {
-  outAt = (<usize>end + 31) & ~15;
-  let o = outAt;
+function collect(out: usize): i32 {
+  let o = out;
   for (let f = 0; f < FIELDS; f++) {
     const from = load<i32>(SPAN_START + (f << 2));
     if (from < 0 || f == MESSAGE || f == FROM_EXTENSION) continue;
@@ -400,5 +393,5 @@ function collect(end: i32): i32 {
     o += <usize>(to - from - plain);
     store<u8>(o++, 0);
   }
-  return <i32>(o - outAt) + 1;
+  return <i32>(o - out) + 1;
 }

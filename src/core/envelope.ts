@@ -48,16 +48,20 @@ interface WasmApi {
   Instance: new (module: object, imports: object) => { exports: Record<string, unknown> };
 }
 
-/** The compiled scan (wasm/envelopeScan.ts), its memory and where it writes. */
+/**
+ * The compiled scan (wasm/envelopeScan.ts) and its memory: from `data` on, the chunk a reader reads a file into
+ * (`scanChunk`; `chunk` bytes, 0 until one is asked for), then the work area: a line copied there to be scanned, and
+ * the values the scan writes after it.
+ */
 interface Scanner {
   memory: WasmMemory;
-  /** 0: parse the line in full; else the length + 1 of the values written at `output()`. */
-  scan: (len: number) => number;
-  output: () => number;
+  /** 0: parse the line in full; else the length + 1 of the values written at `out`. */
+  scan: (start: number, len: number, out: number) => number;
   /** Which numbers of a regular usage were written (wasm/envelopeScan.ts `collectNumbers`). */
   usageNumbers: () => number;
-  /** Where the line goes, and where the spans are written (byte offsets in `memory`). */
   data: number;
+  chunk: number;
+  /** Where the spans' starts and the plain flags are written (byte offsets in `memory`). */
   starts: number;
   plains: number;
   bytes: Uint8Array;
@@ -77,10 +81,10 @@ function loadScanner(): Scanner | null {
     const at = (name: string) => (e[name] as () => number)();
     return {
       memory,
-      scan: e.scan as (len: number) => number,
-      output: e.output as () => number,
+      scan: e.scan as (start: number, len: number, out: number) => number,
       usageNumbers: e.usageNumbers as () => number,
       data: at("dataStart"),
+      chunk: 0,
       starts: at("spanStarts"),
       plains: at("plains"),
       bytes: new Uint8Array(memory.buffer),
@@ -97,16 +101,35 @@ export function scannerAvailable(): boolean {
   return scanner !== null;
 }
 
+/** Where the work area starts: after the chunk (and the 16 bytes a read past a line at its end may touch). */
+const workArea = (s: Scanner) => s.data + s.chunk + (s.chunk ? 16 : 0);
+
 /**
- * Room for a line of `len` bytes at `s.data`, the 16 bytes a read just past it may touch, and the values the scan
- * writes after it (at most the line again, a zero byte per field, and alignment).
+ * Room in the work area for a line of `len` bytes, the 16 bytes a read just past it may touch, and the values the
+ * scan writes after it (at most the line again, a zero byte per field, and alignment). Growing the memory detaches
+ * every view of it: a reader's chunk must never see that, so a chunk is handed out with room for the longest line.
  */
 function reserve(s: Scanner, len: number): void {
-  const need = s.data + 2 * len + 64;
+  const need = workArea(s) + 2 * len + 64;
   if (need <= s.bytes.length) return;
   s.memory.grow(Math.ceil((need - s.bytes.length) / 65536));
   s.bytes = new Uint8Array(s.memory.buffer);
   s.words = new Int32Array(s.memory.buffer);
+}
+
+/**
+ * A buffer of `size` bytes in the scan's own memory for a reader to read a file's chunks into: its lines are then
+ * scanned where they are, not copied (null where there is no scan). The same buffer each time: one read at a time,
+ * and nothing may keep it (the reader keeps file offsets, not bytes: core/bodySource.ts).
+ */
+export function scanChunk(size: number): Uint8Array | null {
+  if (!scannerAvailable()) return null;
+  const s = scanner!;
+  if (size > s.chunk) {
+    s.chunk = Math.ceil(size / 16) * 16;
+    reserve(s, MAX_SCANNED_BYTES);
+  }
+  return new Uint8Array(s.memory.buffer, s.data, size);
 }
 
 /**
@@ -120,14 +143,23 @@ export function scanEnvelope(b: Uint8Array, start: number, end: number): Record<
   const len = end - start;
   if (len > MAX_SCANNED_BYTES || !scannerAvailable()) return null;
   const s = scanner!;
-  reserve(s, len);
-  // A plain Uint8Array over the line: a Node Buffer's own `subarray` is several times slower.
-  s.bytes.set(new Uint8Array(b.buffer, b.byteOffset + start, len), s.data);
-  const answer = s.scan(len);
+  let at: number;
+  let out: number;
+  if (b.buffer === s.memory.buffer && b.byteOffset + end <= s.data + s.chunk) {
+    // A line of the reader's chunk (`scanChunk`): scanned where it is.
+    at = b.byteOffset + start;
+    out = workArea(s);
+  } else {
+    reserve(s, len);
+    at = workArea(s);
+    // A plain Uint8Array over the line: a Node Buffer's own `subarray` is several times slower.
+    s.bytes.set(new Uint8Array(b.buffer, b.byteOffset + start, len), at);
+    out = (at + len + 31) & ~15;
+  }
+  const answer = s.scan(at, len, out);
   if (answer === 0) return null;
   // The kept values, decoded at once and cut at their zero bytes, one per present field in field order
   // (wasm/envelopeScan.ts `collect`).
-  const out = s.output();
   const text = decodeUtf8(s.bytes.subarray(out, out + answer - 1));
   const starts = s.starts >> 2;
   const record: Record<string, unknown> = {};

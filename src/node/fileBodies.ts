@@ -8,6 +8,7 @@
  */
 import { closeSync, fstatSync, openSync, readSync, statSync } from "node:fs";
 import type { BodySource } from "../core/bodySource.js";
+import { scanChunk } from "../core/envelope.js";
 import { type ParseOptions, type ParseResult, type Session, SessionReader } from "../core/session.js";
 import { openRegularSync, READ_FLAGS, readFullySync } from "./fileAccess.js";
 import { ioReason } from "./ioReason.js";
@@ -221,7 +222,10 @@ export function readSessionFileSync(file: string, options: ParseOptions = {}, re
     source.identify(id.dev, id.ino);
     const feeder = new ChunkFeeder(reader, source);
     let at = 0;
-    const buf = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, id.size));
+    // A usage reader's chunks go straight into the scan's memory, where their lines are scanned without a copy.
+    const size = Math.min(CHUNK_BYTES, id.size);
+    const inScan = options.scan ? scanChunk(size) : null;
+    const buf = inScan ? Buffer.from(inScan.buffer, inScan.byteOffset, size) : Buffer.allocUnsafe(size);
     while (at < id.size) {
       const n = readSync(fd, buf, 0, Math.min(buf.length, id.size - at), at);
       if (n === 0) break;
