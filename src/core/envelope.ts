@@ -3,9 +3,9 @@
  * scan checks the whole line against the JSON grammar, exactly as `JSON.parse` would accept it, and decodes only the
  * few values the reader keeps. It builds no string of the record's body, where `JSON.parse` builds all of them (most
  * of a session's bytes are tool results, and the text and tool calls of assistant messages, which a usage report never
- * reads). The scan itself is WebAssembly with SIMD
- * (wasm/envelopeScan.ts, compiled into envelopeScan.generated.ts): a JavaScript scan could not be much faster than
- * the parse it replaces (bench/RESULTS.md, issue #21). Pure: no Node API.
+ * reads). The scan itself is WebAssembly with SIMD (wasm/envelopeScan.ts, compiled into envelopeScan.generated.ts):
+ * a JavaScript scan could not be much faster than the parse it replaces (bench/RESULTS.md, issue #21). Pure: no Node
+ * API.
  *
  * Sound, not complete: when the scan answers, the line is valid JSON and the values it gives are those `JSON.parse`
  * gives (the last of duplicate keys wins). When it cannot decide cheaply (an escaped key near the top, a container

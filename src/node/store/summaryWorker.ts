@@ -24,6 +24,6 @@ function run(work: SummaryWork): void {
   parentPort!.close();
 }
 
-// Started with its work, or ahead of it (node/store/parallel.ts `startSummaryWorkers`): then the work is sent.
+// Started with its work, or ahead of it (node/store/parallel.ts `EarlyWorkers`): then the work is sent.
 if (workerData) run(workerData as SummaryWork);
 else parentPort!.once("message", run);
