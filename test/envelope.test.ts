@@ -3,12 +3,13 @@
 // checked against `JSON.parse` itself on generated and mutated lines, and a scanned read of a session against a full
 // parse of it: fixtures, fuzzed fixtures and a generated session of large tool results.
 import * as assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { generateSession } from "../bench/generate.js";
-import { scanEnvelope, scannerAvailable } from "../src/core/envelope.js";
+import { releaseScanChunk, scanChunk, scanEnvelope, scannerAvailable } from "../src/core/envelope.js";
 import { MAX_NESTING } from "../src/core/jsonl.js";
 import { isPlainObject } from "../src/core/facts.js";
 import { type Entry, parseSession, type ParseResult } from "../src/core/session.js";
@@ -368,14 +369,17 @@ function entryFacts(e: Entry) {
   return { id, parentId, type, line, timestamp, known, role, shadowed, usage, provider, model, fromExtension, data };
 }
 
+/** What a read gives: its leaf, diagnostics and every entry's facts, or its rejection. */
+function readFacts(r: ParseResult) {
+  return r.ok
+    ? { leaf: r.session.leafId, diagnostics: r.session.diagnostics, entries: r.session.entries.map(entryFacts) }
+    : r;
+}
+
 function assertSameRead(file: string, bytes: Uint8Array): void {
   const full = parseSession(file, bytes, { validate: false });
   const scanned = parseSession(file, bytes, { validate: false, scan: true });
-  const facts = (r: ParseResult) =>
-    r.ok
-      ? { leaf: r.session.leafId, diagnostics: r.session.diagnostics, entries: r.session.entries.map(entryFacts) }
-      : r;
-  assert.deepEqual(facts(scanned), facts(full), file);
+  assert.deepEqual(readFacts(scanned), readFacts(full), file);
   // The usage report's summary: a scanned read fills no file touches (the report reads none).
   assert.deepEqual(summarize(scanned, { touches: false }), summarize(full, { touches: false }), file);
 }
@@ -460,6 +464,41 @@ describe("a scanned read of a session", () => {
     }
   });
 
+  it("equals a full parse when the scan's memory cannot grow (in a process of its own)", function () {
+    this.timeout(120_000);
+    const dir = mkdtempSync(join(tmpdir(), "pi-envelope-"));
+    try {
+      // Every grow of a WebAssembly memory fails from the start: no chunk in the scan's memory, no line copied
+      // there; every read still gives a full parse's answers.
+      const child = join(dir, "nogrow.mts");
+      const src = (f: string) => JSON.stringify(join(import.meta.dirname, "..", "src", f));
+      writeFileSync(
+        child,
+        [
+          `import { readFileSync } from "node:fs";`,
+          `import { isDeepStrictEqual } from "node:util";`,
+          `import { parseSession } from ${src("core/session.ts")};`,
+          `import { summarize } from ${src("core/summary.ts")};`,
+          `import { readSessionFileSync } from ${src("node/fileBodies.ts")};`,
+          `WebAssembly.Memory.prototype.grow = () => { throw new RangeError("no memory"); };`,
+          `let same = 0;`,
+          `for (const f of JSON.parse(process.argv[2])) {`,
+          `  const full = summarize(parseSession(f, readFileSync(f), { validate: false }), { touches: false });`,
+          `  const scanned = summarize(readSessionFileSync(f, { validate: false, scan: true }), { touches: false });`,
+          `  if (isDeepStrictEqual(full, scanned)) same++; else console.log("differs:", f);`,
+          `}`,
+          `console.log(same);`,
+        ].join("\n"),
+      );
+      const files = [...PI_FIXTURES, ...OMP_FIXTURES];
+      const r = spawnSync(process.execPath, ["--import", "tsx", child, JSON.stringify(files)], { encoding: "utf8" });
+      assert.equal(r.status, 0, r.stderr);
+      assert.equal(r.stdout.trim(), String(files.length));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("read from a file in chunks that land in the scan's memory, equals a full parse", async function () {
     // readSessionFileSync reads a usage reader's 4 MB chunks into the scan's own memory (`scanChunk`) and scans their
     // lines where they are; a line cut by a chunk's end is joined and copied. 9 MB: three chunks, two cuts.
@@ -471,11 +510,7 @@ describe("a scanned read of a session", () => {
       for (const file of [big, ...PI_FIXTURES, ...OMP_FIXTURES]) {
         const full = parseSession(file, readFileSync(file), { validate: false });
         const scanned = readSessionFileSync(file, { validate: false, scan: true });
-        const facts = (r: ParseResult) =>
-          r.ok
-            ? { leaf: r.session.leafId, diagnostics: r.session.diagnostics, entries: r.session.entries.map(entryFacts) }
-            : r;
-        assert.deepEqual(facts(scanned), facts(full), file);
+        assert.deepEqual(readFacts(scanned), readFacts(full), file);
         assert.deepEqual(summarize(scanned, { touches: false }), summarize(full, { touches: false }), file);
       }
       // The chunks' lines were scanned where they are: JSON.parse saw no large tool result.
@@ -491,6 +526,16 @@ describe("a scanned read of a session", () => {
         JSON.parse = parse;
       }
       assert.equal(parsedLarge, 0);
+      // While a reader holds the chunk, another read uses a buffer of its own (and the first keeps its chunk).
+      const held = scanChunk(64);
+      assert.ok(held);
+      try {
+        assert.equal(scanChunk(64), null);
+        const inner = readSessionFileSync(big, { validate: false, scan: true });
+        assert.deepEqual(readFacts(inner), readFacts(parseSession(big, readFileSync(big), { validate: false })));
+      } finally {
+        releaseScanChunk();
+      }
       // A small file after a big one: the same answers.
       const small = PI_FIXTURES[0]!;
       const again = summarize(readSessionFileSync(small, { validate: false, scan: true }), { touches: false });

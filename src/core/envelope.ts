@@ -106,30 +106,50 @@ const workArea = (s: Scanner) => s.data + s.chunk + (s.chunk ? 16 : 0);
 
 /**
  * Room in the work area for a line of `len` bytes, the 16 bytes a read just past it may touch, and the values the
- * scan writes after it (at most the line again, a zero byte per field, and alignment). Growing the memory detaches
- * every view of it: a reader's chunk must never see that, so a chunk is handed out with room for the longest line.
+ * scan writes after it (at most the line again, a zero byte per field, and alignment); false when the memory could
+ * not grow (the line is then parsed). Growing the memory detaches every view of it: a reader's chunk must never see
+ * that, so a chunk is handed out with room for the longest line.
  */
-function reserve(s: Scanner, len: number): void {
+function reserve(s: Scanner, len: number): boolean {
   const need = workArea(s) + 2 * len + 64;
-  if (need <= s.bytes.length) return;
-  s.memory.grow(Math.ceil((need - s.bytes.length) / 65536));
+  if (need <= s.bytes.length) return true;
+  try {
+    s.memory.grow(Math.ceil((need - s.bytes.length) / 65536));
+  } catch {
+    return false;
+  }
   s.bytes = new Uint8Array(s.memory.buffer);
   s.words = new Int32Array(s.memory.buffer);
+  return true;
 }
+
+/** Whether a reader holds the chunk (`scanChunk` until `releaseScanChunk`). */
+let chunkHeld = false;
 
 /**
  * A buffer of `size` bytes in the scan's own memory for a reader to read a file's chunks into: its lines are then
- * scanned where they are, not copied (null where there is no scan). The same buffer each time: one read at a time,
- * and nothing may keep it (the reader keeps file offsets, not bytes: core/bodySource.ts).
+ * scanned where they are, not copied. The same buffer each time, so one reader at a time holds it, until
+ * `releaseScanChunk`; nothing may keep it (the reader keeps file offsets, not bytes: core/bodySource.ts). Null (the
+ * reader then uses a buffer of its own) where there is no scan, while another reader holds it, or when the memory
+ * cannot grow.
  */
 export function scanChunk(size: number): Uint8Array | null {
-  if (!scannerAvailable()) return null;
+  if (chunkHeld || !scannerAvailable()) return null;
   const s = scanner!;
   if (size > s.chunk) {
+    const before = s.chunk;
     s.chunk = Math.ceil(size / 16) * 16;
-    reserve(s, MAX_SCANNED_BYTES);
+    if (!reserve(s, MAX_SCANNED_BYTES)) {
+      s.chunk = before;
+      return null;
+    }
   }
+  chunkHeld = true;
   return new Uint8Array(s.memory.buffer, s.data, size);
+}
+
+export function releaseScanChunk(): void {
+  chunkHeld = false;
 }
 
 /**
@@ -150,7 +170,7 @@ export function scanEnvelope(b: Uint8Array, start: number, end: number): Record<
     at = b.byteOffset + start;
     out = workArea(s);
   } else {
-    reserve(s, len);
+    if (!reserve(s, len)) return null;
     at = workArea(s);
     // A plain Uint8Array over the line: a Node Buffer's own `subarray` is several times slower.
     s.bytes.set(new Uint8Array(b.buffer, b.byteOffset + start, len), at);

@@ -8,7 +8,7 @@
  */
 import { closeSync, fstatSync, openSync, readSync, statSync } from "node:fs";
 import type { BodySource } from "../core/bodySource.js";
-import { scanChunk } from "../core/envelope.js";
+import { releaseScanChunk, scanChunk } from "../core/envelope.js";
 import { type ParseOptions, type ParseResult, type Session, SessionReader } from "../core/session.js";
 import { openRegularSync, READ_FLAGS, readFullySync } from "./fileAccess.js";
 import { ioReason } from "./ioReason.js";
@@ -226,13 +226,17 @@ export function readSessionFileSync(file: string, options: ParseOptions = {}, re
     const size = Math.min(CHUNK_BYTES, id.size);
     const inScan = options.scan ? scanChunk(size) : null;
     const buf = inScan ? Buffer.from(inScan.buffer, inScan.byteOffset, size) : Buffer.allocUnsafe(size);
-    while (at < id.size) {
-      const n = readSync(fd, buf, 0, Math.min(buf.length, id.size - at), at);
-      if (n === 0) break;
-      at += n;
-      feeder.push(buf.subarray(0, n));
+    try {
+      while (at < id.size) {
+        const n = readSync(fd, buf, 0, Math.min(buf.length, id.size - at), at);
+        if (n === 0) break;
+        at += n;
+        feeder.push(buf.subarray(0, n));
+      }
+      feeder.finish();
+    } finally {
+      if (inScan) releaseScanChunk();
     }
-    feeder.finish();
     return reader.result(feeder.endsWithNewline);
   } catch (err) {
     return { ok: false, file, rejection: { line: 0, code: "unreadable", message: ioReason(err) }, diagnostics: [] };
