@@ -19,7 +19,9 @@ try {
   await searchButton.click();
   await page.locator(".quick-input-widget", { hasText: "Search Session Content" }).waitFor({ timeout: 10000 });
   await input.fill("mathkit");
-  await pickRow("Show All Results").waitFor({ timeout: 60000 });
+  // The first hit (not the "Show All Results" row: it comes last, out of the list's view once the hits fill it).
+  const firstHit = page.locator(".quick-input-list .monaco-list-row", { hasText: "mathkit", hasNotText: "No match" });
+  await firstHit.first().waitFor({ timeout: 60000 });
   // While the index is built the results grow (searched again each second); then several sessions have the word.
   let hits = 0;
   for (let i = 0; (hits = await page.locator(".quick-input-list .monaco-list-row").count()) < 4; i++) {
