@@ -150,6 +150,10 @@ describe("hardening: the CLI's text output, repair and CSV", function () {
 
   it("repair's backup is exclusive and owner-only: a symlink at the backup name is never written through", async () => {
     const now = Date.parse("2026-12-01T12:00:00.000Z");
+    // Written an hour before that moment (relative to the clock it was an hour before the test ran, which stopped
+    // passing after 13:00 UTC on that day): repair sees no agent writing it.
+    const past = new Date(now - 3_600_000);
+    utimesSync(file, past, past);
     const predictable = `${file}.bak-2026-12-01T12-00-00-000Z`;
     const outside = join(dir, "outside.txt");
     writeFileSync(outside, "precious");
