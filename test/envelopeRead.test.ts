@@ -36,6 +36,22 @@ function readFacts(r: ParseResult) {
     : r;
 }
 
+/** How many large tool results `JSON.parse` was given while `read` ran (none when the scan read them). */
+function largeToolResultParses(read: () => unknown): number {
+  const parse = JSON.parse;
+  let n = 0;
+  JSON.parse = ((t: string, r?: Parameters<typeof parse>[1]) => {
+    if (t.length > 512 && t.includes('"toolResult"')) n++;
+    return parse(t, r);
+  }) as typeof parse;
+  try {
+    read();
+  } finally {
+    JSON.parse = parse;
+  }
+  return n;
+}
+
 function assertSameRead(file: string, bytes: Uint8Array): void {
   const full = parseSession(file, bytes, { validate: false });
   const scanned = parseSession(file, bytes, { validate: false, scan: true });
@@ -103,22 +119,9 @@ describe("a scanned read of a session", () => {
       const bytes = readFileSync(file);
       assertSameRead(file, bytes);
       // The scan read its large tool results: JSON.parse saw none of them.
-      const largeParses = (scan: boolean) => {
-        const parse = JSON.parse;
-        let n = 0;
-        JSON.parse = ((t: string, r?: Parameters<typeof parse>[1]) => {
-          if (t.length > 512 && t.includes('"toolResult"')) n++;
-          return parse(t, r);
-        }) as typeof parse;
-        try {
-          parseSession(file, bytes, { validate: false, scan });
-        } finally {
-          JSON.parse = parse;
-        }
-        return n;
-      };
-      assert.ok(largeParses(false) > 100, "the session has large tool results");
-      assert.equal(largeParses(true), 0);
+      const read = (scan: boolean) => () => parseSession(file, bytes, { validate: false, scan });
+      assert.ok(largeToolResultParses(read(false)) > 100, "the session has large tool results");
+      assert.equal(largeToolResultParses(read(true)), 0);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -174,18 +177,10 @@ describe("a scanned read of a session", () => {
         assert.deepEqual(summarize(scanned, { touches: false }), summarize(full, { touches: false }), file);
       }
       // The chunks' lines were scanned where they are: JSON.parse saw no large tool result.
-      const parse = JSON.parse;
-      let parsedLarge = 0;
-      JSON.parse = ((t: string, r?: Parameters<typeof parse>[1]) => {
-        if (t.length > 512 && t.includes('"toolResult"')) parsedLarge++;
-        return parse(t, r);
-      }) as typeof parse;
-      try {
-        readSessionFileSync(big, { validate: false, scan: true });
-      } finally {
-        JSON.parse = parse;
-      }
-      assert.equal(parsedLarge, 0);
+      assert.equal(
+        largeToolResultParses(() => readSessionFileSync(big, { validate: false, scan: true })),
+        0,
+      );
       // While a reader holds the chunk, another read uses a buffer of its own (and the first keeps its chunk).
       const held = scanChunk(64);
       assert.ok(held);
