@@ -7,7 +7,7 @@ import { SessionManager } from "@mariozechner/pi-coding-agent";
 import { run } from "../src/cli/main.js";
 import { jsonl, plain, tempCopy, withTempDir } from "./helpers.js";
 import { OMP_FIXTURES, PI_FIXTURES, REAL, ROOT } from "./fixtures.js";
-import { header } from "./builders.js";
+import { header, message } from "./builders.js";
 
 const CLI = join(ROOT, "dist", "cli.js");
 
@@ -74,6 +74,36 @@ describe("pi-sessions CLI", () => {
         assert.equal(JSON.parse(lines[e.line - 1]!).type, e.type, `line ${e.line} holds a ${e.type}`);
       }
     }
+  });
+
+  it("tree --json written in pieces is the same text, byte for byte, in pieces of 2,000 entries", async () => {
+    const inPieces = async (file: string) => {
+      const pieces: string[] = [];
+      let out = "";
+      const io = { out: (t: string) => (out += t + "\n"), err: () => {}, part: (t: string) => pieces.push(t) };
+      const code = await run(["tree", file, "--json"], io);
+      return { code, pieces, text: pieces.join("") + out };
+    };
+    for (const file of [...PI_FIXTURES, ...OMP_FIXTURES]) {
+      const whole = await cli("tree", file, "--json");
+      const parts = await inPieces(file);
+      assert.deepEqual([parts.code, parts.text], [whole.code, whole.out], file);
+    }
+    await withTempDir(async (dir) => {
+      const file = join(dir, "long.jsonl");
+      const ids = Array.from({ length: 4500 }, (_, i) => `e${i}`);
+      const entries = ids.map((id, i) => message(id, i ? ids[i - 1]! : null, i % 2 ? "assistant" : "user", `t${i}`));
+      writeFileSync(file, jsonl(header(), ...entries));
+      const parts = await inPieces(file);
+      // The keys before the entries, three pieces of entries, the keys after them.
+      assert.equal(parts.pieces.length, 5);
+      const json = JSON.parse(parts.text);
+      assert.deepEqual(
+        json.entries.map((e: { id: string }) => e.id),
+        ids,
+      );
+      assert.equal(parts.text, (await cli("tree", file, "--json")).out);
+    });
   });
 
   it("tree --json on S3 lists both compactions with their kept ranges", async () => {

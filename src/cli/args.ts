@@ -16,8 +16,11 @@ export const EXIT_NOT_WRITTEN = 3;
 export const EXIT_USAGE = 64;
 
 export interface Io {
+  /** One line (its newline is added). */
   out: (text: string) => void;
   err: (text: string) => void;
+  /** A piece of a line, written as it is (a large JSON document in pieces: `outPieces`). */
+  part?: (text: string) => void;
   /** The terminal's width, when stdout is one: text tables fit it. */
   columns?: number;
   /** Colour in text tables: only on a terminal, honouring NO_COLOR and FORCE_COLOR (see `wantsColor`). */
@@ -38,6 +41,16 @@ export function wantsColor(env: NodeJS.ProcessEnv, isTTY: boolean): boolean {
  */
 export function text(io: Io): Io {
   return { out: (t) => io.out(terminalSafe(t)), err: (t) => io.err(terminalSafe(t)) };
+}
+
+/**
+ * One line given in pieces: written piece by piece where the output takes pieces (a whole copy of a large JSON
+ * document, its string and its bytes, is never held), else joined.
+ */
+export function outPieces(io: Io, pieces: Iterable<string>): void {
+  if (!io.part) return io.out([...pieces].join(""));
+  for (const piece of pieces) io.part(piece);
+  io.out("");
 }
 
 /**

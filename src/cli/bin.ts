@@ -16,6 +16,7 @@ function write(stream: NodeJS.WriteStream, text: string): void {
 
 run(process.argv.slice(2), {
   out: (t) => write(process.stdout, t),
+  part: (t) => process.stdout.write(t),
   err: (t) => write(process.stderr, t),
   columns: process.stdout.isTTY ? process.stdout.columns : undefined,
   color: wantsColor(process.env, process.stdout.isTTY === true),

@@ -1,17 +1,29 @@
 /** The commands on session files: `tree`, `context` and `lint`. */
 import { resolve as resolvePath } from "node:path";
+import { setFlagsFromString } from "node:v8";
 import { buildContext, UnknownEntryError } from "../core/context.js";
-import { treeJson } from "../core/treeJson.js";
+import { treeJsonPieces } from "../core/treeJson.js";
 import { agentDirOf, blobHash, resolveBlobs } from "../node/blobs.js";
 import { readSessionFile } from "../node/readSession.js";
 import { contentText, oneLine, truncate } from "../protocol/format.js";
-import { EXIT_OK, EXIT_REJECTED, type Io, reportUnreadable, text, UsageError } from "./args.js";
+import { EXIT_OK, EXIT_REJECTED, type Io, outPieces, reportUnreadable, text, UsageError } from "./args.js";
 import { renderTree } from "./treeText.js";
 
+/**
+ * A command that holds one session, which may be hundreds of MB, keeps V8's young generation at its first size: at
+ * the reader's allocation rate it grows to 30–40 MB, a quarter of the process's peak on a 100 MB session, for no
+ * measurable speed (bench/RESULTS.md, Scale 2). The flag takes effect when set at run time, and only this process
+ * (the CLI's) sets it: never an editor's extension host.
+ */
+function keepYoungGenerationSmall(): void {
+  setFlagsFromString("--semi-space-growth-factor=1");
+}
+
 export async function treeCommand(file: string, values: { json?: boolean }, io: Io): Promise<number> {
+  keepYoungGenerationSmall();
   const result = await readSessionFile(file);
   if (!result.ok) return reportUnreadable(result, !!values.json, io);
-  if (values.json) io.out(JSON.stringify(treeJson(result.session)));
+  if (values.json) outPieces(io, treeJsonPieces(result.session));
   else text(io).out(renderTree(result.session));
   return EXIT_OK;
 }

@@ -34,6 +34,29 @@ export interface TreeJson {
 
 export function treeJson(session: Session): TreeJson {
   return {
+    ...treeJsonBefore(session),
+    entries: session.entries.map((e) => entryJson(session, e)),
+    ...treeJsonAfter(session),
+  };
+}
+
+/**
+ * `JSON.stringify(treeJson(session))` in pieces of `batch` entries: the same text, without the whole document's
+ * objects and string at once (a 100 MB session's is about 5 MB of text and more of objects).
+ */
+export function* treeJsonPieces(session: Session, batch = 2000): Generator<string> {
+  // The keys before `entries` (an object that always has keys: its closing brace is cut), then those after it.
+  yield `${JSON.stringify(treeJsonBefore(session)).slice(0, -1)},"entries":[`;
+  const { entries } = session;
+  for (let i = 0; i < entries.length; i += batch) {
+    const part = entries.slice(i, i + batch).map((e) => JSON.stringify(entryJson(session, e)));
+    yield (i ? "," : "") + part.join(",");
+  }
+  yield `],${JSON.stringify(treeJsonAfter(session)).slice(1)}`;
+}
+
+function treeJsonBefore(session: Session) {
+  return {
     file: session.file,
     flavor: session.flavor,
     version: session.version,
@@ -42,19 +65,25 @@ export function treeJson(session: Session): TreeJson {
     name: session.name,
     leafId: session.leafId,
     roots: session.roots,
-    entries: session.entries.map((e) => {
-      const out: TreeJson["entries"][number] = {
-        id: e.id,
-        parentId: e.parentId,
-        type: e.type,
-        line: e.line,
-        children: e.shadowed ? [] : (session.children.get(e.id) ?? []),
-      };
-      if (e.role !== undefined) out.role = e.role;
-      const label = e.shadowed ? undefined : session.labels.get(e.id);
-      if (label) out.label = label.label;
-      return out;
-    }),
+  };
+}
+
+function entryJson(session: Session, e: Session["entries"][number]): TreeJson["entries"][number] {
+  const out: TreeJson["entries"][number] = {
+    id: e.id,
+    parentId: e.parentId,
+    type: e.type,
+    line: e.line,
+    children: e.shadowed ? [] : (session.children.get(e.id) ?? []),
+  };
+  if (e.role !== undefined) out.role = e.role;
+  const label = e.shadowed ? undefined : session.labels.get(e.id);
+  if (label) out.label = label.label;
+  return out;
+}
+
+function treeJsonAfter(session: Session) {
+  return {
     compactions: session.compactions.map((c) => ({
       id: c.id,
       firstKeptEntryId: c.firstKeptEntryId,
