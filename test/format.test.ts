@@ -69,4 +69,37 @@ describe("format", () => {
     assert.ok(!/[\ud800-\udbff](?![\udc00-\udfff])/.test(truncate(`${"N".repeat(38)}😀tail`, 40)));
     assert.equal(truncate(`${"y".repeat(2)}😀zz`, 5), "yy😀…");
   });
+
+  it("truncate looks at a prefix only, with the result of collapsing the whole text", () => {
+    // The definition: every run of whitespace becomes one space, the ends are trimmed, then the cut.
+    const whole = (text: string, max: number) => {
+      const flat = text.replace(/\s+/g, " ").trim();
+      if (flat.length <= max) return flat;
+      const end = max - 1 - (/[\ud800-\udbff]/.test(flat[max - 2] ?? "") ? 1 : 0);
+      return `${flat.slice(0, end)}…`;
+    };
+    const pieces = [
+      "a",
+      "word ",
+      " ",
+      "\n\n",
+      "\t",
+      "\u00a0",
+      "\u3000",
+      "😀",
+      "\u2028",
+      "x".repeat(90),
+      " ".repeat(700),
+    ];
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    for (let i = 0; i < 3000; i++) {
+      let text = "";
+      const n = Math.floor(next() * 60);
+      for (let k = 0; k < n; k++) text += pieces[Math.floor(next() * pieces.length)];
+      for (const max of [4, 40, 80, 200]) assert.equal(truncate(text, max), whole(text, max), JSON.stringify(text));
+    }
+    // Whitespace longer than every prefix tried before the text starts.
+    assert.equal(truncate(`${" ".repeat(100_000)}late  text`, 80), "late text");
+  });
 });

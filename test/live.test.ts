@@ -360,6 +360,34 @@ describe("SessionLibrary: listing plus live changes", () => {
     assert.equal(lib.get(outside), undefined);
   });
 
+  it("a sweep finds what the watcher missed (appended, added, removed), and reads no unchanged file", async () => {
+    const lib = library();
+    await lib.whenComplete();
+    const count = lib.sessions.length;
+    // Nothing changed: no change, and no file followed (none was read).
+    assert.deepEqual(await lib.sweep(), { changes: [], structural: false });
+    assert.ok(lib.sessions.every((s) => !lib.tracker(s.file)));
+    const s2 = lib.sessions.find((s) => s.file.includes("d4f8"))!;
+    const leaf = s2.summary.ok ? s2.summary.leafId : null;
+    appendFileSync(s2.file, jsonl(message("sw01", leaf, "user", "missed", { time: new Date().toISOString() })));
+    const fresh = join(dirname(s2.file), "2026-11-29T20-00-00-000Z_swept.jsonl");
+    writeFileSync(fresh, jsonl(header({ id: "swept", time: new Date().toISOString(), cwd: home.workspace })));
+    const gone = lib.sessions.find(
+      (s) => s.file !== s2.file && s.file.includes(home.piSessions) && !s.children.length,
+    )!;
+    unlinkSync(gone.file);
+    const set = await lib.sweep();
+    const kinds = new Map(set.changes.map((c) => [c.file, c.kind]));
+    assert.deepEqual(
+      [kinds.get(s2.file), kinds.get(fresh), kinds.get(gone.file), set.changes.length, set.structural],
+      ["changed", "added", "removed", 3, true],
+    );
+    const after = lib.get(s2.file)!.summary;
+    assert.equal(after.ok && after.leafId, "sw01");
+    assert.equal(lib.sessions.length, count);
+    assert.deepEqual(await lib.sweep(), { changes: [], structural: false }, "a second sweep finds nothing");
+  });
+
   it("a re-listing keeps a followed session's live state", async () => {
     const lib = library();
     await lib.ensureLoaded();

@@ -13,6 +13,7 @@ import { slugMatches, workspaceSlugVariants } from "../src/core/slug.js";
 import { parseSession } from "../src/core/session.js";
 import { probeSummary, summarize } from "../src/core/summary.js";
 import { belongsToWorkspace, packSummary, type StoreSession, unpackSummary } from "../src/node/store/index.js";
+import { header, message, toolResult } from "./builders.js";
 import { plain } from "./helpers.js";
 import { OMP_FIXTURES, oracleFor, PI_FIXTURES, REAL } from "./fixtures.js";
 
@@ -223,5 +224,40 @@ describe("first-paint probe", () => {
       assert.deepEqual([p.entries.length, p.usage.length], [0, 0]);
     }
     assert.ok(probed >= 10, `${probed} fixtures probed`);
+  });
+
+  it("the tail's long lines are scanned, with what parsing them gives: bad, cut and CRLF lines, duplicate keys", () => {
+    const pad = "p".repeat(800); // lines of about 1 KB: scanned (over 512 bytes), and the last three in the tail
+    const lines = [
+      header(),
+      message("u1", null, "user", "hello there"),
+      message("a1", "u1", "assistant", pad, { provider: "anthropic", model: "claude-a" }),
+      ...Array.from({ length: 40 }, (_, i) => message(`f${i}`, i ? `f${i - 1}` : "a1", "user", pad)),
+      message("a2", "f39", "assistant", pad, { provider: "openai", model: "gpt-x" }),
+      toolResult("t2", "a2", "a2", "read", pad),
+    ].map((r) => JSON.stringify(r));
+    const probe = (all: string[], { eol = "\n", after = "" } = {}) => {
+      const bytes = Buffer.from(all.join(eol) + eol + after);
+      const p = probeSummary("s.jsonl", bytes.subarray(0, 4096), bytes.subarray(bytes.length - 4096), bytes.length);
+      assert.ok(p, "probed");
+      return { leaf: p.leafId, model: p.model, cut: p.truncatedTail, prompt: p.firstPrompt };
+    };
+    const expected = { leaf: "t2", model: "openai/gpt-x", cut: false, prompt: "hello there" };
+    assert.deepEqual(probe(lines), expected);
+    assert.deepEqual(probe(lines, { eol: "\r\n" }), expected, "CRLF");
+    // Long lines that are no JSON are skipped, as the agents skip them.
+    const broken = JSON.stringify(message("bad", "t2", "assistant", pad, { model: "evil" })).slice(0, -1);
+    assert.deepEqual(probe([...lines, broken]), expected, "malformed");
+    assert.deepEqual(probe(lines, { after: broken }), { ...expected, cut: true }, "cut last line");
+    // JSON.parse keeps the last of two equal keys; so does the probe.
+    const twice = lines.at(-1)!.replace('"id":"t2"', '"id":"first","id":"t2b"');
+    assert.deepEqual(probe([...lines.slice(0, -1), twice]), { ...expected, leaf: "t2b" }, "duplicate id");
+    const escaped = lines.at(-2)!.replace('"model":"gpt-x"', '"model":"gpt-\\u0078"');
+    assert.deepEqual(probe([...lines.slice(0, -2), escaped, lines.at(-1)!]), expected, "escaped model");
+    const numeric = lines.at(-2)!.replace('"model":"gpt-x"', '"model":7');
+    assert.deepEqual(probe([...lines.slice(0, -2), numeric, lines.at(-1)!]), {
+      ...expected,
+      model: "anthropic/claude-a",
+    });
   });
 });

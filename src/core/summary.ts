@@ -4,6 +4,7 @@
  */
 import { contentText, truncate } from "../protocol/format.js";
 import type { Diagnostic, Rejection } from "./diagnostics.js";
+import { scanEnvelope } from "./envelope.js";
 import { decodeUtf8, parseLine } from "./jsonl.js";
 import {
   type Entry,
@@ -168,18 +169,22 @@ function modelAt(s: Session): string | null {
   return model ? `${model.provider}/${model.modelId}` : null;
 }
 
-/**
- * The summary of a parsed session. `touches: false` leaves the file touches out (a usage report's reads, which are
- * never cached).
- */
-export function summarize(result: ParseResult, options: { touches?: boolean } = {}): SessionSummary {
-  if (!result.ok)
-    return { ok: false, rejection: result.rejection, diagnostics: result.diagnostics.slice(0, MAX_DIAGNOSTICS) };
-  const s = result.session;
-  const usage = usageRecords(s);
-  let active: Set<string> | undefined;
-  const isActive = (id: string) => (active ??= new Set(pathTo(s, s.leafId).map((e) => e.id))).has(id);
-  const touches = options.touches === false ? [] : touchRecords(s.entries, isActive);
+/** What names and places a session in a listing: everything a first-paint (`partial`) summary has. */
+type NamingFacts = Omit<
+  SessionSummaryOk,
+  | "entries"
+  | "branchPoints"
+  | "touches"
+  | "compactions"
+  | "labels"
+  | "usage"
+  | "cost"
+  | "diagnostics"
+  | "truncatedTail"
+  | "partial"
+>;
+
+function namingFacts(s: Session): NamingFacts {
   const created = Date.parse(String(s.header.timestamp));
   return {
     ok: true,
@@ -198,6 +203,23 @@ export function summarize(result: ParseResult, options: { touches?: boolean } = 
     subagent: s.entries.some((e) => e.type === "session_init"),
     leafId: s.leafId,
     model: modelAt(s),
+  };
+}
+
+/**
+ * The summary of a parsed session. `touches: false` leaves the file touches out (a usage report's reads, which are
+ * never cached).
+ */
+export function summarize(result: ParseResult, options: { touches?: boolean } = {}): SessionSummary {
+  if (!result.ok)
+    return { ok: false, rejection: result.rejection, diagnostics: result.diagnostics.slice(0, MAX_DIAGNOSTICS) };
+  const s = result.session;
+  const usage = usageRecords(s);
+  let active: Set<string> | undefined;
+  const isActive = (id: string) => (active ??= new Set(pathTo(s, s.leafId).map((e) => e.id))).has(id);
+  const touches = options.touches === false ? [] : touchRecords(s.entries, isActive);
+  return {
+    ...namingFacts(s),
     entries: s.entries
       .filter((e) => !e.shadowed)
       .map((e) => [e.id, e.timestamp ? Date.parse(e.timestamp) : Number.NaN]),
@@ -296,37 +318,32 @@ export function probeSummary(file: string, head: Uint8Array, tail: Uint8Array, s
   if (head.length >= size) return null;
   const cut = head.lastIndexOf(10);
   if (cut < 0) return null;
-  const reader = new SessionReader(file, { validate: false, retainBytes: Number.POSITIVE_INFINITY });
+  // Long records (assistant messages, tool results) are checked and reduced to their envelope by the scan, not
+  // parsed: a first paint reads no body but the first prompt's (read back from the head when asked for).
+  const reader = new SessionReader(file, { validate: false, scan: true });
   reader.feedChunk(head.subarray(0, cut + 1));
   const r = reader.result(true);
   if (!r.ok) return null;
   // v1 ids are line numbers: only a full read knows them.
   if (r.session.version < 2) return null;
-  const full = summarize(r);
-  if (!full.ok) return null;
-  // The tail: complete lines only (the first one may be cut).
-  const tailText = decodeUtf8(tail);
-  const tailLines = tailText.split("\n");
-  if (tail.length < size) tailLines.shift();
+  const full = namingFacts(r.session);
   let leafId = full.leafId;
   let name = full.name;
   let model = full.model;
-  const truncatedTail = !tailText.endsWith("\n");
-  if (truncatedTail) tailLines.pop();
+  // The tail: complete lines only (the first one may be cut, and the last one when the agent is writing).
+  const truncatedTail = tail[tail.length - 1] !== 10;
+  let end = truncatedTail ? tail.lastIndexOf(10) : tail.length - 1;
   // From the end: the last entry is the leaf, the last model change or assistant message has the model, the last
-  // session_info the name. Only lines that can answer a question still open are parsed.
+  // session_info the name. Only lines that can answer a question still open are read.
   let needLeaf = true;
   let needModel = true;
   let needName = r.session.flavor === "pi";
-  for (let i = tailLines.length - 1; i >= 0 && (needLeaf || needModel || needName); i--) {
-    const line = tailLines[i]!;
-    const modelLine = needModel && (line.includes('"model_change"') || line.includes('"assistant"'));
-    const nameLine = needName && line.includes('"session_info"');
-    if (!needLeaf && !modelLine && !nameLine) continue;
-    if (!line.trim()) continue;
-    const p = parseLine(line);
-    if (!p.ok || !isPlainObject(p.value) || typeof p.value.id !== "string") continue;
-    const v = p.value;
+  while (end > 0 && (needLeaf || needModel || needName)) {
+    const start = tail.lastIndexOf(10, end - 1) + 1;
+    if (start === 0 && tail.length < size) break; // the first line of the tail may be cut
+    const v = tailRecord(tail, start, end, needLeaf, needModel, needName);
+    end = start - 1;
+    if (!v) continue;
     if (needLeaf) {
       leafId = v.id as string;
       needLeaf = false;
@@ -356,15 +373,49 @@ export function probeSummary(file: string, head: Uint8Array, tail: Uint8Array, s
     leafId,
     name,
     model,
+    // In the order of `summarize`'s keys.
     entries: [],
-    usage: [],
-    touches: [],
-    cost: 0,
     branchPoints: 0,
+    touches: [],
     compactions: 0,
     labels: [],
+    usage: [],
+    cost: 0,
     diagnostics: [],
     truncatedTail,
     partial: true,
   };
+}
+
+/** Tail lines longer than this are scanned first (their envelope answers for messages, the bulk of a tail). */
+const SCAN_TAIL_LINE = 512;
+
+/**
+ * The record on tail bytes [start, end) when it can answer a question still open (the leaf: any entry; the model: a
+ * model change or an assistant message; the name: a session_info), or null. A valid entry's envelope answers for a
+ * message; anything else is parsed. A line that is no JSON object with a string id is no answer.
+ */
+function tailRecord(
+  tail: Uint8Array,
+  start: number,
+  end: number,
+  needLeaf: boolean,
+  needModel: boolean,
+  needName: boolean,
+): Record<string, unknown> | null {
+  let envelope: Record<string, unknown> | null = null;
+  if (end - start > SCAN_TAIL_LINE) {
+    envelope = scanEnvelope(tail, start, end);
+    if (envelope && envelope.type === "message" && typeof envelope.id === "string") {
+      return needLeaf || (needModel && isPlainObject(envelope.message) && envelope.message.role === "assistant")
+        ? envelope
+        : null;
+    }
+  }
+  const line = decodeUtf8(tail.subarray(start, end));
+  const modelLine = needModel && (line.includes('"model_change"') || line.includes('"assistant"'));
+  const nameLine = needName && line.includes('"session_info"');
+  if ((!needLeaf && !modelLine && !nameLine) || !line.trim()) return null;
+  const p = parseLine(line);
+  return p.ok && isPlainObject(p.value) && typeof p.value.id === "string" ? p.value : null;
 }

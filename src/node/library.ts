@@ -11,6 +11,7 @@ import type { SessionRoot } from "./roots.js";
 import {
   belongsToWorkspace,
   computeOwnership,
+  discover,
   FamilyIndex,
   lastActivity,
   linkLineage,
@@ -257,6 +258,29 @@ export class SessionLibrary {
       this.familyIndex = null;
     }
     return { changes, structural };
+  }
+
+  /**
+   * The safety net under the watcher, which can lose events (a full inotify queue, a network file system, a sleep):
+   * every file under the roots is stat'ed, in slices, and those whose size or time differ from the listing, new ones
+   * and vanished ones are taken in as if the watcher had reported them. Nothing is read when nothing changed.
+   */
+  async sweep(): Promise<ChangeSet> {
+    await this.ensureLoaded();
+    const { files } = await discover(this.options.roots);
+    const found = new Set<string>();
+    const paths: string[] = [];
+    for (const f of files) {
+      found.add(f.file);
+      const s = this.sessionsByFile.get(f.file);
+      if (s) {
+        if (s.sizeBytes !== f.size || s.mtimeMs !== Number(f.mtimeNs / 1_000_000n)) paths.push(f.file);
+      } else if (this.options[f.root.agent === "pi" ? "includePi" : "includeOmp"] !== false) {
+        paths.push(f.file); // new, or left out before (unreadable): read as a watcher's event would have it
+      }
+    }
+    for (const file of this.sessionsByFile.keys()) if (!found.has(file)) paths.push(file);
+    return paths.length ? this.applyChanges(paths) : { changes: [], structural: false };
   }
 
   /** Sessions whose cwd (or slug folder) belongs to one of the workspace folders, newest first. */

@@ -140,7 +140,13 @@ export function oneLine(text: string): string {
 
 /** Text on one line, whitespace collapsed, cut to `max` characters with an ellipsis (never inside a surrogate pair). */
 export function truncate(text: string, max = 80): string {
-  const flat = text.replace(/\s+/g, " ").trim();
+  // Only a prefix can show: whitespace is collapsed in growing prefixes until one is long enough (a long text, such
+  // as a pasted log, would otherwise cost its whole length).
+  let flat = "";
+  for (let take = 2 * max; ; take *= 4) {
+    flat = text.slice(0, take).replace(/\s+/g, " ").trim();
+    if (flat.length > max || take >= text.length) break;
+  }
   if (flat.length <= max) return flat;
   let end = max - 1;
   const last = flat.charCodeAt(end - 1);

@@ -314,6 +314,11 @@ export class MetadataCache {
     return cache;
   }
 
+  /** Whether the cache holds a summary of `file` (of whatever size and time). */
+  has(file: string): boolean {
+    return this.entries.has(file);
+  }
+
   get(file: string, size: number, mtimeNs: bigint): SessionSummary | undefined {
     const e = this.entries.get(file);
     return e && e.size === size && e.mtimeNs === String(mtimeNs) ? e.summary : undefined;

@@ -5,7 +5,7 @@
  */
 import { join, relative, sep } from "node:path";
 import type { SessionRoot } from "../roots.js";
-import { realFs, slicer, type StoreFs } from "./fs.js";
+import { type FileStat, realFs, slicer, type StoreFs } from "./fs.js";
 import { ioReason } from "../ioReason.js";
 
 export interface DiscoveredFile {
@@ -38,6 +38,8 @@ export async function discover(
   fs: StoreFs = realFs,
   /** Told each file as it is found (a cold read starts its workers meanwhile: node/store/parallel.ts). */
   onFile?: (f: DiscoveredFile) => void,
+  /** How a session file is stat'ed (a probing listing opens the files its cache does not know: node/store/index.ts). */
+  statFile: (file: string) => FileStat = (file) => fs.stat(file),
 ): Promise<{ files: DiscoveredFile[]; errors: { path: string; message: string }[] }> {
   const files: DiscoveredFile[] = [];
   const errors: { path: string; message: string }[] = [];
@@ -51,7 +53,7 @@ export async function discover(
       return true;
     }
   };
-  const tick = slicer(256);
+  const tick = slicer(64);
   for (const root of roots) {
     let rootReal: string;
     try {
@@ -83,7 +85,7 @@ export async function discover(
       if (seen.has(file)) return;
       seen.add(file);
       try {
-        const st = fs.stat(file);
+        const st = statFile(file);
         const found: DiscoveredFile = { file, root, slug, nestedIn, size: st.size, mtimeNs: st.mtimeNs };
         const identity = st.dev !== undefined && st.ino !== undefined ? `${st.dev}:${st.ino}` : null;
         const earlier = identity === null ? undefined : byIdentity.get(identity);

@@ -6,29 +6,38 @@
  */
 import * as syncFs from "node:fs";
 import type { ParseResult } from "../../core/session.js";
-import { readRegularRangeSync } from "../fileAccess.js";
+import { openRegularSync, readFullySync } from "../fileAccess.js";
 import { readSessionFile } from "../readSession.js";
+
+/** What the store needs of a file's stat. `dev` and `ino` identify the file (two paths to one file are one session). */
+export interface FileStat {
+  size: number;
+  mtimeNs: bigint;
+  dev?: bigint;
+  ino?: bigint;
+  isFile(): boolean;
+  isDirectory(): boolean;
+}
 
 export interface StoreFs {
   readdir(dir: string): { name: string; isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean }[];
-  /** `dev` and `ino` identify the real file (two paths to one file are one session). */
-  stat(file: string): {
-    size: number;
-    mtimeNs: bigint;
-    dev?: bigint;
-    ino?: bigint;
-    isFile(): boolean;
-    isDirectory(): boolean;
-  };
+  stat(file: string): FileStat;
   /**
    * The whole session, parsed (large bodies are read back from the file when needed, so no copy of it is held).
    * Throws when the file cannot be read.
    */
   readSession(file: string): Promise<ParseResult>;
-  /** Up to `length` bytes at `position`, and as many at `position2` after them, from one open of the file. */
-  readRange(file: string, position: number, length: number, position2?: number): Uint8Array;
+  /**
+   * One open of a regular file: its stat (from the handle), and its first and last `length` bytes when it is longer
+   * than both (null otherwise). The bytes are valid until the next call. Throws when the file cannot be opened or
+   * is no regular file.
+   */
+  readEnds(file: string, length: number): { stat: FileStat; ends: { head: Uint8Array; tail: Uint8Array } | null };
   realpath(p: string): string;
 }
+
+/** `readEnds` reads into this buffer: a listing probes thousands of files, each read used before the next. */
+let endsBuffer = Buffer.alloc(0);
 
 export const realFs: StoreFs = {
   readdir: (dir) => syncFs.readdirSync(dir, { withFileTypes: true }),
@@ -49,18 +58,20 @@ export const realFs: StoreFs = {
     if (!r.ok && r.rejection.code === "unreadable") throw new Error(r.rejection.message);
     return r;
   },
-  readRange: (file, position, length, position2) =>
-    Buffer.concat(
-      readRegularRangeSync(
-        file,
-        position2 === undefined
-          ? [[position, length]]
-          : [
-              [position, length],
-              [position2, length],
-            ],
-      ),
-    ),
+  readEnds: (file, length) => {
+    const { fd, id } = openRegularSync(file);
+    try {
+      const stat = { ...id, isFile: () => true, isDirectory: () => false };
+      if (id.size <= 2 * length) return { stat, ends: null };
+      if (endsBuffer.length < 2 * length) endsBuffer = Buffer.allocUnsafe(2 * length);
+      const both = endsBuffer;
+      const head = both.subarray(0, readFullySync(fd, both.subarray(0, length), 0));
+      const tail = both.subarray(length, length + readFullySync(fd, both.subarray(length), id.size - length));
+      return { stat, ends: { head, tail } };
+    } finally {
+      syncFs.closeSync(fd);
+    }
+  },
   realpath: (p) => syncFs.realpathSync(p),
 };
 

@@ -3,7 +3,7 @@
  * entries (so usage is counted exactly once). `loadStore` lists them, from the metadata cache where it can, from a
  * probe of each file's ends for a first paint, and in full otherwise. This index is the store's public surface.
  */
-import { probeSummary, type SessionSummary, summarize } from "../../core/summary.js";
+import { probeSummary, type SessionSummary, type SessionSummaryOk, summarize } from "../../core/summary.js";
 import type { SessionRoot } from "../roots.js";
 import { MetadataCache } from "./cache.js";
 import { type DiscoveredFile, discover } from "./discover.js";
@@ -67,8 +67,22 @@ export async function loadStore(options: StoreOptions): Promise<Store> {
 
 async function load(options: StoreOptions, early: EarlyWorkers | undefined): Promise<Store> {
   const fs = options.fs ?? realFs;
-  const { files, errors } = await discover(options.roots, fs, early && ((f) => early.found(f.size)));
   const cache = await MetadataCache.load(options.cacheFile ?? null);
+  // A probing listing opens each file its cache does not know once, while listing: the handle's stat stands in for a
+  // stat of the path, and the file's ends are probed at once (their summary, or null for a full read).
+  const probedEarly = new Map<string, SessionSummaryOk | null>();
+  const openAndProbe = (file: string) => {
+    if (cache.has(file)) return fs.stat(file);
+    const { stat, ends } = fs.readEnds(file, PROBE_BYTES);
+    if (ends) probedEarly.set(file, probeSummary(file, ends.head, ends.tail, stat.size));
+    return stat;
+  };
+  const { files, errors } = await discover(
+    options.roots,
+    fs,
+    early && ((f) => early.found(f.size)),
+    options.probe ? openAndProbe : undefined,
+  );
   let filesRead = 0;
   const sessions: StoreSession[] = [];
   const partial: StoreSession[] = [];
@@ -101,10 +115,13 @@ async function load(options: StoreOptions, early: EarlyWorkers | undefined): Pro
     }
     if (options.probe && f.size > 2 * PROBE_BYTES) {
       try {
-        // Head and tail through one open of the file (the file is longer than both).
-        const both = fs.readRange(f.file, 0, PROBE_BYTES, f.size - PROBE_BYTES);
-        const probed = probeSummary(f.file, both.subarray(0, PROBE_BYTES), both.subarray(PROBE_BYTES), f.size);
-        await tick();
+        let probed = probedEarly.get(f.file);
+        if (probed === undefined) {
+          // A file the cache knew, changed since: head and tail through one open of the file.
+          const { stat, ends } = fs.readEnds(f.file, PROBE_BYTES);
+          probed = ends && probeSummary(f.file, ends.head, ends.tail, stat.size);
+          await tick();
+        }
         if (probed) {
           results[i] = { summary: probed, partial: true };
           continue;

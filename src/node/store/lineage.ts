@@ -23,7 +23,15 @@ function insideRoots(p: string, roots: SessionRoot[]): boolean {
 export function linkLineage(sessions: StoreSession[], roots: SessionRoot[]): void {
   const byFile = new Map<string, StoreSession>();
   const byId = new Map<string, StoreSession[]>();
-  const byRootRel = new Map<string, StoreSession>();
+  // Built only when a fork names a path outside the roots (`relative` over every file costs more than the rest).
+  let byRootRel: Map<string, StoreSession> | undefined;
+  const atRootRel = (rel: string) => {
+    if (!byRootRel) {
+      byRootRel = new Map();
+      for (const s of sessions) byRootRel.set(relative(s.root.dir, s.file).split(sep).join("/"), s);
+    }
+    return byRootRel.get(rel);
+  };
   for (const s of sessions) {
     byFile.set(s.file, s);
     if (s.summary.ok) {
@@ -31,7 +39,6 @@ export function linkLineage(sessions: StoreSession[], roots: SessionRoot[]): voi
       if (same) same.push(s);
       else byId.set(s.summary.id, [s]);
     }
-    byRootRel.set(relative(s.root.dir, s.file).split(sep).join("/"), s);
   }
   for (const s of sessions) {
     s.parent = null;
@@ -59,7 +66,7 @@ export function linkLineage(sessions: StoreSession[], roots: SessionRoot[]): voi
         state = parent ? "resolved" : "orphan";
       } else {
         const m = /(?:^|[/\\])sessions[/\\](.+)$/.exec(raw);
-        parent = m ? byRootRel.get(m[1]!.split(/[/\\]/).join("/")) : undefined;
+        parent = m ? atRootRel(m[1]!.split(/[/\\]/).join("/")) : undefined;
         state = parent ? "resolved" : "external";
       }
     }
