@@ -29,6 +29,7 @@ export async function treeCommand(file: string, values: { json?: boolean }, io: 
 }
 
 export async function contextCommand(file: string, values: { json?: boolean; leaf?: string }, io: Io): Promise<number> {
+  keepYoungGenerationSmall();
   const result = await readSessionFile(file, { validate: false });
   if (!result.ok) return reportUnreadable(result, !!values.json, io);
   let context;
