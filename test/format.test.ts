@@ -70,7 +70,7 @@ describe("format", () => {
     assert.equal(truncate(`${"y".repeat(2)}😀zz`, 5), "yy😀…");
   });
 
-  it("truncate looks at a prefix only, with the result of collapsing the whole text", () => {
+  it("truncate walks the text only as far as it shows, with the result of collapsing the whole text", () => {
     // The definition: every run of whitespace becomes one space, the ends are trimmed, then the cut.
     const whole = (text: string, max: number) => {
       const flat = text.replace(/\s+/g, " ").trim();
@@ -78,19 +78,10 @@ describe("format", () => {
       const end = max - 1 - (/[\ud800-\udbff]/.test(flat[max - 2] ?? "") ? 1 : 0);
       return `${flat.slice(0, end)}…`;
     };
-    const pieces = [
-      "a",
-      "word ",
-      " ",
-      "\n\n",
-      "\t",
-      "\u00a0",
-      "\u3000",
-      "😀",
-      "\u2028",
-      "x".repeat(90),
-      " ".repeat(700),
-    ];
+    const spaces = ["\t", "\v", "\f", "\r", "\u00a0", "\u1680", "\u2000", "\u200a", "\u2028", "\u2029", "\u202f"];
+    spaces.push("\u205f", "\u3000", "\ufeff");
+    const near = ["\u200b", "\u0085", "\u180e", "\u1fff", "\u200c"]; // close to whitespace, and not
+    const pieces = ["a", "word ", " ", "\n\n", "😀", "x".repeat(90), " ".repeat(700), ...spaces, ...near];
     let seed = 7;
     const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
     for (let i = 0; i < 3000; i++) {
@@ -99,7 +90,8 @@ describe("format", () => {
       for (let k = 0; k < n; k++) text += pieces[Math.floor(next() * pieces.length)];
       for (const max of [4, 40, 80, 200]) assert.equal(truncate(text, max), whole(text, max), JSON.stringify(text));
     }
-    // Whitespace longer than every prefix tried before the text starts.
+    // A long run of whitespace before the text, and one long word.
     assert.equal(truncate(`${" ".repeat(100_000)}late  text`, 80), "late text");
+    assert.equal(truncate(`${"w".repeat(100_000)} end`, 5), "wwww…");
   });
 });

@@ -11,9 +11,9 @@ import { renderTree } from "./treeText.js";
 
 /**
  * A command that holds one session, which may be hundreds of MB, keeps V8's young generation at its first size: at
- * the reader's allocation rate it grows to 30–40 MB, a quarter of the process's peak on a 100 MB session, for no
- * measurable speed (bench/RESULTS.md, Scale 2). The flag takes effect when set at run time, and only this process
- * (the CLI's) sets it: never an editor's extension host.
+ * the reader's allocation rate it grows to 30–40 MB, a quarter of the process's peak on a 100 MB session, and the
+ * larger size buys no measurable time (bench/RESULTS.md, Scale 2). The flag takes effect when set at run time. V8
+ * flags are the process's: only these commands set it (no worker threads), never an editor's extension host.
  */
 function keepYoungGenerationSmall(): void {
   setFlagsFromString("--semi-space-growth-factor=1");

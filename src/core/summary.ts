@@ -218,15 +218,51 @@ export function summarize(result: ParseResult, options: { touches?: boolean } = 
   let active: Set<string> | undefined;
   const isActive = (id: string) => (active ??= new Set(pathTo(s, s.leafId).map((e) => e.id))).has(id);
   const touches = options.touches === false ? [] : touchRecords(s.entries, isActive);
-  return {
-    ...namingFacts(s),
-    entries: s.entries
-      .filter((e) => !e.shadowed)
-      .map((e) => [e.id, e.timestamp ? Date.parse(e.timestamp) : Number.NaN]),
-    branchPoints: [...s.children.values()].filter((c) => c.length > 1).length,
-    touches,
-    ...perSession(s, usage),
+  const entries = s.entries
+    .filter((e) => !e.shadowed)
+    .map((e): [string, number] => [e.id, e.timestamp ? Date.parse(e.timestamp) : Number.NaN]);
+  const branchPoints = [...s.children.values()].filter((c) => c.length > 1).length;
+  return summaryOf(namingFacts(s), { entries, branchPoints, touches }, perSession(s, usage));
+}
+
+/**
+ * A summary from its parts, property by property in one order: object spreads of these cost about 20 µs a summary
+ * (measured), more than the whole parse of a first-paint probe.
+ */
+function summaryOf(
+  f: NamingFacts,
+  tree: Pick<SessionSummaryOk, "entries" | "branchPoints" | "touches">,
+  p: ReturnType<typeof perSession>,
+  partial = false,
+): SessionSummaryOk {
+  const out: SessionSummaryOk = {
+    ok: true,
+    id: f.id,
+    flavor: f.flavor,
+    version: f.version,
+    cwd: f.cwd,
+    name: f.name,
+    firstPrompt: f.firstPrompt,
+    laterPrompt: f.laterPrompt,
+    lastPrompt: f.lastPrompt,
+    nameTime: f.nameTime,
+    created: f.created,
+    parentSession: f.parentSession,
+    subagent: f.subagent,
+    leafId: f.leafId,
+    model: f.model,
+    entries: tree.entries,
+    branchPoints: tree.branchPoints,
+    touches: tree.touches,
+    compactions: p.compactions,
+    labels: p.labels,
+    usage: p.usage,
+    cost: p.cost,
+    diagnostics: p.diagnostics,
+    truncatedTail: p.truncatedTail,
   };
+  if (partial) out.partial = true;
+  return out;
 }
 
 /**
@@ -326,10 +362,8 @@ export function probeSummary(file: string, head: Uint8Array, tail: Uint8Array, s
   if (!r.ok) return null;
   // v1 ids are line numbers: only a full read knows them.
   if (r.session.version < 2) return null;
-  const full = namingFacts(r.session);
-  let leafId = full.leafId;
-  let name = full.name;
-  let model = full.model;
+  // The head's facts, then the tail's answers over them.
+  const facts = namingFacts(r.session);
   // The tail: complete lines only (the first one may be cut, and the last one when the agent is writing).
   const truncatedTail = tail[tail.length - 1] !== 10;
   let end = truncatedTail ? tail.lastIndexOf(10) : tail.length - 1;
@@ -345,15 +379,15 @@ export function probeSummary(file: string, head: Uint8Array, tail: Uint8Array, s
     end = start - 1;
     if (!v) continue;
     if (needLeaf) {
-      leafId = v.id as string;
+      facts.leafId = v.id as string;
       needLeaf = false;
     }
     if (needName && v.type === "session_info") {
-      name = typeof v.name === "string" && v.name.trim() ? v.name.trim() : null;
+      facts.name = typeof v.name === "string" && v.name.trim() ? v.name.trim() : null;
       needName = false;
     }
     if (needModel && v.type === "model_change" && typeof v.provider === "string" && typeof v.modelId === "string") {
-      model = `${v.provider}/${v.modelId}`;
+      facts.model = `${v.provider}/${v.modelId}`;
       needModel = false;
     }
     if (
@@ -364,27 +398,12 @@ export function probeSummary(file: string, head: Uint8Array, tail: Uint8Array, s
       typeof v.message.provider === "string" &&
       typeof v.message.model === "string"
     ) {
-      model = `${v.message.provider}/${v.message.model}`;
+      facts.model = `${v.message.provider}/${v.message.model}`;
       needModel = false;
     }
   }
-  return {
-    ...full,
-    leafId,
-    name,
-    model,
-    // In the order of `summarize`'s keys.
-    entries: [],
-    branchPoints: 0,
-    touches: [],
-    compactions: 0,
-    labels: [],
-    usage: [],
-    cost: 0,
-    diagnostics: [],
-    truncatedTail,
-    partial: true,
-  };
+  const nothing = { compactions: 0, labels: [], usage: [], cost: 0, diagnostics: [], truncatedTail };
+  return summaryOf(facts, { entries: [], branchPoints: 0, touches: [] }, nothing, true);
 }
 
 /** Tail lines longer than this are scanned first (their envelope answers for messages, the bulk of a tail). */

