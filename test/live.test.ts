@@ -388,6 +388,19 @@ describe("SessionLibrary: listing plus live changes", () => {
     assert.deepEqual(await lib.sweep(), { changes: [], structural: false }, "a second sweep finds nothing");
   });
 
+  it("two opens of a session while its first read runs both get the whole model", async () => {
+    const lib = library();
+    await lib.ensureLoaded();
+    const s2 = lib.sessions.find((s) => s.file.includes("d4f8"))!;
+    const whole = parseSession(s2.file, readFileSync(s2.file));
+    const [a, b] = await Promise.all([lib.open(s2.file), lib.open(s2.file)]);
+    assert.ok(whole.ok && a.ok && b.ok);
+    assert.deepEqual(
+      [a.session.entries.length, b.session.entries.length, b.session.leafId],
+      [whole.session.entries.length, whole.session.entries.length, whole.session.leafId],
+    );
+  });
+
   it("a re-listing keeps a followed session's live state", async () => {
     const lib = library();
     await lib.ensureLoaded();

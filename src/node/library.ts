@@ -54,6 +54,8 @@ export interface Project {
 export class SessionLibrary {
   private sessionsByFile = new Map<string, StoreSession>();
   private readonly trackers = new Map<string, SessionTracker>();
+  /** First reads under way (`open`). */
+  private readonly opening = new Map<string, Promise<void>>();
   private loaded: Promise<void> | null = null;
   errors: { path: string; message: string }[] = [];
   /** Session files parsed in full by the last `load` (0 when the cache answered everything). */
@@ -159,17 +161,25 @@ export class SessionLibrary {
     return this.sessionsByFile.get(file);
   }
 
-  /** The full model of a listed session, read once and then followed incrementally. */
+  /**
+   * The full model of a listed session, read once and then followed incrementally. A second caller while the first
+   * read runs waits for it (the model is whole only once it ends).
+   */
   async open(file: string): Promise<ParseResult> {
     const s = this.sessionsByFile.get(file);
     if (!s) throw new Error(`${file} is not a session under the configured roots`);
     let tracker = this.trackers.get(file);
     if (!tracker) {
-      tracker = new SessionTracker(file);
-      this.trackers.set(file, tracker);
-      await tracker.update();
-      this.absorb(s, tracker);
-    }
+      const fresh = (tracker = new SessionTracker(file));
+      this.trackers.set(file, fresh);
+      const first = fresh.update().then(() => this.absorb(s, fresh));
+      this.opening.set(file, first);
+      try {
+        await first;
+      } finally {
+        this.opening.delete(file);
+      }
+    } else await this.opening.get(file);
     return tracker.result();
   }
 

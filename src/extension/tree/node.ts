@@ -18,8 +18,10 @@ export interface TreeContext {
   workspaceFolderPaths(): string[];
   /** The session's outline for the current filter, parsed on first use. */
   outline(file: string): Promise<SessionOutline | null>;
-  /** The outline if it is already built (rendering never reads files). */
+  /** The outline if it is already built, or a large session's tail-first preview (rendering never reads files). */
   loadedOutline(file: string): SessionOutline | undefined;
+  /** A large session's latest turns read from its end while it is read in full, or null (`provider.ts`). */
+  preview(file: string): Promise<SessionOutline | null>;
   /** The node already known by this id and class (updated from `node`), else `node` itself. */
   intern<T extends TreeNode>(node: T): T;
   /** A stable key for a session file (`session:<id>`, made unique for copied files). */

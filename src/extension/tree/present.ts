@@ -74,7 +74,8 @@ export function entryTooltip(file: string, entry: Entry, label: string | undefin
   md.appendText(entry.type + (entry.role ? ` · ${entry.role}` : ""));
   md.appendMarkdown("**  \n");
   const time = entry.timestamp ? ` · ${new Date(entry.timestamp).toLocaleString()}` : "";
-  md.appendText(`id ${entry.id} · line ${entry.line}${time}`);
+  // Line 0: not known (a tail-first preview's entry).
+  md.appendText(`id ${entry.id}${entry.line ? ` · line ${entry.line}` : ""}${time}`);
   if (label) {
     md.appendMarkdown("  \n**Label:** ");
     md.appendText(label);

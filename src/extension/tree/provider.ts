@@ -10,6 +10,7 @@ import { type FilterMode, type OutlineItem, SessionOutline } from "../../core/ou
 import { pathTo } from "../../core/session.js";
 import type { SessionLibrary } from "../../node/library.js";
 import { lastActivity } from "../../node/store/index.js";
+import { readTailPreview } from "../../node/tailPreview.js";
 import { formatBytes } from "../../protocol/format.js";
 import type { SessionService } from "../service.js";
 import { BranchNode } from "./branchNode.js";
@@ -27,12 +28,21 @@ import { TurnNode } from "./turnNode.js";
 
 /** Sessions larger than this show progress while they are read. */
 const LARGE_SESSION_BYTES = 8 * 1024 * 1024;
+/**
+ * Sessions larger than this show the latest turns of their active branch at once, read from the end of the file
+ * (`readTailPreview`), until their parse ends: it takes half a second and more from here (a 1 GB session: seconds).
+ */
+const PREVIEW_BYTES = 64 * 1024 * 1024;
 
 export class SessionsTreeProvider implements vscode.TreeDataProvider<Element>, TreeContext, vscode.Disposable {
   private readonly emitter = new vscode.EventEmitter<Element | Element[] | undefined>();
   readonly onDidChangeTreeData = this.emitter.event;
   private readonly nodes = new Map<string, TreeNode>();
   private readonly outlines = new Map<string, SessionOutline>();
+  /** Outlines being built (one parse per session, however many ask). */
+  private readonly loading = new Map<string, Promise<SessionOutline | null>>();
+  /** Tail-first outlines of large sessions whose parse has not ended (`preview`). */
+  private readonly previews = new Map<string, SessionOutline>();
   private readonly keys = new Map<string, string>();
   private readonly liveFiles = new Set<string>();
   private readonly liveTimer: NodeJS.Timeout;
@@ -51,7 +61,10 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<Element>, T
       service.onDidChange((set) => {
         if (!set || set.structural) return this.refreshAll();
         const files = new Set(set.changes.map((c) => c.file));
-        for (const f of files) this.outlines.delete(f);
+        for (const f of files) {
+          this.outlines.delete(f);
+          this.previews.delete(f);
+        }
         this.fireFamilies(files);
       }),
     );
@@ -81,11 +94,13 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<Element>, T
   setFilter(mode: FilterMode): void {
     this.filterMode = mode;
     this.outlines.clear();
+    this.previews.clear();
     this.fireSessions(() => true);
   }
 
   refreshAll(): void {
     this.outlines.clear();
+    this.previews.clear();
     this.emitter.fire(undefined);
   }
 
@@ -167,7 +182,7 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<Element>, T
 
   row(session: FileNode, parent: Element, item: OutlineItem): RowNode {
     const file = session.file;
-    const type = this.outlines.get(file)?.session.byId.get(item.id)?.type;
+    const type = this.loadedOutline(file)?.session.byId.get(item.id)?.type;
     const id = `${session.id}/${item.kind === "branch" ? "branch" : "entry"}:${item.id}`;
     const Kind =
       item.kind === "branch"
@@ -215,13 +230,22 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<Element>, T
   }
 
   loadedOutline(file: string): SessionOutline | undefined {
-    return this.outlines.get(file);
+    return this.outlines.get(file) ?? this.previews.get(file);
   }
 
   /** The session's model and its outline for the current filter (parsed on first use, then followed live). */
-  async outline(file: string): Promise<SessionOutline | null> {
+  outline(file: string): Promise<SessionOutline | null> {
     const cached = this.outlines.get(file);
-    if (cached) return cached;
+    if (cached) return Promise.resolve(cached);
+    let pending = this.loading.get(file);
+    if (!pending) {
+      pending = this.readOutline(file).finally(() => this.loading.delete(file));
+      this.loading.set(file, pending);
+    }
+    return pending;
+  }
+
+  private async readOutline(file: string): Promise<SessionOutline | null> {
     // A large session that is not followed yet takes a moment to read: say so in the window's progress area.
     const lib = this.service.lib;
     const size = lib.get(file)?.sizeBytes ?? 0;
@@ -230,9 +254,35 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<Element>, T
       !lib.tracker(file) && size > LARGE_SESSION_BYTES
         ? await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title }, () => lib.open(file))
         : await lib.open(file);
+    this.previews.delete(file);
     if (!result.ok) return null;
     const outline = new SessionOutline(result.session, this.filterMode);
     this.outlines.set(file, outline);
+    return outline;
+  }
+
+  /**
+   * For a large session not read yet: the latest turns of its active branch, read from the end of the file, while
+   * the whole of it is read in the background; its nodes are rendered again when that ends. Null otherwise.
+   */
+  async preview(file: string): Promise<SessionOutline | null> {
+    const lib = this.service.lib;
+    if (this.outlines.has(file) || lib.tracker(file) || (lib.get(file)?.sizeBytes ?? 0) <= PREVIEW_BYTES) return null;
+    const known = this.previews.get(file);
+    if (known) return known;
+    let session;
+    try {
+      session = await readTailPreview(file);
+    } catch {
+      session = null; // the full read reports why the file cannot be read
+    }
+    if (!session) return null;
+    const outline = new SessionOutline(session, this.filterMode);
+    this.previews.set(file, outline);
+    void this.outline(file).then(
+      () => this.fireSessions((f) => f === file),
+      () => this.fireSessions((f) => f === file),
+    );
     return outline;
   }
 

@@ -46,10 +46,17 @@ export class SessionNode extends TreeNode {
       if (families.forks(s).length) out.push(ForksNode.of(this, "forks", this.tree));
       if (families.subagents(s).length) out.push(ForksNode.of(this, "subagents", this.tree));
     }
-    const outline = await this.tree.outline(this.file);
+    // A large session not read yet: its latest turns at once, the whole of it when its read ends.
+    const preview = this.tree.loadedOutline(this.file) ? null : await this.tree.preview(this.file);
+    const outline = preview ?? (await this.tree.outline(this.file));
     if (!outline) return [...out, ...this.unreadableChildren(s)];
     if (s.summary.ok && s.summary.parentSession) {
       out.push(this.tree.intern(new ForkedFromNode(`${this.id}/forkedFrom`, this.file, this, this.tree)));
+    }
+    if (preview) {
+      const text = vscode.l10n.t("Reading {0}: the latest turns of the active branch so far", formatBytes(s.sizeBytes));
+      out.push(this.tree.intern(new InfoNode(`${this.id}/preview`, this, this.tree, { text, icon: "loading~spin" })));
+      return [...out, ...preview.items(null).map((item) => this.tree.row(this, this, item))];
     }
     out.push(...outline.items(null).map((item) => this.tree.row(this, this, item)));
     // Forks whose fork point is unknown (no inherited entries) hang off the session itself (nested: "Forks (N)").
