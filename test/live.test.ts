@@ -388,6 +388,40 @@ describe("SessionLibrary: listing plus live changes", () => {
     assert.deepEqual(await lib.sweep(), { changes: [], structural: false }, "a second sweep finds nothing");
   });
 
+  it("a sweep follows the settings by each session's agent, and repairs a listing older than its model", async () => {
+    const root = join(dir, "any");
+    mkdirSync(join(root, "--w--"), { recursive: true });
+    const file = (name: string) => join(root, "--w--", `2026-01-01T00-00-00-000Z_${name}.jsonl`);
+    const ompHeader = { ...header({ id: "omp-one" }), title: "OMP" }; // an OMP header: its title key
+    writeFileSync(file("omp"), jsonl(ompHeader, message("o1", null, "user", "hi")));
+    // A root of any agent (the agentDirs setting) with Oh My Pi left out.
+    const lib = new SessionLibrary({
+      roots: [{ dir: root, agent: "any", source: "test" }],
+      cacheFile: null,
+      includeOmp: false,
+    });
+    await lib.ensureLoaded();
+    assert.deepEqual(lib.sessions, []);
+    // A pi session whose watcher event was lost is taken in; the OMP one is neither listed, followed, nor read again.
+    writeFileSync(file("pi"), jsonl(header({ id: "pi-one" }), message("p1", null, "user", "hi")));
+    let set = await lib.sweep();
+    assert.deepEqual(set.changes, [{ file: file("pi"), kind: "added" }]);
+    assert.deepEqual([await lib.sweep(), lib.tracker(file("omp"))], [{ changes: [], structural: false }, undefined]);
+    // A listing older than the followed model (a Refresh that overlapped the file's event) is brought up to it.
+    await lib.open(file("pi"));
+    appendFileSync(file("pi"), jsonl(message("p2", "p1", "user", "again")));
+    await lib.applyChanges([file("pi")]);
+    const listed = lib.get(file("pi"))!;
+    const size = listed.sizeBytes;
+    Object.assign(listed, { sizeBytes: 10, summary: { ...listed.summary, leafId: "p1" } });
+    set = await lib.sweep();
+    assert.deepEqual(set.changes, [{ file: file("pi"), kind: "changed" }]);
+    assert.deepEqual(
+      [lib.get(file("pi"))!.sizeBytes, lib.get(file("pi"))!.summary.ok && lib.get(file("pi"))!.summary.leafId],
+      [size, "p2"],
+    );
+  });
+
   it("two opens of a session while its first read runs both get the whole model", async () => {
     const lib = library();
     await lib.ensureLoaded();

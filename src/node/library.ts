@@ -54,6 +54,8 @@ export interface Project {
 export class SessionLibrary {
   private sessionsByFile = new Map<string, StoreSession>();
   private readonly trackers = new Map<string, SessionTracker>();
+  /** Sessions the settings leave out (their agent), with the size and time they had then (`sweep` skips them). */
+  private readonly leftOut = new Map<string, string>();
   /** First reads under way (`open`). */
   private readonly opening = new Map<string, Promise<void>>();
   private loaded: Promise<void> | null = null;
@@ -101,7 +103,11 @@ export class SessionLibrary {
     this.errors = store.errors;
     this.filesRead = store.filesRead;
     const next = new Map<string, StoreSession>();
-    for (const s of store.sessions) if (this.included(s)) next.set(s.file, s);
+    this.leftOut.clear();
+    for (const s of store.sessions) {
+      if (this.included(s)) next.set(s.file, s);
+      else this.leftOut.set(s.file, stamp(s.sizeBytes, s.mtimeMs));
+    }
     for (const file of this.trackers.keys()) if (!next.has(file)) this.trackers.delete(file);
     this.sessionsByFile = next;
     this.preferLive();
@@ -228,11 +234,21 @@ export class SessionLibrary {
           }
           continue;
         }
-        if (change === "unchanged" && known) continue;
+        // Unchanged, unless the listing is older than the model (a Refresh that overlapped this file's event).
+        if (
+          change === "unchanged" &&
+          known &&
+          known.sizeBytes === tracker.sizeBytes &&
+          known.mtimeMs === tracker.mtimeMs
+        )
+          continue;
         const before = known?.summary;
         const s = known ?? newStoreSession({ ...placed, file, size: 0 }, summarize(tracker.result()));
         this.absorb(s, tracker, known ? change : undefined);
         if (!this.included(s)) {
+          // Left out by the settings (its agent): not followed, and not read again until it changes.
+          this.trackers.delete(file);
+          this.leftOut.set(file, stamp(tracker.sizeBytes, tracker.mtimeMs));
           if (known) {
             this.sessionsByFile.delete(file);
             changes.push({ file, kind: "removed" });
@@ -283,11 +299,10 @@ export class SessionLibrary {
     for (const f of files) {
       found.add(f.file);
       const s = this.sessionsByFile.get(f.file);
-      if (s) {
-        if (s.sizeBytes !== f.size || s.mtimeMs !== Number(f.mtimeNs / 1_000_000n)) paths.push(f.file);
-      } else if (this.options[f.root.agent === "pi" ? "includePi" : "includeOmp"] !== false) {
-        paths.push(f.file); // new, or left out before (unreadable): read as a watcher's event would have it
-      }
+      const now = stamp(f.size, Number(f.mtimeNs / 1_000_000n));
+      // Listed and changed; or new, or unreadable before (read as a watcher's event would have it), unless the
+      // settings left it out as it is now.
+      if (s ? stamp(s.sizeBytes, s.mtimeMs) !== now : this.leftOut.get(f.file) !== now) paths.push(f.file);
     }
     for (const file of this.sessionsByFile.keys()) if (!found.has(file)) paths.push(file);
     return paths.length ? this.applyChanges(paths) : { changes: [], structural: false };
@@ -331,3 +346,6 @@ export class SessionLibrary {
 function byActivity(a: StoreSession, b: StoreSession): number {
   return lastActivity(b) - lastActivity(a) || a.file.localeCompare(b.file);
 }
+
+/** A file's size and modification time (ms), as one comparable key. */
+const stamp = (size: number, mtimeMs: number) => `${size}:${mtimeMs}`;

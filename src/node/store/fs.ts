@@ -66,7 +66,10 @@ export const realFs: StoreFs = {
       if (endsBuffer.length < 2 * length) endsBuffer = Buffer.allocUnsafe(2 * length);
       const both = endsBuffer;
       const head = both.subarray(0, readFullySync(fd, both.subarray(0, length), 0));
-      const tail = both.subarray(length, length + readFullySync(fd, both.subarray(length), id.size - length));
+      const tail = both.subarray(
+        length,
+        length + readFullySync(fd, both.subarray(length, 2 * length), id.size - length),
+      );
       return { stat, ends: { head, tail } };
     } finally {
       syncFs.closeSync(fd);
