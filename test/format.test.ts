@@ -83,7 +83,12 @@ describe("format", () => {
     const near = ["\u200b", "\u0085", "\u180e", "\u1fff", "\u200c"]; // close to whitespace, and not
     const pieces = ["a", "word ", " ", "\n\n", "😀", "x".repeat(90), " ".repeat(700), ...spaces, ...near];
     let seed = 7;
-    const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const next = () => {
+      seed ^= seed << 13; // xorshift32: integer arithmetic only
+      seed ^= seed >>> 17;
+      seed ^= seed << 5;
+      return (seed >>> 0) / 4294967296;
+    };
     for (let i = 0; i < 3000; i++) {
       let text = "";
       const n = Math.floor(next() * 60);

@@ -25,7 +25,7 @@ import { SessionTracker } from "../src/node/tracker.js";
 import { SessionWatcher } from "../src/node/watcher.js";
 // @ts-expect-error: a plain ESM script shared with the VS Code runners (no type declarations)
 import { buildFixtureHome } from "../scripts/vscode/fixture-home.mjs";
-import { header, iso, label, message, usage } from "./builders.js";
+import { compaction, header, iso, label, message, usage } from "./builders.js";
 import { feedInChunks, jsonl, plain, sleep, waitFor } from "./helpers.js";
 import { OMP_FIXTURES, PI_FIXTURES, rel } from "./fixtures.js";
 
@@ -114,6 +114,63 @@ describe("SessionReader: appends that are not plain (the index is rebuilt, and t
       assert.deepEqual(view(reader.result()), view(whole));
     });
   }
+});
+
+describe("compactions' kept ranges: one index for a whole file equals a walk per appended compaction", () => {
+  it("random trees with cycles, orphans, self-parents, duplicate ids and forward parents", () => {
+    let above = 0;
+    let notAbove = 0;
+    let seed = 11;
+    const next = (n: number) => {
+      seed ^= seed << 13; // xorshift32: integer arithmetic only
+      seed ^= seed >>> 17;
+      seed ^= seed << 5;
+      return (seed >>> 0) % n;
+    };
+    for (let round = 0; round < 40; round++) {
+      const ids: string[] = [];
+      const records: unknown[] = [];
+      for (let i = 0; i < 200; i++) {
+        const id = next(20) === 0 && ids.length ? ids[next(ids.length)]! : `e${i}`; // sometimes a duplicate id
+        // Mostly a chain with side branches (so that kept entries are often above), and every odd shape besides.
+        const r = next(20);
+        const previous = ids.at(-1) ?? null;
+        const parent =
+          i === 0 || r === 0
+            ? null
+            : r === 1
+              ? "missing"
+              : r === 2
+                ? id
+                : r === 3
+                  ? `e${i + 1 + next(5)}`
+                  : r < 7
+                    ? ids[next(ids.length)]!
+                    : previous;
+        const k = next(4);
+        const kept = k === 0 ? "nowhere" : k === 1 ? (ids[next(ids.length)] ?? "e0") : (ids.at(-1 - next(10)) ?? "e0");
+        records.push(
+          next(3) === 0
+            ? compaction(id, parent as string, kept, { time: i })
+            : message(id, parent, "user", "hi", { time: i }),
+        );
+        ids.push(id);
+      }
+      const text = jsonl(header(), ...records);
+      const whole = parseSession("x", text);
+      assert.ok(whole.ok && whole.session.compactions.length > 16, "the index path");
+      const reader = new SessionReader("x");
+      feedInChunks(reader, Buffer.from(text), [1], () => reader.result());
+      const fed = reader.result();
+      assert.ok(fed.ok);
+      assert.deepEqual(plain(fed.session.compactions), plain(whole.session.compactions), `round ${round}`);
+      for (const c of whole.session.compactions) {
+        if (c.keptFromId) above++;
+        else notAbove++;
+      }
+    }
+    assert.ok(above > 100 && notAbove > 100, `kept above: ${above}, not: ${notAbove}`);
+  });
 });
 
 describe("SessionTracker: follows a file while an agent writes it", () => {
@@ -416,13 +473,11 @@ describe("SessionLibrary: listing plus live changes", () => {
     Object.assign(listed, { sizeBytes: 10, summary: { ...listed.summary, leafId: "p1" } });
     set = await lib.sweep();
     assert.deepEqual(set.changes, [{ file: file("pi"), kind: "changed" }]);
-    assert.deepEqual(
-      [lib.get(file("pi"))!.sizeBytes, lib.get(file("pi"))!.summary.ok && lib.get(file("pi"))!.summary.leafId],
-      [size, "p2"],
-    );
+    const repaired = lib.get(file("pi"))!;
+    assert.deepEqual([repaired.sizeBytes, repaired.summary.ok && repaired.summary.leafId], [size, "p2"]);
   });
 
-  it("two opens of a session while its first read runs both get the whole model", async () => {
+  it("opens of a session while its first read runs (an open's, or an event's) get the whole model", async () => {
     const lib = library();
     await lib.ensureLoaded();
     const s2 = lib.sessions.find((s) => s.file.includes("d4f8"))!;
@@ -432,6 +487,19 @@ describe("SessionLibrary: listing plus live changes", () => {
     assert.deepEqual(
       [a.session.entries.length, b.session.entries.length, b.session.leafId],
       [whole.session.entries.length, whole.session.entries.length, whole.session.leafId],
+    );
+    // The same when the first read is a watcher event's (a session listed, not followed yet).
+    const other = library();
+    await other.ensureLoaded();
+    const applying = other.applyChanges([s2.file]);
+    // Its tracker is made at once (no I/O yet): its read cannot end in microtasks.
+    while (!other.tracker(s2.file)) await Promise.resolve();
+    const c = await other.open(s2.file);
+    await applying;
+    assert.ok(c.ok);
+    assert.deepEqual(
+      [c.session.entries.length, c.session.leafId],
+      [whole.session.entries.length, whole.session.leafId],
     );
   });
 

@@ -77,6 +77,17 @@ describe("tail-first preview of a large session", () => {
     });
   });
 
+  it("a file that starts with a BOM; a last line still being written is left for the full read", async () => {
+    await withTempDir(async (dir) => {
+      const file = join(dir, "bom.jsonl");
+      const writing = JSON.stringify(message("u600", "a599", "user", "half")); // complete JSON, no newline yet
+      writeFileSync(file, `\ufeff${jsonl(header({ id: "bom" }), ...records())}${writing}`);
+      const s = await readTailPreview(file, TAIL);
+      assert.ok(s);
+      assert.deepEqual([s.header.id, s.leafId, s.byId.has("u600")], ["bom", "a599", false]);
+    });
+  });
+
   it("none for a v1 session, a file no longer than the two reads, or a header out of reach", async () => {
     await withTempDir(async (dir) => {
       const write = (name: string, text: string) => (writeFileSync(join(dir, name), text), join(dir, name));

@@ -1056,6 +1056,51 @@ function isAncestor(session: Session, ancestorId: string, entry: Entry): boolean
   return false;
 }
 
+/**
+ * `isAncestor` for many entries at once: one pass gives each entry whose parent chain ends at a root its entry and
+ * exit times in a walk of that forest, so that an answer is two comparisons; an entry in or under a parentId cycle is
+ * walked as `isAncestor` walks it. (A crafted file of compactions that keep nothing above them took quadratic time.)
+ */
+function ancestorIndex(session: Session): (ancestorId: string, entry: Entry) => boolean {
+  const kids = new Map<Entry, Entry[]>();
+  const roots: Entry[] = [];
+  for (const e of session.byId.values()) {
+    const parent = e.parentId === null ? undefined : session.byId.get(e.parentId);
+    if (!parent) roots.push(e);
+    else if (parent !== e) {
+      const list = kids.get(parent);
+      if (list) list.push(e);
+      else kids.set(parent, [e]);
+    }
+  }
+  const enter = new Map<Entry, number>();
+  const exit = new Map<Entry, number>();
+  let clock = 0;
+  for (const root of roots) {
+    enter.set(root, clock++);
+    const stack: { e: Entry; next: number }[] = [{ e: root, next: 0 }];
+    while (stack.length) {
+      const top = stack[stack.length - 1]!;
+      const list = kids.get(top.e);
+      if (list && top.next < list.length) {
+        const child = list[top.next++]!;
+        enter.set(child, clock++);
+        stack.push({ e: child, next: 0 });
+      } else {
+        exit.set(top.e, clock++);
+        stack.pop();
+      }
+    }
+  }
+  return (ancestorId, entry) => {
+    const at = enter.get(entry);
+    if (at === undefined) return isAncestor(session, ancestorId, entry);
+    const a = session.byId.get(ancestorId);
+    const from = a && enter.get(a);
+    return from !== undefined && from < at && exit.get(entry)! < exit.get(a!)!;
+  };
+}
+
 type CompactionFacts = Pick<CompactionInfo, "firstKeptEntryId" | "keptFromId" | "tokensBefore" | "tokensAfter">;
 
 function collectCompactions(
@@ -1079,6 +1124,9 @@ function collectCompactions(
     }
   }
   const result: CompactionInfo[] = [];
+  // Few new compactions (an append): a walk up each; many (a whole file): one index for all.
+  const pending = compactionEntries.filter((e) => !e.shadowed && !keptFrom.has(e.id)).length;
+  const above = pending > 16 ? ancestorIndex(session) : (id: string, e: Entry) => isAncestor(session, id, e);
   for (const entry of compactionEntries) {
     if (entry.shadowed) continue;
     let facts = keptFrom.get(entry.id);
@@ -1086,7 +1134,7 @@ function collectCompactions(
       const d = entry.data;
       const firstKept = typeof d.firstKeptEntryId === "string" ? d.firstKeptEntryId : null;
       let keptFromId: string | null = null;
-      if (firstKept && isAncestor(session, firstKept, entry)) keptFromId = firstKept;
+      if (firstKept && above(firstKept, entry)) keptFromId = firstKept;
       facts = {
         firstKeptEntryId: firstKept,
         keptFromId,

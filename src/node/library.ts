@@ -56,8 +56,8 @@ export class SessionLibrary {
   private readonly trackers = new Map<string, SessionTracker>();
   /** Sessions the settings leave out (their agent), with the size and time they had then (`sweep` skips them). */
   private readonly leftOut = new Map<string, string>();
-  /** First reads under way (`open`). */
-  private readonly opening = new Map<string, Promise<void>>();
+  /** First reads under way (`firstRead`). */
+  private readonly opening = new Map<string, Promise<unknown>>();
   private loaded: Promise<void> | null = null;
   errors: { path: string; message: string }[] = [];
   /** Session files parsed in full by the last `load` (0 when the cache answered everything). */
@@ -178,15 +178,26 @@ export class SessionLibrary {
     if (!tracker) {
       const fresh = (tracker = new SessionTracker(file));
       this.trackers.set(file, fresh);
-      const first = fresh.update().then(() => this.absorb(s, fresh));
-      this.opening.set(file, first);
-      try {
-        await first;
-      } finally {
-        this.opening.delete(file);
-      }
+      await this.firstRead(
+        file,
+        fresh.update().then(() => this.absorb(s, fresh)),
+      );
     } else await this.opening.get(file);
     return tracker.result();
+  }
+
+  /** Whether the session's model is in memory, whole (read once and followed since). */
+  isFollowed(file: string): boolean {
+    return this.trackers.has(file) && !this.opening.has(file);
+  }
+
+  /** A tracker's first read (by `open` or a watcher's event): until it ends, `open` waits for it. */
+  private firstRead(file: string, read: Promise<unknown>): Promise<unknown> {
+    const done = read.finally(() => {
+      if (this.opening.get(file) === done) this.opening.delete(file);
+    });
+    this.opening.set(file, done);
+    return done;
   }
 
   /** The model if it is already loaded (no I/O). */
@@ -220,11 +231,15 @@ export class SessionLibrary {
         let tracker = this.trackers.get(file);
         // A path the store would not list (outside the roots, a second path of a listed file, not a session name) is
         // never read: a watcher event is no reason to open it.
+        let first = false;
         if (placed && !tracker) {
           tracker = new SessionTracker(file);
           this.trackers.set(file, tracker);
+          first = true;
         }
-        const change = placed && tracker ? (await tracker.update()).change : "unchanged";
+        const update = placed && tracker ? tracker.update() : undefined;
+        if (first && update) void this.firstRead(file, update).catch(() => undefined); // awaited below
+        const change = update ? (await update).change : "unchanged";
         if (!placed || !tracker || tracker.sizeBytes < 0) {
           this.trackers.delete(file);
           if (known) {

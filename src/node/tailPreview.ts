@@ -31,9 +31,12 @@ export async function readTailPreview(file: string, tailBytes = TAIL_BYTES): Pro
     await handle.close();
   }
   const headerEnd = headerLineEnd(head);
-  const firstLine = tail.indexOf(10) + 1; // the tail's first line is cut
-  if (headerEnd < 0 || firstLine === 0) return null;
-  const r = parseSession(file, Buffer.concat([head.subarray(0, headerEnd), tail.subarray(firstLine)]), {
+  // Whole lines only: the first is cut, and a last one with no newline yet is being written (a full read holds it
+  // back too).
+  const firstLine = tail.indexOf(10) + 1;
+  const lastEnd = tail.lastIndexOf(10) + 1;
+  if (headerEnd < 0 || firstLine === 0 || lastEnd <= firstLine) return null;
+  const r = parseSession(file, Buffer.concat([head.subarray(0, headerEnd), tail.subarray(firstLine, lastEnd)]), {
     validate: false,
     scan: true,
   });
@@ -53,7 +56,9 @@ function headerLineEnd(head: Buffer): number {
   for (let line = 0; line < 3; line++) {
     const end = head.indexOf(10, start);
     if (end < 0) return -1;
-    const record = parseLine(decodeUtf8(head.subarray(start, end)));
+    // A BOM may start the file (the reader accepts it, and so does this).
+    const from = line === 0 && head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : start;
+    const record = parseLine(decodeUtf8(head.subarray(from, end)));
     if (record.ok && isPlainObject(record.value) && record.value.type === "session") return end + 1;
     start = end + 1;
   }

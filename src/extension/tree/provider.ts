@@ -101,6 +101,7 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<Element>, T
   refreshAll(): void {
     this.outlines.clear();
     this.previews.clear();
+    this.loading.clear(); // reads of a library replaced meanwhile are not joined
     this.emitter.fire(undefined);
   }
 
@@ -239,8 +240,10 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<Element>, T
     if (cached) return Promise.resolve(cached);
     let pending = this.loading.get(file);
     if (!pending) {
-      pending = this.readOutline(file).finally(() => this.loading.delete(file));
-      this.loading.set(file, pending);
+      const read = this.readOutline(file).finally(() => {
+        if (this.loading.get(file) === read) this.loading.delete(file);
+      });
+      this.loading.set(file, (pending = read));
     }
     return pending;
   }
@@ -250,14 +253,19 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<Element>, T
     const lib = this.service.lib;
     const size = lib.get(file)?.sizeBytes ?? 0;
     const title = vscode.l10n.t("Reading {0} ({1})", basename(file), formatBytes(size));
-    const result =
-      !lib.tracker(file) && size > LARGE_SESSION_BYTES
-        ? await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title }, () => lib.open(file))
-        : await lib.open(file);
-    this.previews.delete(file);
+    let result;
+    try {
+      result =
+        !lib.isFollowed(file) && size > LARGE_SESSION_BYTES
+          ? await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title }, () => lib.open(file))
+          : await lib.open(file);
+    } finally {
+      if (lib === this.service.lib) this.previews.delete(file);
+    }
     if (!result.ok) return null;
     const outline = new SessionOutline(result.session, this.filterMode);
-    this.outlines.set(file, outline);
+    // A library replaced meanwhile (new settings) reads its own: this one is answered, not kept.
+    if (lib === this.service.lib) this.outlines.set(file, outline);
     return outline;
   }
 
@@ -267,9 +275,10 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<Element>, T
    */
   async preview(file: string): Promise<SessionOutline | null> {
     const lib = this.service.lib;
-    if (this.outlines.has(file) || lib.tracker(file) || (lib.get(file)?.sizeBytes ?? 0) <= PREVIEW_BYTES) return null;
+    if (this.outlines.has(file)) return null;
     const known = this.previews.get(file);
     if (known) return known;
+    if (lib.isFollowed(file) || (lib.get(file)?.sizeBytes ?? 0) <= PREVIEW_BYTES) return null;
     let session;
     try {
       session = await readTailPreview(file);

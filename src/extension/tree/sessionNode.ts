@@ -47,7 +47,7 @@ export class SessionNode extends TreeNode {
       if (families.subagents(s).length) out.push(ForksNode.of(this, "subagents", this.tree));
     }
     // A large session not read yet: its latest turns at once, the whole of it when its read ends.
-    const preview = this.tree.loadedOutline(this.file) ? null : await this.tree.preview(this.file);
+    const preview = await this.tree.preview(this.file);
     const outline = preview ?? (await this.tree.outline(this.file));
     if (!outline) return [...out, ...this.unreadableChildren(s)];
     if (s.summary.ok && s.summary.parentSession) {
