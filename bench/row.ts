@@ -18,3 +18,33 @@ export const ms = (n: number) => (n < 10 ? n.toFixed(2) : n.toFixed(0));
 
 /** Bytes in MB, one decimal. */
 export const mb = (n: number) => (n / 1048576).toFixed(1);
+
+/** The median time of `runs` calls of `fn`, after one untimed (the JIT's first runs); `setup` before each, untimed. */
+export function median(fn: () => unknown, runs: number, setup?: () => void): number {
+  const times: number[] = [];
+  setup?.();
+  fn();
+  for (let i = 0; i < runs; i++) {
+    setup?.();
+    const t0 = performance.now();
+    fn();
+    times.push(performance.now() - t0);
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)]!;
+}
+
+/** `median` of an asynchronous `fn`. */
+export async function medianAsync(fn: () => Promise<unknown>, runs: number, setup?: () => void): Promise<number> {
+  const times: number[] = [];
+  setup?.();
+  await fn();
+  for (let i = 0; i < runs; i++) {
+    setup?.();
+    const t0 = performance.now();
+    await fn();
+    times.push(performance.now() - t0);
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)]!;
+}

@@ -1042,15 +1042,22 @@ export function pathTo(session: Session, leafId: string | null): Entry[] {
 /**
  * Whether `ancestorId` is on the path from the root to `entry`, `entry` excluded (as `pathTo` reads it: a parentId
  * cycle ends the path). A walk up that stops where it finds it: the kept entries of a compaction are just above it,
- * so this is short where a whole path per compaction would be quadratic in a long session.
+ * so this is short where a whole path per compaction would be quadratic in a long session. Undefined when the walk
+ * takes more than `budget.steps` steps (spent from it).
  */
-function isAncestor(session: Session, ancestorId: string, entry: Entry): boolean {
+function isAncestor(
+  session: Session,
+  ancestorId: string,
+  entry: Entry,
+  budget = { steps: Number.POSITIVE_INFINITY },
+): boolean | undefined {
   let steps = session.byId.size;
   for (
     let e = entry.parentId === null ? undefined : session.byId.get(entry.parentId);
     e && e !== entry && steps-- > 0;
     e = e.parentId === null ? undefined : session.byId.get(e.parentId)
   ) {
+    if (budget.steps-- <= 0) return undefined;
     if (e.id === ancestorId) return true;
   }
   return false;
@@ -1094,7 +1101,7 @@ function ancestorIndex(session: Session): (ancestorId: string, entry: Entry) => 
   }
   return (ancestorId, entry) => {
     const at = enter.get(entry);
-    if (at === undefined) return isAncestor(session, ancestorId, entry);
+    if (at === undefined) return isAncestor(session, ancestorId, entry)!;
     const a = session.byId.get(ancestorId);
     const from = a && enter.get(a);
     return from !== undefined && from < at && exit.get(entry)! < exit.get(a!)!;
@@ -1124,9 +1131,14 @@ function collectCompactions(
     }
   }
   const result: CompactionInfo[] = [];
-  // Few new compactions (an append): a walk up each; many (a whole file): one index for all.
-  const pending = compactionEntries.filter((e) => !e.shadowed && !keptFrom.has(e.id)).length;
-  const above = pending > 16 ? ancestorIndex(session) : (id: string, e: Entry) => isAncestor(session, id, e);
+  // A walk up from each compaction, while the walks stay within a few steps per entry in all (kept entries are just
+  // above); past that (a crafted file), one index of the tree answers the rest.
+  const budget = { steps: 4 * session.byId.size + 1000 };
+  let index: ((id: string, e: Entry) => boolean) | undefined;
+  const above = (id: string, e: Entry) => {
+    const walked = index ? undefined : isAncestor(session, id, e, budget);
+    return walked ?? (index ??= ancestorIndex(session))(id, e);
+  };
   for (const entry of compactionEntries) {
     if (entry.shadowed) continue;
     let facts = keptFrom.get(entry.id);
