@@ -3,7 +3,7 @@
  * encoding, and the first-paint probe.
  */
 import { strict as assert } from "node:assert";
-import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -12,7 +12,16 @@ import { slugMatches, workspaceSlugVariants } from "../src/core/slug.js";
 
 import { parseSession } from "../src/core/session.js";
 import { probeSummary, summarize } from "../src/core/summary.js";
-import { belongsToWorkspace, packSummary, type StoreSession, unpackSummary } from "../src/node/store/index.js";
+import {
+  belongsToWorkspace,
+  loadStore,
+  packSummary,
+  realFs,
+  type StoreFs,
+  type StoreSession,
+  unpackSummary,
+} from "../src/node/store/index.js";
+import { resolveRoots } from "../src/node/roots.js";
 import { header, message, toolResult } from "./builders.js";
 import { plain } from "./helpers.js";
 import { OMP_FIXTURES, oracleFor, PI_FIXTURES, REAL } from "./fixtures.js";
@@ -201,6 +210,56 @@ describe("metadata cache encoding", () => {
 });
 
 describe("first-paint probe", () => {
+  it("a probing listing opens each file its cache does not know once, and stats none of them", async () => {
+    const home = mkdtempSync(join(tmpdir(), "pse-probe-"));
+    cpSync(join(REAL, "pi"), join(home, ".pi", "agent"), { recursive: true });
+    cpSync(join(REAL, "omp"), join(home, ".omp", "agent"), { recursive: true });
+    try {
+      const cacheFile = join(home, "cache", "store.json");
+      const calls: string[] = [];
+      const fs: StoreFs = {
+        ...realFs,
+        stat: (f) => (calls.push(`stat ${f}`), realFs.stat(f)),
+        readEnds: (f, n) => (calls.push(`ends ${f}`), realFs.readEnds(f, n)),
+        readSession: (f) => (calls.push(`read ${f}`), realFs.readSession(f)),
+      };
+      const load = () => {
+        calls.length = 0;
+        return loadStore({ roots: resolveRoots({ home, env: {} }), cacheFile, fs, probe: true });
+      };
+      const count = (op: string, file: string) => calls.filter((c) => c === `${op} ${file}`).length;
+      const cold = await load();
+      const files = cold.sessions.map((x) => x.file);
+      assert.equal(files.length, 28);
+      const large = files.filter((f) => statSync(f).size > 8192);
+      assert.ok(large.length >= 3, `${large.length} files over the two 4 KB ends`);
+      for (const f of files) {
+        assert.equal(count("stat", f), 0, f);
+        assert.equal(count("ends", f), 1, f);
+        // A file no longer than its two ends is read whole; a larger one is probed.
+        assert.equal(count("read", f), large.includes(f) ? 0 : 1, f);
+      }
+      assert.deepEqual(
+        cold.partial.map((x) => x.file).sort(),
+        [...large].sort(),
+        "the large files are first-paint summaries",
+      );
+      await cold.complete();
+      // Warm: each path stat'ed (an append must be seen), none opened.
+      const warm = await load();
+      for (const f of files) assert.deepEqual([count("stat", f), count("ends", f), count("read", f)], [1, 0, 0], f);
+      // One file changed (a new time): known to the cache, so stat'ed, then probed again through one open.
+      const grown = large[0]!;
+      utimesSync(grown, new Date(), new Date(Date.now() + 5000));
+      await load();
+      assert.deepEqual([count("stat", grown), count("ends", grown)], [1, 1]);
+      assert.equal(calls.filter((c) => c.startsWith("ends ")).length, 1);
+      assert.equal(warm.sessions.length, 28);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
   it("a summary from 3 KB of head and tail agrees with the full one on what it provides", () => {
     let probed = 0;
     for (const file of [...PI_FIXTURES, ...OMP_FIXTURES]) {

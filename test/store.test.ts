@@ -393,49 +393,6 @@ describe("session store over real agent dirs", () => {
     );
   });
 
-  it("a probing listing opens each file its cache does not know once, and stats none of them", async () => {
-    const cacheFile = join(home, "cache", "store.json");
-    const calls: string[] = [];
-    const fs: StoreFs = {
-      ...realFs,
-      stat: (f) => (calls.push(`stat ${f}`), realFs.stat(f)),
-      readEnds: (f, n) => (calls.push(`ends ${f}`), realFs.readEnds(f, n)),
-      readSession: (f) => (calls.push(`read ${f}`), realFs.readSession(f)),
-    };
-    const load = () => {
-      calls.length = 0;
-      return loadStore({ roots: resolveRoots({ home, env: {} }), cacheFile, fs, probe: true });
-    };
-    const count = (op: string, file: string) => calls.filter((c) => c === `${op} ${file}`).length;
-    const cold = await load();
-    const files = cold.sessions.map((x) => x.file);
-    assert.equal(files.length, 28);
-    const large = files.filter((f) => statSync(f).size > 8192);
-    assert.ok(large.length >= 3, `${large.length} files over the two 4 KB ends`);
-    for (const f of files) {
-      assert.equal(count("stat", f), 0, f);
-      assert.equal(count("ends", f), 1, f);
-      // A file no longer than its two ends is read whole; a larger one is probed.
-      assert.equal(count("read", f), large.includes(f) ? 0 : 1, f);
-    }
-    assert.deepEqual(
-      cold.partial.map((x) => x.file).sort(),
-      [...large].sort(),
-      "the large files are first-paint summaries",
-    );
-    await cold.complete();
-    // Warm: each path stat'ed (an append must be seen), none opened.
-    const warm = await load();
-    for (const f of files) assert.deepEqual([count("stat", f), count("ends", f), count("read", f)], [1, 0, 0], f);
-    // One file changed (a new time): known to the cache, so stat'ed, then probed again through one open.
-    const grown = large[0]!;
-    utimesSync(grown, new Date(), new Date(Date.now() + 5000));
-    await load();
-    assert.deepEqual([count("stat", grown), count("ends", grown)], [1, 1]);
-    assert.equal(calls.filter((c) => c.startsWith("ends ")).length, 1);
-    assert.equal(warm.sessions.length, 28);
-  });
-
   it("a second listing reads no unchanged file; OMP's in-place slot rewrite (same size) is noticed", async () => {
     const cacheFile = join(home, "cache", "store.json");
     const first = recordingFs();
