@@ -71,10 +71,15 @@ async function load(options: StoreOptions, early: EarlyWorkers | undefined): Pro
   // A probing listing opens each file its cache does not know once, while listing: the handle's stat stands in for a
   // stat of the path, and the file's ends are probed at once (their summary, or null for a full read).
   const probedEarly = new Map<string, SessionSummaryOk | null>();
+  /** One open of the file: its stat, and its first-paint summary (null: read it in full; undefined: no ends). */
+  const probeEnds = (file: string) => {
+    const { stat, ends } = fs.readEnds(file, PROBE_BYTES);
+    return { stat, probed: ends ? probeSummary(file, ends.head, ends.tail, stat.size) : undefined };
+  };
   const openAndProbe = (file: string) => {
     if (cache.has(file)) return fs.stat(file);
-    const { stat, ends } = fs.readEnds(file, PROBE_BYTES);
-    if (ends) probedEarly.set(file, probeSummary(file, ends.head, ends.tail, stat.size));
+    const { stat, probed } = probeEnds(file);
+    if (probed !== undefined) probedEarly.set(file, probed);
     return stat;
   };
   const { files, errors } = await discover(
@@ -118,8 +123,7 @@ async function load(options: StoreOptions, early: EarlyWorkers | undefined): Pro
         let probed = probedEarly.get(f.file);
         if (probed === undefined) {
           // A file the cache knew, changed since: head and tail through one open of the file.
-          const { stat, ends } = fs.readEnds(f.file, PROBE_BYTES);
-          probed = ends && probeSummary(f.file, ends.head, ends.tail, stat.size);
+          probed = probeEnds(f.file).probed ?? null;
           await tick();
         }
         if (probed) {
