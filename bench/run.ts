@@ -38,6 +38,7 @@ import { listingRows } from "./listing.js";
 import { mb, median, ms, type Row } from "./row.js";
 import { benchBackgroundPass, benchUsage } from "./usage.js";
 import { searchRows } from "./search.js";
+import { compareRows } from "./compare.js";
 import { transcriptRows } from "./transcript.js";
 
 const quick = process.argv.includes("--quick");
@@ -267,6 +268,9 @@ async function main() {
 
   // 21. Usage at native speed (issue #21): `usage` cold and warm against ccusage's native binary, whole processes.
   rows.push(...benchUsage(storeDir, quick ? 3 : 5), ...(await benchBackgroundPass(storeDir, quick ? 1 : 3)));
+
+  // 32. Hardening 3 (issue #32): Compare Branches on the shapes that were quadratic (bench/compare.ts).
+  rows.push(...compareRows(quick));
 
   rows.sort((a, b) => a.n - b.n); // in the order of their numbers (some run earlier than their number)
   const table = [

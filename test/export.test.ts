@@ -69,7 +69,7 @@ function rawBranch(file: string): { path: string[]; elsewhere: string[] } | null
   return { path, elsewhere };
 }
 
-/** Markdown's inert text, as the export promises it: markup characters as entities, a line-leading # too. */
+/** Markdown's inert text, as the export promises it: markup characters as entities, a line-leading # and setext too. */
 const escapeMd = (t: string) =>
   t
     .replace(/&/g, "&amp;")
@@ -79,7 +79,9 @@ const escapeMd = (t: string) =>
     .replace(/~/g, "&#126;")
     .replace(/\[/g, "&#91;")
     .replace(/\]/g, "&#93;")
-    .replace(/^(\s*)#/gm, "$1&#35;");
+    .replace(/^(\s*)#/gm, "$1&#35;")
+    // A setext underline (a line of = or -) would make the line above it a heading (#32 item 11).
+    .replace(/^( {0,3})([=-])(?=[=\- \t]*$)/gm, (_, i: string, c: string) => `${i}${c === "=" ? "&#61;" : "&#45;"}`);
 const escapeHtml = (t: string) =>
   t.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
 

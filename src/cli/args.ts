@@ -86,10 +86,11 @@ export interface StoreValues {
 const SUMMARY_WORKER = fileURLToPath(new URL("./summaryWorker.cjs", import.meta.url));
 
 /**
- * The store, its cold files read on every core. `usageOnly`: the command reports usage only, so that without the
- * cache the files are read without the schema checks a listing reports.
+ * The store, its cold files read on every core; a problem with the cache is said on `io`'s stderr. `usageOnly`: the
+ * command reports usage only, so that without the cache the files are read without the schema checks a listing
+ * reports.
  */
-export async function openStore(values: StoreValues, usageOnly = false) {
+export async function openStore(values: StoreValues, io: Io, usageOnly = false) {
   const roots = resolveRoots({ agentDirs: values.agentDir, sessionDirs: values.sessionDir });
   const cacheFile = values.cache === false ? null : cacheFileFor(cacheDir(), roots);
   const workerFile = existsSync(SUMMARY_WORKER) ? SUMMARY_WORKER : undefined;
@@ -97,6 +98,9 @@ export async function openStore(values: StoreValues, usageOnly = false) {
   // With no cache to answer, every file will be read: the workers load while the store is listed.
   const startEarly = cacheFile === null || !existsSync(cacheFile);
   const store = await loadStore({ roots, cacheFile, parallel: { workerFile, mode, startEarly } });
+  // A cache dir refused (another user's): said once, and the command goes on reading the sessions.
+  for (const e of store.errors)
+    if (cacheFile !== null && e.path === cacheFile) text(io).err(`pi-sessions: ${e.message}`);
   let result: StoreSession[] = store.sessions;
   if (values.workspace !== undefined) {
     const host = hostPaths();

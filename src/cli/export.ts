@@ -3,8 +3,8 @@
  * self-contained HTML file. A fork's entries copied from its parent are marked as inherited; OMP images stored as blobs
  * are embedded from the session's own agent dir (HTML).
  */
-import { writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
+import { ExportTargetError, writeExport } from "../node/exportWrite.js";
 import { ioReason } from "../node/ioReason.js";
 import { readSessionFile } from "../node/readSession.js";
 import { computeOwnership } from "../node/store/index.js";
@@ -21,7 +21,7 @@ interface ExportValues {
 
 export async function exportCommand(file: string, values: ExportValues, io: Io): Promise<number> {
   if (values.format !== "md" && values.format !== "html") throw new UsageError("--format must be md or html");
-  // An export never replaces a session: not the one exported, and no other.
+  // An export never replaces a session: not the one exported, and no other (checked again when it is written).
   if (values.output !== undefined && /\.jsonl$/i.test(values.output))
     throw new UsageError(`-o ${JSON.stringify(values.output)}: an export is not written over a .jsonl file`);
   const path = resolve(file);
@@ -31,7 +31,7 @@ export async function exportCommand(file: string, values: ExportValues, io: Io):
   if (values.leaf !== undefined && !session.byId.has(values.leaf))
     throw new UsageError(`--leaf ${JSON.stringify(values.leaf)} is not an entry of ${file}`);
   // A fork's copies of its parent's entries are known from the store (the same rule as usage).
-  const { store } = await openStore({ agentDir: values.agentDir, cache: values.cache });
+  const { store } = await openStore({ agentDir: values.agentDir, cache: values.cache }, io);
   computeOwnership(store.sessions);
   const stored = store.sessions.find((s) => s.file === path);
   const { text: output, entries } = await exportBranch(session, stored, {
@@ -43,9 +43,9 @@ export async function exportCommand(file: string, values: ExportValues, io: Io):
     return EXIT_OK;
   }
   try {
-    await writeFile(values.output, output, "utf8");
+    await writeExport(values.output, output);
   } catch (err) {
-    text(io).err(`${values.output}: ${ioReason(err)}`);
+    text(io).err(err instanceof ExportTargetError ? err.message : `${values.output}: ${ioReason(err)}`);
     return EXIT_NOT_WRITTEN;
   }
   text(io).err(`wrote ${values.output} (${entries} entries)`);

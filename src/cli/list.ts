@@ -109,7 +109,7 @@ export interface ListValues extends StoreValues {
 }
 
 export async function listCommand(values: ListValues, io: Io): Promise<number> {
-  const { store, result } = await openStore(values);
+  const { store, result } = await openStore(values, io);
   const empty = whyEmpty(store, result, values.workspace);
   if (empty) text(io).err(`pi-sessions list: ${empty}`);
   computeOwnership(result);

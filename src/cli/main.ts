@@ -6,6 +6,7 @@
 import { CommanderError } from "commander";
 import { EXIT_OK, EXIT_REJECTED, EXIT_USAGE, type Io, isUsageError, text } from "./args.js";
 import { buildProgram } from "./program.js";
+import { PlainError } from "../node/ioReason.js";
 
 /** The package version, recorded in checkpoints as the producer version (set at build time). */
 const VERSION = typeof __PI_SESSIONS_VERSION__ === "string" ? __PI_SESSIONS_VERSION__ : "0.0.0-dev";
@@ -46,6 +47,10 @@ export async function run(argv: string[], io: Io): Promise<number> {
       return usageError(err.message.replace(/^error: /, ""));
     }
     if (isUsageError(err)) return usageError(err.message);
+    if (err instanceof PlainError) {
+      text(io).err(`pi-sessions: ${err.message}`);
+      return EXIT_REJECTED;
+    }
     text(io).err(`pi-sessions: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
     return EXIT_REJECTED;
   }

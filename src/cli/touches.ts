@@ -29,7 +29,7 @@ function targetOf(path: string): string {
 }
 
 export async function touchesCommand(path: string, values: StoreValues, io: Io): Promise<number> {
-  const { store, result } = await openStore(values);
+  const { store, result } = await openStore(values, io);
   const empty = whyEmpty(store, result, values.workspace);
   if (empty) text(io).err(`pi-sessions touches: ${empty}`);
   // As `list` does: a fork's copies are its parent's among the sessions listed.

@@ -35,7 +35,7 @@ function checkedDay(flag: string, value: string | undefined): string | undefined
 
 async function oneFileSessions(file: string, values: UsageValues, io: Io): Promise<StoreSession[] | number> {
   const path = resolve(file);
-  const { store } = await openStore({ ...values, workspace: undefined });
+  const { store } = await openStore({ ...values, workspace: undefined }, io);
   const known = store.sessions.find((s) => s.file === path);
   if (known) return [known];
   const read = await readSessionFile(path, { validate: false });
@@ -62,7 +62,7 @@ export async function usageCommand(values: UsageValues, io: Io): Promise<number>
     if (typeof sessions === "number") return sessions;
     result = sessions;
   } else {
-    const opened = await openStore(values, true);
+    const opened = await openStore(values, io, true);
     result = opened.result;
     empty = whyEmpty(opened.store, result, values.workspace);
   }

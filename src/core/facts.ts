@@ -44,10 +44,10 @@ function facts(
   const output = num(usage.output);
   const cacheRead = num(usage.cacheRead);
   const cacheWrite = num(usage.cacheWrite);
-  const totalTokens =
-    typeof usage.totalTokens === "number" && usage.totalTokens
-      ? usage.totalTokens
-      : input + output + cacheRead + cacheWrite;
+  // Only finite numbers count (`1e400` parses as Infinity, which no cache, worker or JSON keeps): one rule on every
+  // path. A sum past the largest double is no count either.
+  const sum = input + output + cacheRead + cacheWrite;
+  const totalTokens = num(usage.totalTokens) || (Number.isFinite(sum) ? sum : 0);
   const cost = isPlainObject(usage.cost) ? num(usage.cost.total) : 0;
   return { source, provider, model, input, output, cacheRead, cacheWrite, totalTokens, cost };
 }

@@ -77,12 +77,24 @@ export function workspaceSlugVariants(workspace: string, host: HostPaths): SlugV
   return { exact, prefix };
 }
 
-/** Does a session directory name belong to the workspace? Prefixes only match across a separator boundary. */
-export function slugMatches(slug: string, variants: SlugVariants): boolean {
+/**
+ * Does a session directory name belong to the workspace? Prefixes only match across a separator boundary. A slug
+ * writes `/` as `-`, so a prefix also takes in a sibling (`--srv-app-secrets--` for `/srv/app`): callers decide by
+ * the header's cwd where there is one, and pass `exactOnly` where the slug is all there is to go on.
+ */
+export function slugMatches(slug: string, variants: SlugVariants, exactOnly = false): boolean {
   if (variants.exact.includes(slug)) return true;
-  return variants.prefix.some(
-    (p) => slug.length > p.length && slug.startsWith(p) && (p.startsWith("--") ? slug.endsWith("--") : true),
+  return (
+    !exactOnly &&
+    variants.prefix.some(
+      (p) => slug.length > p.length && slug.startsWith(p) && (p.startsWith("--") ? slug.endsWith("--") : true),
+    )
   );
+}
+
+/** An absolute path, POSIX or written the Windows way (a session's cwd that can decide where it belongs). */
+export function isAbsolutePath(p: string): boolean {
+  return p.startsWith("/") || isWindowsShaped(p);
 }
 
 /** Does a session's `header.cwd` lie in the workspace (the folder itself or below it)? */

@@ -4,8 +4,8 @@
  * tests: `{ format, uri }` skip the two questions; the file is only ever written where the save dialog (or the
  * caller) says.
  */
-import { writeFile } from "node:fs/promises";
 import * as vscode from "vscode";
+import { writeExport } from "../node/exportWrite.js";
 import { lastActivity } from "../node/store/index.js";
 import { exportBranch, type ExportFormat } from "../node/views/exportBranch.js";
 import { entryIdOf, fileOf } from "./args.js";
@@ -91,7 +91,7 @@ export function registerExportCommand(service: SessionService, logger: Logger): 
           if (token.isCancellationRequested) return undefined;
           const { text, entries } = await exportBranch(r.session, stored, { leafId, format });
           if (token.isCancellationRequested) return undefined;
-          await writeFile(uri.fsPath, text, "utf8");
+          await writeExport(uri.fsPath, text);
           return entries;
         },
       );

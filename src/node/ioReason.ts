@@ -8,3 +8,14 @@ export function ioReason(err: unknown): string {
   const reason = err.message.replace(/^[A-Z][A-Z0-9_]+: /, "").replace(/, [a-z]+ '[^']*'( -> '[^']*')?$/, "");
   return code && !reason.includes(code) ? `${reason} (${code})` : reason;
 }
+
+/**
+ * An error whose message is the whole story for the user (it names the file and the reason): reported as one line,
+ * never as an internal error with a stack.
+ */
+export class PlainError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "PlainError";
+  }
+}

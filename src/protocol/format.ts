@@ -133,6 +133,18 @@ export function terminalSafe(text: string): string {
   return text.replace(TERMINAL_CONTROLS, visibleEscape);
 }
 
+/** The controls of `terminalSafe` but the tab: what an export keeps of session text (indented code keeps its tabs). */
+const EXPORT_CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g;
+
+/**
+ * A whole export (Markdown or HTML) as `terminalSafe` writes text, tabs kept: it goes to a terminal (no `-o`) or to a
+ * file a viewer may show raw, so no escape, bell or bidirectional override of a session reaches either live.
+ */
+export function exportSafe(text: string): string {
+  // A CRLF line end is a line end (Windows tool output); a lone CR, which returns over a line, is escaped.
+  return text.replace(/\r\n/g, "\n").replace(EXPORT_CONTROLS, visibleEscape);
+}
+
 /** One field of a line or table row: `terminalSafe`, and newlines escaped too (a newline would forge a row). */
 export function oneLine(text: string): string {
   return text.replace(TERMINAL_CONTROLS_AND_NEWLINE, visibleEscape);

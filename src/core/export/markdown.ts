@@ -17,7 +17,7 @@ export function fenced(text: string, lang = "text"): string {
 /**
  * Text placed in Markdown as text. Everything that could start markup is an entity: a tag (`<`), a link or image
  * (`[`, `]`), a code span or a fence that would swallow what follows (`` ` ``, `~`), and a heading at a line's start
- * (which would forge a section of the transcript).
+ * (which would forge a section of the transcript), whether ATX (`#`) or setext (a line of `=` or `-` under a line).
  */
 function prose(text: string): string {
   return text
@@ -28,7 +28,11 @@ function prose(text: string): string {
     .replace(/~/g, "&#126;")
     .replace(/\[/g, "&#91;")
     .replace(/\]/g, "&#93;")
-    .replace(/^(\s*)#/gm, "$1&#35;");
+    .replace(/^(\s*)#/gm, "$1&#35;")
+    .replace(
+      /^( {0,3})([=-])(?=[=\- \t]*$)/gm,
+      (_, indent: string, c: string) => `${indent}${c === "=" ? "&#61;" : "&#45;"}`,
+    );
 }
 
 /** A field on one line (a heading, a fact): whitespace collapsed, then `prose`. */

@@ -23,6 +23,8 @@ export type ParsedQuery =
 const ROLE_NAMES = new Set<string>(UNIT_ROLES);
 const FILTERS = new Set(["role", "tool", "project", "since", "until", "session"]);
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
+/** Words and phrases a query may hold (searched for or excluded). */
+export const MAX_WORDS = 64;
 
 /** A word as an FTS5 string (quotes doubled): whatever it holds is text, not syntax. */
 const quoted = (word: string) => `"${word.replace(/"/g, '""')}"`;
@@ -76,7 +78,8 @@ export function parseQuery(input: string, defaults: Partial<SearchFilters> = {})
   const positive: string[] = [];
   const negative: string[] = [];
   const terms: string[] = [];
-  for (const t of tokenize(input.slice(0, 2000))) {
+  // A NUL ends the MATCH string inside SQLite: taken as the space it stands between.
+  for (const t of tokenize(input.slice(0, 2000).replace(/\0/g, " "))) {
     const colon = t.phrase ? -1 : t.text.indexOf(":");
     const key = colon > 0 ? t.text.slice(0, colon).toLowerCase() : "";
     const value = colon > 0 ? t.text.slice(colon + 1) : "";
@@ -113,6 +116,13 @@ export function parseQuery(input: string, defaults: Partial<SearchFilters> = {})
     return {
       ok: false,
       message: negative.length ? "add a word to search for: -word only excludes" : "type a word to search for",
+    };
+  // FTS5 builds one node of its expression tree per word, and refuses a tree past its depth limit (256).
+  const words = positive.length + negative.length;
+  if (words > MAX_WORDS)
+    return {
+      ok: false,
+      message: `a search takes at most ${MAX_WORDS} words and phrases; this one has ${words}`,
     };
   const match = `(${positive.join(" ")})${negative.map((n) => ` NOT ${n}`).join("")}`;
   return { ok: true, match, filters, terms };

@@ -5,6 +5,7 @@
 import {
   chmodSync,
   closeSync,
+  lstatSync,
   openSync,
   readFileSync,
   rmdirSync,
@@ -16,6 +17,7 @@ import {
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import type Sqlite from "node-sqlite3-wasm";
+import { PlainError } from "../ioReason.js";
 import { SCHEMA_VERSION } from "./schemaVersion.js";
 
 export type Database = InstanceType<typeof Sqlite.Database>;
@@ -34,9 +36,9 @@ export function loadSqlite(): Promise<DatabaseClass> {
 /**
  * `files`: one row per session file with what was indexed of it: the size and mtime seen, the bytes indexed
  * (`offset`, up to the last whole line), its last entry (`leaf`), its header's version and how many units it has;
- * `heads` the bytes up to its header, the last bytes before `offset` and the file's inode, kept only when an append
- * can be indexed alone (from `offset` on, once all three are found unchanged). `lineage` and
- * `copies` say which forks carry which of their parents' entries (a hit's `alsoIn`), without the store's listing.
+ * `heads` the bytes up to its header, a SHA-256 of the last bytes before `offset` and the file's inode, kept only
+ * when an append can be indexed alone (from `offset` on, once all three are found unchanged). `lineage` and `copies`
+ * say which forks carry which of their parents' entries (a hit's `alsoIn`), without the store's listing.
  * `units` says where each unit's text is (the line's offset and length in its file, and its number among the line's
  * units): the FTS5 table is contentless (the inverted index only, a fifth of what keeping the texts took), and the
  * snippets of the hits shown are cut from their lines, read back (src/core/search/snippet.ts).
@@ -60,6 +62,8 @@ CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(text, content = '', contentles
 const STALE_LOCK_MS = 10 * 60_000;
 /** A directory lock of node-sqlite3-wasm older than this was left by a process killed inside a statement. */
 const LEFTOVER_SQLITE_LOCK_MS = 30_000;
+/** A reader's statement or read transaction ends within this; a lock directory that outlives it has no holder. */
+const LOCK_SETTLE_MS = 1500;
 /** How long a call waits for another process's transaction (SQLite's "database is locked") before failing. */
 const BUSY_WAIT_MS = 10_000;
 
@@ -69,18 +73,44 @@ function sleepSync(ms: number): void {
 }
 
 /** SQLite's "another process holds the lock" (FTS5 reports one met while it loads as "vtable constructor failed"). */
-const isBusy = (err: unknown) => /database is locked|SQLITE_BUSY|vtable constructor failed/i.test(String(err));
+const isBusy = (err: unknown) =>
+  err instanceof IndexBusyError || /database is locked|SQLITE_BUSY|vtable constructor failed/i.test(String(err));
 
-/** Run a database call, retrying while another process holds SQLite's lock (it commits one session at a time). */
+/** Index files this process has open: where a lock left by a dead process is looked for while a call waits. */
+const openIndexes = new Set<string>();
+export const trackIndexFile = (file: string, open: boolean) =>
+  void (open ? openIndexes.add(file) : openIndexes.delete(file));
+
+/**
+ * Run a database call, retrying while another process holds SQLite's lock (it commits one session at a time). After
+ * a second of waiting, a lock that no live process can hold is taken over (`takeOverDeadSqliteLock`). Still busy at
+ * the end: an `IndexBusyError`, which says who holds it.
+ */
 export function retryBusy<T>(fn: () => T): T {
-  const end = Date.now() + BUSY_WAIT_MS;
+  const start = Date.now();
+  let lookedForDead = false;
   for (;;) {
     try {
       return fn();
     } catch (err) {
-      if (!isBusy(err) || Date.now() > end) throw err;
+      if (!isBusy(err)) throw err;
+      if (!lookedForDead && Date.now() - start > 1000) {
+        lookedForDead = true;
+        for (const file of openIndexes) takeOverDeadSqliteLock(file);
+      }
+      if (Date.now() - start > BUSY_WAIT_MS) throw new IndexBusyError([...openIndexes][0] ?? "the search index");
       sleepSync(20);
     }
+  }
+}
+
+/** The index stayed locked by a live process for the whole wait. */
+export class IndexBusyError extends PlainError {
+  constructor(readonly file: string) {
+    const writer = lockContent(`${file}.writer`)?.split(":");
+    const who = writer && Number(writer[0]) > 0 ? ` (its writer is process ${writer[0]} on ${writer[1]})` : "";
+    super(`the search index ${file} is busy: another process is writing it${who}; try again when it is done`);
+    this.name = "IndexBusyError";
   }
 }
 
@@ -158,16 +188,52 @@ export function takeWriterLock(path: string): WriterLock | null {
   return null;
 }
 
-/**
- * node-sqlite3-wasm locks a database by making a directory (`<db>.lock`) and never takes one over: a process killed
- * inside a statement leaves it, and every later statement waits, then fails. The writer removes one this old (no
- * statement or transaction of ours lasts a second).
- */
-export function clearLeftoverSqliteLock(file: string): void {
+/** Identity of node-sqlite3-wasm's lock directory, or null when there is none. */
+function lockDirIdentity(file: string): string | null {
   try {
-    if (Date.now() - statSync(`${file}.lock`).mtimeMs > LEFTOVER_SQLITE_LOCK_MS) rmdirSync(`${file}.lock`);
+    const st = statSync(`${file}.lock`, { bigint: true });
+    return `${st.ino}:${st.birthtimeNs}:${st.ctimeNs}`;
   } catch {
-    // None, or removed in between.
+    return null;
+  }
+}
+
+/** Whether a process other than this one that is alive holds the writer's lock file of `file`. */
+function liveOtherWriter(file: string): boolean {
+  const content = lockContent(`${file}.writer`);
+  if (content === null) return false;
+  if (content.startsWith(`${process.pid}:${hostname()}:`)) return false;
+  return !isStale(`${file}.writer`, content);
+}
+
+/**
+ * node-sqlite3-wasm locks a database by making a directory (`<db>.lock`), holding no pid, and never takes one over:
+ * a process killed inside a statement leaves it, and every later statement waits, then fails. It is taken over at
+ * once when no live process can hold it for long: no live writer but this one (the writer's lock file names its
+ * pid and host), and the same directory still there after a reader's longest statement (`LOCK_SETTLE_MS`). A
+ * directory this old is removed whoever writes (no statement or transaction of ours lasts that long).
+ */
+export function takeOverDeadSqliteLock(file: string): void {
+  const seen = lockDirIdentity(file);
+  if (seen === null) return;
+  try {
+    if (Date.now() - statSync(`${file}.lock`).mtimeMs > LEFTOVER_SQLITE_LOCK_MS) {
+      rmdirSync(`${file}.lock`);
+      return;
+    }
+  } catch {
+    return; // removed in between
+  }
+  if (liveOtherWriter(file)) return;
+  const end = Date.now() + LOCK_SETTLE_MS;
+  while (Date.now() < end) {
+    sleepSync(25);
+    if (lockDirIdentity(file) !== seen) return; // released, or taken again: a live process's
+  }
+  try {
+    if (lockDirIdentity(file) === seen) rmdirSync(`${file}.lock`);
+  } catch {
+    // Removed in between.
   }
 }
 
@@ -191,6 +257,37 @@ export function validIndex(Database: DatabaseClass, file: string): boolean {
   } catch (err) {
     // Busy for longer than a reader ever holds it: not a reason to delete an index that may be fine.
     return isBusy(err);
+  }
+}
+
+/**
+ * The names SQLite and we open next to the index, and what each must be: SQLite follows a link at any of them (its
+ * journal written over the link's target, the index made elsewhere), so each is `lstat`-ed before the open and a
+ * link, or anything of the wrong kind, is refused with its name. (`<db>.lock` is node-sqlite3-wasm's lock
+ * directory.)
+ */
+export function checkIndexNames(file: string): void {
+  const names: [string, "file" | "dir"][] = [
+    [file, "file"],
+    [`${file}-journal`, "file"],
+    [`${file}-wal`, "file"],
+    [`${file}-shm`, "file"],
+    [`${file}.writer`, "file"],
+    [`${file}.lock`, "dir"],
+  ];
+  for (const [name, kind] of names) {
+    let st;
+    try {
+      st = lstatSync(name);
+    } catch {
+      continue; // not there: SQLite or the lock creates it
+    }
+    const wrong = st.isSymbolicLink() ? "a symbolic link" : kind === "dir" ? !st.isDirectory() : !st.isFile();
+    if (wrong)
+      throw new PlainError(
+        `${name} is ${wrong === true ? `not a ${kind === "dir" ? "directory" : "regular file"}` : wrong}; ` +
+          "the search index is not opened through it (remove it, and the next search builds the index again)",
+      );
   }
 }
 

@@ -14,3 +14,15 @@ export function indexFileFor(cacheDir: string, roots: readonly { dir: string }[]
     .slice(0, 16);
   return join(cacheDir, `search-v${SCHEMA_VERSION}-${key}.sqlite`);
 }
+
+/**
+ * The names an earlier schema version gave the same index (`search-v1-…` up to this version's): removed by the
+ * writer, since an old index may hold what this one never keeps (v3 kept each session's last raw bytes).
+ */
+export function olderIndexFiles(file: string): string[] {
+  const m = /^(.*search-v)(\d+)(-[0-9a-f]+\.sqlite)$/.exec(file);
+  if (!m) return [];
+  const out: string[] = [];
+  for (let v = 1; v < Number(m[2]); v++) out.push(`${m[1]}${v}${m[3]}`);
+  return out;
+}

@@ -9,30 +9,33 @@
  * replaced on open; damage found later is `isCorruption`, and the caller rebuilds. One writer at a time, by a lock
  * file.
  */
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync } from "node:fs";
 import type { ParsedQuery } from "../../core/search/query.js";
 import { sessionUnits, type TextUnit } from "../../core/search/units.js";
 import { pathTo, SessionReader } from "../../core/session.js";
+import { ensurePrivateDir } from "../cacheDir.js";
 import { openRegular, readAt, readRegularFile } from "../fileAccess.js";
 import { parseSessionSliced } from "../readSession.js";
 import {
   type Database,
   type DatabaseClass,
-  clearLeftoverSqliteLock,
+  checkIndexNames,
   loadSqlite,
   ownerOnly,
   readTransaction,
   removeIndexFile,
   retryBusy,
   SCHEMA,
+  takeOverDeadSqliteLock,
   takeWriterLock,
+  trackIndexFile,
   validIndex,
   type WriterLock,
 } from "./indexFile.js";
-import { indexFileFor } from "./indexName.js";
+import { indexFileFor, olderIndexFiles } from "./indexName.js";
 import { SCHEMA_VERSION } from "./schemaVersion.js";
 import { queryIndex, type QueryOptions, type SearchHit, withSnippets } from "./queryIndex.js";
-import { appendable, headOf, lineAt, lineStarts, TAIL_BYTES } from "./sessionBytes.js";
+import { appendable, headOf, lineAt, lineStarts, TAIL_BYTES, tailHash } from "./sessionBytes.js";
 import type { IndexTarget } from "./targets.js";
 
 export { isCorruption } from "./indexFile.js";
@@ -93,17 +96,22 @@ export class SearchIndex {
   static async open(cacheDir: string, roots: readonly { dir: string }[], variant = ""): Promise<SearchIndex> {
     const Database = await loadSqlite();
     // The index holds what the sessions hold: readable by the owner only (a new cache dir too).
-    mkdirSync(cacheDir, { recursive: true, mode: 0o700 });
+    ensurePrivateDir(cacheDir);
     const file = indexFileFor(cacheDir, roots, variant);
+    checkIndexNames(file);
     // Not `<db>.lock`: node-sqlite3-wasm's own file locking uses that name.
     const release = takeWriterLock(`${file}.writer`);
     let rebuilt = false;
-    if (release) clearLeftoverSqliteLock(file);
+    if (release) {
+      takeOverDeadSqliteLock(file);
+      for (const old of olderIndexFiles(file)) removeIndexFile(old);
+    }
     if (release && existsSync(file) && !validIndex(Database, file)) {
       removeIndexFile(file);
       rebuilt = true;
     }
     if (!release && !existsSync(file)) return SearchIndex.empty(Database, file);
+    trackIndexFile(file, true);
     // Created (or kept) owner-only before SQLite opens it; SQLite gives its journal the same mode.
     if (release) ownerOnly(file);
     const db = new Database(file);
@@ -126,6 +134,7 @@ export class SearchIndex {
 
   close(): void {
     if (this.db.isOpen) this.db.close();
+    trackIndexFile(this.file, false);
     if (this.refresher) clearInterval(this.refresher);
     this.lock?.release();
     this.lock = null;
@@ -285,7 +294,7 @@ export class SearchIndex {
         this.db.run("INSERT INTO heads (file_id, head, tail, ino) VALUES (?, ?, ?, ?)", [
           id,
           head,
-          bytes.subarray(Math.max(0, bytes.length - TAIL_BYTES)),
+          tailHash(bytes),
           read!.ino,
         ]);
       for (const p of t.parents) this.db.run("INSERT OR IGNORE INTO lineage (file, parent) VALUES (?, ?)", [t.file, p]);
@@ -331,13 +340,15 @@ export class SearchIndex {
       return true;
     }
     let tail: Buffer;
+    let before: Buffer;
     try {
       // Another file (a rename over it), one that shrank or was rewritten at its size, or other bytes where the
       // index stopped: not an append.
       if (String(id.ino) !== row.ino || id.size <= row.size || id.size < row.offset) return false;
       if (!(await readAt(handle, 0, row.head.length)).equals(row.head)) return false;
-      const before = await readAt(handle, row.offset - row.tail.length, row.tail.length);
-      if (!before.equals(row.tail)) return false;
+      const tailLength = Math.min(TAIL_BYTES, row.offset);
+      before = await readAt(handle, row.offset - tailLength, tailLength);
+      if (!Buffer.from(row.tail).equals(tailHash(before))) return false;
       tail = await readAt(handle, row.offset, id.size - row.offset);
     } finally {
       await handle.close();
@@ -382,11 +393,7 @@ export class SearchIndex {
         "UPDATE files SET size = ?, mtime = ?, offset = ?, leaf = ?, title = ?, units = units + ? WHERE id = ?",
         [id.size, mtime, row.offset + whole.length, previous, t.title, units.length, row.id],
       );
-      const last = Buffer.concat([row.tail, whole]);
-      this.db.run("UPDATE heads SET tail = ? WHERE file_id = ?", [
-        last.subarray(Math.max(0, last.length - TAIL_BYTES)),
-        row.id,
-      ]);
+      this.db.run("UPDATE heads SET tail = ? WHERE file_id = ?", [tailHash(Buffer.concat([before, whole])), row.id]);
     });
     return true;
   }

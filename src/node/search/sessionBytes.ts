@@ -3,10 +3,21 @@
  * compared before an append is indexed alone, and where each line starts (a unit's line is read back for its
  * snippet).
  */
+import { createHash } from "node:crypto";
 import type { Session } from "../../core/session.js";
 
 /** Bytes before the offset compared on an append: an edit there moves what follows. */
 export const TAIL_BYTES = 256;
+
+/**
+ * What the index keeps of those bytes: their SHA-256, never the bytes (a session's last bytes are often a thinking
+ * signature or encrypted reasoning, which the index holds nowhere).
+ */
+export function tailHash(bytes: Uint8Array): Buffer {
+  return createHash("sha256")
+    .update(bytes.subarray(Math.max(0, bytes.length - TAIL_BYTES)))
+    .digest();
+}
 
 /** Bytes at the start of a file that hold its header: the OMP title slot and the header line. */
 const HEAD_MAX = 64 * 1024;

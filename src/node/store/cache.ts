@@ -10,7 +10,12 @@ import * as nodeFs from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { SessionSummary, SessionSummaryOk, TouchRecord } from "../../core/summary.js";
 import type { UsageRecord } from "../../core/usage.js";
+import { ensurePrivateDir } from "../cacheDir.js";
+import { openRegular, readAt } from "../fileAccess.js";
 import type { SessionRoot } from "../roots.js";
+
+/** A cache file larger than this is not read (a store of 10,000 sessions writes a few tens of MB). */
+const MAX_CACHE_BYTES = 512 * 1024 * 1024;
 
 type ListedSummary = SessionSummary | Omit<PackedSummary, "detail" | "touchDetail">;
 
@@ -258,6 +263,8 @@ let saves = 0;
 export class MetadataCache {
   private entries = new Map<string, CacheEntry>();
   private dirty = false;
+  /** Why the cache file's dir was refused (`ensurePrivateDir`); the cache is then neither read nor saved. */
+  refusal: string | null = null;
   constructor(private readonly file: string | null) {}
 
   /**
@@ -268,11 +275,27 @@ export class MetadataCache {
    * details line is decoded when it is first read.
    */
   static async load(file: string | null): Promise<MetadataCache> {
-    const cache = new MetadataCache(file);
-    if (!file) return cache;
+    if (!file) return new MetadataCache(null);
     try {
-      // Read as bytes and decode once: a "utf8" read decodes in 64 KB pieces through a StringDecoder, 3× slower.
-      const bytes = await nodeFs.readFile(file);
+      ensurePrivateDir(dirname(file));
+    } catch (err) {
+      // Not kept there, and not read from there: the listing reads the sessions instead and says why.
+      const refused = new MetadataCache(null);
+      refused.refusal = err instanceof Error ? err.message : String(err);
+      return refused;
+    }
+    const cache = new MetadataCache(file);
+    try {
+      // A regular file only, opened non-blocking, read up to the size its handle gave (a FIFO or a link to a device
+      // planted at the name is refused); read as bytes and decoded once (a "utf8" read is 3× slower).
+      const { handle, id } = await openRegular(file);
+      let bytes: Buffer;
+      try {
+        if (id.size > MAX_CACHE_BYTES) return cache;
+        bytes = await readAt(handle, 0, id.size);
+      } finally {
+        await handle.close();
+      }
       const lines: [start: number, end: number][] = [];
       for (let at = 0; at < bytes.length;) {
         const nl = bytes.indexOf(10, at);
@@ -360,7 +383,7 @@ export class MetadataCache {
 
   async save(): Promise<void> {
     if (!this.file || !this.dirty) return;
-    await nodeFs.mkdir(dirname(this.file), { recursive: true });
+    ensurePrivateDir(dirname(this.file));
     // A name of its own per save: two loads of one store (a Refresh during a background pass) may save at once.
     const tmp = `${this.file}.${process.pid}.${++saves}.tmp`;
     const entries: Record<string, StoredEntry> = {};
@@ -397,7 +420,11 @@ export class MetadataCache {
     const listing = Buffer.from(JSON.stringify({ entries }), "utf8");
     const header = JSON.stringify({ version: CACHE_VERSION, listing: checksum(listing), bytes: listing.length });
     const rest = Buffer.from(`\n${details.map((d) => `${d}\n`).join("")}`, "utf8");
-    await nodeFs.writeFile(tmp, Buffer.concat([Buffer.from(`${header}\n`, "utf8"), listing, rest]));
+    // Owner-only, and a new file (`wx`): never written through a name someone else made.
+    await nodeFs.writeFile(tmp, Buffer.concat([Buffer.from(`${header}\n`, "utf8"), listing, rest]), {
+      flag: "wx",
+      mode: 0o600,
+    });
     await nodeFs.rename(tmp, this.file);
     this.dirty = false;
   }

@@ -174,6 +174,7 @@ async function load(options: StoreOptions, early: EarlyWorkers | undefined): Pro
     }
   });
   cache.retain(new Set(files.map((f) => f.file)));
+  if (cache.refusal) errors.push({ path: options.cacheFile ?? "", message: cache.refusal });
   const save = async () => {
     try {
       await cache.save();

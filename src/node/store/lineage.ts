@@ -4,7 +4,7 @@
  * sessions belong to a workspace folder.
  */
 import { isAbsolute, relative, resolve, sep } from "node:path";
-import { cwdMatches, type HostPaths, slugMatches, workspaceSlugVariants } from "../../core/slug.js";
+import { cwdMatches, type HostPaths, isAbsolutePath, slugMatches, workspaceSlugVariants } from "../../core/slug.js";
 import type { SessionRoot } from "../roots.js";
 import type { ParentState, StoreSession } from "./storeSession.js";
 
@@ -158,7 +158,10 @@ function sessionOwner(s: StoreSession, inResult: Set<StoreSession>): StoreSessio
   return owner;
 }
 
-/** Sessions that belong to a workspace folder: by `header.cwd` first, then by the slug folder's name. */
+/**
+ * Sessions that belong to a workspace folder: by `header.cwd` when it is an absolute path, else (an old or damaged
+ * header) by the slug folder's name.
+ */
 export function belongsToWorkspace(s: StoreSession, workspace: string, host: HostPaths): boolean {
   return inWorkspace({ cwd: s.summary.ok ? s.summary.cwd : null, slug: s.slug }, workspace, host);
 }
@@ -169,6 +172,8 @@ export function inWorkspace(
   workspace: string,
   host: HostPaths,
 ): boolean {
-  if (s.cwd && cwdMatches(s.cwd, workspace)) return true;
-  return s.slug !== null && slugMatches(s.slug, workspaceSlugVariants(workspace, host));
+  // The header's cwd decides when it is a path: a slug cannot tell `/srv/app/x` from the sibling `/srv/app-x`.
+  if (s.cwd && isAbsolutePath(s.cwd)) return cwdMatches(s.cwd, workspace);
+  // Without one, only the workspace folder's own slug: a prefix cannot be bounded at a separator it erased.
+  return s.slug !== null && slugMatches(s.slug, workspaceSlugVariants(workspace, host), true);
 }

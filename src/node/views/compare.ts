@@ -63,13 +63,20 @@ function callOutcomes(path: readonly Entry[]): Map<string, Outcome> {
   let entryId = "";
   let results: { id: string; error: boolean }[] = [];
   const settle = () => {
-    const unique = (id: string) => id !== "" && calls.filter((c) => c.id === id).length === 1;
+    // Counted once per message (a filter per call was quadratic: 40,000 calls in one message took 10 s).
+    const callsWith = new Map<string, number>();
+    for (const c of calls) callsWith.set(c.id, (callsWith.get(c.id) ?? 0) + 1);
+    const resultsFor = new Map<string, { count: number; error: boolean }>();
+    for (const r of results) {
+      const seen = resultsFor.get(r.id);
+      resultsFor.set(r.id, { count: (seen?.count ?? 0) + 1, error: r.error });
+    }
     const inOrder = results.length === calls.length && results.every((r, k) => r.id === calls[k]!.id);
     calls.forEach((c, k) => {
       let outcome: Outcome = "unknown";
-      if (unique(c.id)) {
-        const mine = results.filter((r) => r.id === c.id);
-        if (mine.length === 1) outcome = mine[0]!.error ? "failed" : "ok";
+      if (c.id !== "" && callsWith.get(c.id) === 1) {
+        const mine = resultsFor.get(c.id);
+        if (mine?.count === 1) outcome = mine.error ? "failed" : "ok";
       } else if (inOrder) outcome = results[k]!.error ? "failed" : "ok";
       out.set(`${entryId}:${c.index}`, outcome);
     });
@@ -96,8 +103,6 @@ function callOutcomes(path: readonly Entry[]): Map<string, Outcome> {
   return out;
 }
 
-const outcomesOf = new WeakMap<SideFacts, Map<string, Outcome>>();
-
 /** pi's `normalizeToLF`: CRLF and a lone CR both become LF. */
 function toLF(text: string): string {
   return text.replace(/\r\n?/g, "\n");
@@ -110,9 +115,10 @@ const MAX_REPLACEMENTS = 100_000;
  * What an `edit` call makes of `text`, as pi applies it (edit-diff.js `applyEditsToNormalizedContent`): line endings
  * made LF, every replacement found in the text as it was before the call, exactly once (OMP's `replace_all`: every
  * occurrence), none overlapping, all applied at once. Null when pi would have matched fuzzily or refused: unknown.
+ * `isLF`: the text has no CR (it came from here), so its line endings need no pass of their own.
  */
-export function applyEdits(text: string, edits: readonly EditTexts[]): string | null {
-  const base = toLF(text);
+export function applyEdits(text: string, edits: readonly EditTexts[], isLF = false): string | null {
+  const base = isLF ? text : toLF(text);
   const spans: { at: number; length: number; newText: string }[] = [];
   for (const e of edits) {
     const oldText = toLF(e.oldText);
@@ -139,38 +145,62 @@ export function applyEdits(text: string, edits: readonly EditTexts[]): string | 
   return parts.join("");
 }
 
+/** What a side's calls leave in one file so far: its text (null: unknown for now), or dead (unknown for good). */
+interface FileState {
+  text: string | null;
+  dead: boolean;
+}
+
 /**
- * The text a branch leaves in a file (its whole path, the shared part too): the last write's text with the later
- * edits applied as pi applies them (`applyEdits`); a call whose result is an error changed nothing, and one whose
- * result is not known makes the text unknown. Null when unknown: no write, an edit that does not apply exactly, or a
- * call that may or may not have run.
+ * The text a branch leaves in each file it changed (its whole path, the shared part too), by `pathKey`: the last
+ * write's text with the later edits applied as pi applies them (`applyEdits`); a call whose result is an error
+ * changed nothing, and one whose result is not known makes the text unknown until a later write. A call whose
+ * arguments cannot be read makes it unknown for good. One walk of the path for every file (a walk per file and a
+ * copy of the text per edit made compare quadratic).
  */
-export function finalTextOf(side: SideFacts, session: Session, file: string, home = homedir()): string | null {
-  const key = pathKey(file);
-  let outcomes = outcomesOf.get(side);
-  if (!outcomes) outcomesOf.set(side, (outcomes = callOutcomes(side.path)));
-  let text: string | null = null;
-  const touches = side.path.flatMap((e) => (e.touches ?? []).map((t) => ({ ...t, entryId: e.id })));
-  for (const t of touches) {
-    if (t.kind === "read") continue;
-    const path = resolveTouchPath(t.path, cwdOf(session), session.flavor, t.kind, { home });
-    if (!path || pathKey(path) !== key) continue;
-    const outcome = outcomes.get(`${t.entryId}:${t.index}`) ?? "unknown";
-    if (outcome === "failed") continue;
-    if (outcome === "unknown") {
-      text = null; // it may or may not have changed the file: a later write makes it known again
-      continue;
-    }
-    const entry = session.byId.get(t.entryId);
-    const args = entry ? toolCallArgs(entry, t) : null;
-    if (!args) return null;
-    if (t.kind === "write") text = typeof args.content === "string" ? toLF(args.content) : null;
-    else {
-      const edits = editTextsOf(args);
-      text = text === null || !edits.length ? null : applyEdits(text, edits);
+function finalTexts(side: SideFacts, session: Session, home: string): Map<string, FileState> {
+  const outcomes = callOutcomes(side.path);
+  const states = new Map<string, FileState>();
+  const cwd = cwdOf(session);
+  for (const e of side.path) {
+    for (const t of e.touches ?? []) {
+      if (t.kind === "read") continue;
+      const path = resolveTouchPath(t.path, cwd, session.flavor, t.kind, { home });
+      if (!path) continue;
+      const key = pathKey(path);
+      let state = states.get(key);
+      if (!state) states.set(key, (state = { text: null, dead: false }));
+      if (state.dead) continue;
+      const outcome = outcomes.get(`${e.id}:${t.index}`) ?? "unknown";
+      if (outcome === "failed") continue;
+      if (outcome === "unknown") {
+        state.text = null; // it may or may not have changed the file: a later write makes it known again
+        continue;
+      }
+      const entry = session.byId.get(e.id);
+      const args = entry ? toolCallArgs(entry, t) : null;
+      if (!args) {
+        state.dead = true;
+        state.text = null;
+      } else if (t.kind === "write") state.text = typeof args.content === "string" ? toLF(args.content) : null;
+      else {
+        const edits = editTextsOf(args);
+        // The text is LF already (a write's is made so, and so is what an edit leaves).
+        state.text = state.text === null || !edits.length ? null : applyEdits(state.text, edits, true);
+      }
     }
   }
-  return text;
+  return states;
+}
+
+const finalTextsBySide = new WeakMap<SideFacts, { home: string; states: Map<string, FileState> }>();
+
+/** The text a branch leaves in `file` (`finalTexts`), or null when it is not known. */
+export function finalTextOf(side: SideFacts, session: Session, file: string, home = homedir()): string | null {
+  let known = finalTextsBySide.get(side);
+  if (!known || known.home !== home)
+    finalTextsBySide.set(side, (known = { home, states: finalTexts(side, session, home) }));
+  return known.states.get(pathKey(file))?.text ?? null;
 }
 
 function turnsOf(after: readonly Entry[]): CompareTurn[] {

@@ -8,6 +8,7 @@ import { exportHtml } from "../../core/export/html.js";
 import { exportMarkdown } from "../../core/export/markdown.js";
 import type { Session } from "../../core/session.js";
 import { transcript, type TranscriptItem } from "../../core/transcript.js";
+import { exportSafe } from "../../protocol/format.js";
 import { agentDirOf, readBlob } from "../blobs.js";
 import { sessionTitle, type StoreSession } from "../store/index.js";
 
@@ -44,5 +45,6 @@ export async function exportBranch(
   const input = { session, items, leafId, parentName: stored?.parent ? sessionTitle(stored.parent) : null };
   const text =
     options.format === "html" ? exportHtml(input, randomBytes(16).toString("base64")) : exportMarkdown(input);
-  return { text, entries: items.length };
+  // Session text's controls become visible escapes in the document itself, wherever it is written.
+  return { text: exportSafe(text), entries: items.length };
 }
