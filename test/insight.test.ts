@@ -8,7 +8,14 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { getModel, getModels, getProviders } from "@mariozechner/pi-ai";
 import { shouldCompact } from "@mariozechner/pi-coding-agent";
-import { commandLine, hasControlCharacters, resumeArgs, resumeCommand, shellKindOf } from "../src/core/resume.js";
+import {
+  clipboardShell,
+  commandLine,
+  hasControlCharacters,
+  resumeArgs,
+  resumeCommand,
+  shellKindOf,
+} from "../src/core/resume.js";
 import { compactionPercent, contextFill, contextWindowOf } from "../src/core/contextWindows.js";
 import { CONTEXT_WINDOWS } from "../src/core/contextWindows.generated.js";
 import { promptBefore, readPathOf, touchDiffTexts } from "../src/core/toolFiles.js";
@@ -57,6 +64,20 @@ describe("Resume in Terminal: the command line", () => {
     assert.equal(shellKindOf("/usr/bin/nu"), "unknown");
     assert.equal(shellKindOf("/usr/bin/fish"), "fish");
     assert.equal(line("pi", "/a.jsonl", "posix", "  "), "pi --session /a.jsonl");
+  });
+
+  it("Copy Resume Command quotes for the default terminal's shell; PowerShell on Windows when it is not known", () => {
+    assert.equal(clipboardShell("cmd", true), "cmd");
+    assert.equal(clipboardShell("pwsh", true), "pwsh");
+    assert.equal(clipboardShell("fish", false), "fish");
+    assert.equal(clipboardShell("unknown", true), "pwsh", "POSIX quotes do not hold in PowerShell");
+    assert.equal(clipboardShell("unknown", false), "posix");
+    // What POSIX quoting would copy for a Windows path runs a command in PowerShell; the PowerShell line does not.
+    const file = "C:\s\a'; calc; '.jsonl";
+    assert.equal(
+      commandLine(resumeArgs("pi", file), clipboardShell("unknown", true)),
+      "pi --session 'C:\s\a''; calc; ''.jsonl'",
+    );
   });
 
   it("a path with a newline is refused (it would end the typed command)", () => {

@@ -67,7 +67,16 @@ export function commandLine({ executable, args }: ResumeArgs, shell: ShellKind):
   return words.join(" ");
 }
 
-/** The resume command for a POSIX shell (Copy Resume Command). */
+/**
+ * The shell Copy Resume Command quotes for: the user's default terminal shell when its quoting is known; else
+ * PowerShell on Windows (its default terminal there, where POSIX quotes would not hold) and POSIX elsewhere.
+ */
+export function clipboardShell(defaultShell: ShellKind, windows: boolean): Exclude<ShellKind, "unknown"> {
+  if (defaultShell !== "unknown") return defaultShell;
+  return windows ? "pwsh" : "posix";
+}
+
+/** The resume command for a POSIX shell (the CLI's and the tree's tooltip).*/
 export function resumeCommand(flavor: "pi" | "omp" | null, file: string): string {
   return commandLine(resumeArgs(flavor, file), "posix")!;
 }

@@ -21,7 +21,7 @@ import { requireTrust } from "./trust.js";
 import type { Logger } from "./logging.js";
 import type { SessionService } from "./service.js";
 import type { PanelManager } from "./webviews/panels.js";
-import { displayTitle } from "./titles.js";
+import { displayTitle, pickText } from "./titles.js";
 
 const SECRET_KEY = (p: "openai" | "azure") => `piSessions.apiKey.${p}`;
 /** The providers Compact Branch offers (product names stay as they are; what they call is described). */
@@ -151,8 +151,8 @@ export function registerCompactCommands(
             .filter((s) => s.summary.ok && s.summary.version >= 3)
             .sort((a, b) => lastActivity(b) - lastActivity(a))
             .map((s) => ({
-              label: displayTitle(s),
-              description: s.summary.ok ? (s.summary.cwd ?? "") : "",
+              label: pickText(displayTitle(s)),
+              description: pickText(s.summary.ok ? (s.summary.cwd ?? "") : ""),
               file: s.file,
             }));
           file = (

@@ -13,7 +13,7 @@ import { registerCommand } from "./commands.js";
 import { CommandId } from "./ids.js";
 import type { Logger } from "./logging.js";
 import type { SessionService } from "./service.js";
-import { displayTitle } from "./titles.js";
+import { displayTitle, pickText } from "./titles.js";
 
 interface ExportArgs {
   format?: ExportFormat;
@@ -45,8 +45,8 @@ export function registerExportCommand(service: SessionService, logger: Logger): 
           .filter((s) => s.summary.ok)
           .sort((a, b) => lastActivity(b) - lastActivity(a))
           .map((s) => ({
-            label: displayTitle(s),
-            description: s.summary.ok ? (s.summary.cwd ?? "") : "",
+            label: pickText(displayTitle(s)),
+            description: pickText(s.summary.ok ? (s.summary.cwd ?? "") : ""),
             file: s.file,
           }));
         file = (await vscode.window.showQuickPick(items, { title: vscode.l10n.t("Export a branch of which session?") }))

@@ -12,7 +12,7 @@ import type { Logger } from "./logging.js";
 import type { SessionService } from "./service.js";
 import type { PanelManager } from "./webviews/panels.js";
 import type { TranscriptPanels } from "./webviews/transcriptPanel.js";
-import { displayTitle } from "./titles.js";
+import { displayTitle, pickText } from "./titles.js";
 
 export async function pickSession(
   lib: SessionLibrary,
@@ -23,8 +23,8 @@ export async function pickSession(
     .filter(filter)
     .sort((a, b) => lastActivity(b) - lastActivity(a))
     .map((s) => ({
-      label: displayTitle(s),
-      description: `${s.summary.ok ? (s.summary.cwd ?? "") : ""} · ${relativeTime(lastActivity(s))}`,
+      label: pickText(displayTitle(s)),
+      description: `${pickText(s.summary.ok ? (s.summary.cwd ?? "") : "")} · ${relativeTime(lastActivity(s))}`,
       s,
     }));
   if (!items.length) throw new Error(vscode.l10n.t("no session to choose from"));
@@ -106,7 +106,7 @@ export function registerPanelCommands(
             throw new Error(vscode.l10n.t("{0} has no compaction", basename(file)));
           const pick = await vscode.window.showQuickPick(
             r.session.compactions.map((c) => ({
-              label: vscode.l10n.t("Compaction {0}", c.id),
+              label: vscode.l10n.t("Compaction {0}", pickText(c.id)),
               description:
                 vscode.l10n.t("line {0}", c.line) +
                 (c.tokensBefore === null

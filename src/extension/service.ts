@@ -3,6 +3,7 @@
  * (`ensureStarted`); settings changes rebuild both.
  */
 import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
 import * as vscode from "vscode";
 import { type ChangeSet, SessionLibrary } from "../node/library.js";
 import { resolveRoots, type SessionRoot } from "../node/roots.js";
@@ -57,6 +58,12 @@ export class SessionService implements vscode.Disposable {
     private readonly summaryWorker?: string,
   ) {
     this.library = this.makeLibrary();
+  }
+
+  /** The bundled worker that compares a large pair of branches (dist/compareWorker.cjs, next to the summary worker). */
+  get compareWorker(): string {
+    // The bundle's own dir otherwise: the extension is dist/extension.cjs, beside its workers.
+    return join(this.summaryWorker ? dirname(this.summaryWorker) : __dirname, "compareWorker.cjs");
   }
 
   get lib(): SessionLibrary {

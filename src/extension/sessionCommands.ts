@@ -2,7 +2,7 @@
 import { basename } from "node:path";
 import * as vscode from "vscode";
 import { FILTER_MODES, type FilterMode, isFilterMode } from "../core/outline.js";
-import { resumeCommand } from "../core/resume.js";
+import { clipboardShell, commandLine, resumeArgs, shellKindOf } from "../core/resume.js";
 import { entryIdOf, fileOf } from "./args.js";
 import { inspectTail, repairTail } from "../node/repair.js";
 import { registerCommand } from "./commands.js";
@@ -14,7 +14,7 @@ import type { SessionsTreeProvider, Element } from "./tree/index.js";
 import { hostPaths } from "../node/roots.js";
 import { relativeTime, truncate } from "../protocol/format.js";
 import { lastActivity } from "../node/store/index.js";
-import { displayTitle } from "./titles.js";
+import { displayTitle, pickText } from "./titles.js";
 
 /** What each filter mode hides, for the filter picker. */
 function filterText(mode: FilterMode): string {
@@ -129,28 +129,28 @@ export function registerSessionCommands(ctx: CommandContext): vscode.Disposable 
           const sum = s.summary;
           if (!sum.ok) {
             items.push({
-              label: `$(error) ${basename(s.file)}`,
+              label: `$(error) ${pickText(basename(s.file))}`,
               description: vscode.l10n.t("not readable"),
-              detail: sum.rejection.message,
+              detail: pickText(sum.rejection.message),
               file: s.file,
             });
             continue;
           }
-          const title = displayTitle(s);
+          const title = pickText(displayTitle(s));
           const forkOf = s.parent
-            ? `${vscode.l10n.t("fork of {0}", truncate(displayTitle(s.parent), 40))} · `
+            ? `${vscode.l10n.t("fork of {0}", pickText(truncate(displayTitle(s.parent), 40)))} · `
             : sum.parentSession
               ? `${vscode.l10n.t("orphan fork")} · `
               : "";
           items.push({
             label: `$(${sum.parentSession ? "repo-forked" : "comment-discussion"}) ${title}`,
-            description: `${forkOf}${sum.cwd ?? ""} · ${relativeTime(lastActivity(s))}`,
-            detail: sum.name && sum.firstPrompt ? sum.firstPrompt : undefined,
+            description: `${forkOf}${pickText(sum.cwd ?? "")} · ${relativeTime(lastActivity(s))}`,
+            detail: sum.name && sum.firstPrompt ? pickText(sum.firstPrompt) : undefined,
             file: s.file,
           });
           for (const [entryId, label] of sum.labels) {
             items.push({
-              label: `$(tag) ${label}`,
+              label: `$(tag) ${pickText(label)}`,
               description: vscode.l10n.t("in {0}", title),
               file: s.file,
               entryId,
@@ -212,7 +212,13 @@ export function registerSessionCommands(ctx: CommandContext): vscode.Disposable 
       CommandId.CopyResumeCommand,
       async (el?: unknown) => {
         const s = knownSession(fileOf(el));
-        const cmd = resumeCommand(s.summary.ok ? s.summary.flavor : null, s.file);
+        // Quoted for the shell it will be pasted into: the default terminal's (PowerShell or cmd.exe on Windows).
+        const shell = clipboardShell(shellKindOf(vscode.env.shell), process.platform === "win32");
+        const cmd = commandLine(resumeArgs(s.summary.ok ? s.summary.flavor : null, s.file), shell);
+        if (cmd === null)
+          throw new Error(
+            vscode.l10n.t("The session's path cannot be quoted for cmd.exe (it holds % or \"); use PowerShell"),
+          );
         await vscode.env.clipboard.writeText(cmd);
         vscode.window.setStatusBarMessage(vscode.l10n.t("Copied: {0}", cmd), 3000);
         return cmd;

@@ -13,3 +13,11 @@ const noNewPromptText = (last: string | null) =>
 export function displayTitle(s: StoreSession): string {
   return sessionTitle(s, noNewPromptText);
 }
+
+/**
+ * Session text for a quick pick's label, description or detail, where `$(name)` is drawn as an icon: escaped the way
+ * VS Code escapes it (`\$(`), so a prompt cannot show an icon or pass for one of ours.
+ */
+export function pickText(text: string): string {
+  return text.replace(/\$\(/g, "\\$(");
+}

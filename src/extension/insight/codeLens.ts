@@ -10,7 +10,7 @@ import { CommandId } from "../ids.js";
 import type { SessionService } from "../service.js";
 import type { FileHistory } from "./fileHistory.js";
 import { KIND_ICONS, kindLabel, lensTitle, promptsOf } from "./touchTurns.js";
-import { displayTitle } from "../titles.js";
+import { displayTitle, pickText } from "../titles.js";
 
 function codeLensEnabled(): boolean {
   return vscode.workspace.getConfiguration("piSessions").get<boolean>("codeLens.enabled", true);
@@ -74,12 +74,14 @@ export async function pickTurn(
     pick.onDidAccept(() => resolve(pick.selectedItems[0]?.touch));
     pick.onDidHide(() => resolve(undefined));
   });
+  const promptOf = (prompts: Map<string, string> | undefined, t: FileTouch) =>
+    prompts?.get(`${t.session.file}\n${t.entryId}`);
   const items = (touches: FileTouch[], prompts?: Map<string, string>): TurnItem[] =>
     touches.map((t) => ({
       touch: t,
-      label: `$(${KIND_ICONS[t.kind]}) ${prompts?.get(`${t.session.file}\n${t.entryId}`) || displayTitle(t.session)}`,
+      label: `$(${KIND_ICONS[t.kind]}) ${pickText(promptOf(prompts, t) || displayTitle(t.session))}`,
       description: [kindLabel(t.kind), Number.isFinite(t.time) ? relativeTime(t.time) : ""].filter(Boolean).join(" · "),
-      detail: `${displayTitle(t.session)}${t.onActivePath ? "" : ` · ${vscode.l10n.t("another branch")}`}`,
+      detail: `${pickText(displayTitle(t.session))}${t.onActivePath ? "" : ` · ${vscode.l10n.t("another branch")}`}`,
     }));
   void (async () => {
     const touches = await history.touchesWhenReady(uri.fsPath);

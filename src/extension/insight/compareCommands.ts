@@ -15,7 +15,7 @@ import type { Logger } from "../logging.js";
 import { pickSession } from "../panelCommands.js";
 import type { SessionService } from "../service.js";
 import type { PanelManager } from "../webviews/panels.js";
-import { displayTitle } from "../titles.js";
+import { displayTitle, pickText } from "../titles.js";
 
 type Side = { file: string; leafId?: string };
 type SideItem = vscode.QuickPickItem & { side: Side };
@@ -29,20 +29,20 @@ async function opened(service: SessionService, file: string): Promise<Session> {
 /** The leaves of a session, then its forks, as quick pick items. */
 function sideItems(service: SessionService, file: string, session: Session): SideItem[] {
   const items: SideItem[] = leavesOf(session).map((leaf) => ({
-    label: `$(git-branch) ${truncate(promptBefore(session, leaf.id) || leaf.id, 80)}`,
+    label: `$(git-branch) ${pickText(truncate(promptBefore(session, leaf.id) || leaf.id, 80))}`,
     description: [
       leaf.id === session.leafId ? vscode.l10n.t("active branch") : "",
       leaf.timestamp ? relativeTime(Date.parse(leaf.timestamp)) : "",
     ]
       .filter(Boolean)
       .join(" · "),
-    detail: vscode.l10n.t("leaf {0}", leaf.id),
+    detail: vscode.l10n.t("leaf {0}", pickText(leaf.id)),
     side: { file, leafId: leaf.id },
   }));
   const s = service.lib.get(file);
   for (const child of [...(s?.children ?? [])].sort((x, y) => lastActivity(y) - lastActivity(x)))
     items.push({
-      label: `$(repo-forked) ${truncate(displayTitle(child), 80)}`,
+      label: `$(repo-forked) ${pickText(truncate(displayTitle(child), 80))}`,
       description: `${vscode.l10n.t("fork")} · ${relativeTime(lastActivity(child))}`,
       side: { file: child.file },
     });

@@ -4,6 +4,7 @@ import type { SearchHit } from "../../node/search/queryIndex.js";
 import { oneLine, truncate } from "../../protocol/format.js";
 import type { SearchResultGroup, SearchScope } from "../../protocol/search.js";
 import type { SessionService } from "../service.js";
+import { pickText } from "../titles.js";
 
 /** The files a scope searches: the workspace's sessions, or null for every session. */
 export function scopeFiles(service: SessionService, scope: SearchScope, folders: string[]): string[] | null {
@@ -21,7 +22,7 @@ export function defaultScope(service: SessionService, folders: string[]): Search
  * words itself), and `$(name)` kept from being drawn as an icon.
  */
 export function snippetLine(snippet: string, max = 200): string {
-  return oneLine(truncate(snippet.replace(/[«»]/g, ""), max)).replace(/\$\(/g, "\\$(");
+  return pickText(oneLine(truncate(snippet.replace(/[«»]/g, ""), max)));
 }
 
 /** Hits grouped by session, sessions in the order of their best hit. */

@@ -8,6 +8,7 @@ import { compareBranches } from "../../core/compare.js";
 import type { PanelState } from "../../protocol/messages.js";
 import { truncate } from "../../protocol/format.js";
 import { type CompareEnd, finalTextOf } from "../../node/views/compare.js";
+import { COMPARE_OFF_THREAD_BYTES, compareInWorker } from "../../node/views/compareWork.js";
 import type { SessionService } from "../service.js";
 import type { DiffTexts } from "./diffTexts.js";
 import { displayTitle } from "../titles.js";
@@ -48,6 +49,20 @@ export async function compareEnds(service: SessionService, state: PanelState): P
   return [toEnd(a, b), toEnd(b, a)];
 }
 
+/** What each side leaves in `path`: worked out in a worker thread for a large pair (`compareInWorker`). */
+async function finalTexts(service: SessionService, a: CompareEnd, b: CompareEnd, path: string) {
+  const bytes = (service.lib.get(a.file)?.sizeBytes ?? 0) + (service.lib.get(b.file)?.sizeBytes ?? 0);
+  if (bytes <= COMPARE_OFF_THREAD_BYTES) {
+    const c = compareBranches(a, b);
+    return [finalTextOf(c.sides[0], a.session, path), finalTextOf(c.sides[1], b.session, path)] as const;
+  }
+  const spec = ({ session: _session, ...rest }: CompareEnd) => rest;
+  const answer = await compareInWorker(service.compareWorker, { kind: "finalTexts", sides: [spec(a), spec(b)], path });
+  if (!answer.ok) throw new Error(answer.message);
+  if (!("texts" in answer)) throw new Error("the compare worker answered another question");
+  return answer.texts;
+}
+
 /** "Diff final texts": what each side leaves in `path`, side A on the left. */
 export async function diffFinalTexts(
   service: SessionService,
@@ -56,9 +71,7 @@ export async function diffFinalTexts(
   path: string,
 ): Promise<void> {
   const [a, b] = await compareEnds(service, state);
-  const c = compareBranches(a, b);
-  const left = finalTextOf(c.sides[0], a.session, path);
-  const right = finalTextOf(c.sides[1], b.session, path);
+  const [left, right] = await finalTexts(service, a, b, path);
   if (left === null || right === null)
     throw new Error(
       vscode.l10n.t("The final text of {0} is not known on both sides (it needs a write)", basename(path)),

@@ -20,7 +20,7 @@ import type { Logger } from "../logging.js";
 import type { SessionService } from "../service.js";
 import { renderHtml, webviewOptions } from "./html.js";
 import { DiffTexts } from "./diffTexts.js";
-import { displayTitle } from "../titles.js";
+import { displayTitle, pickText } from "../titles.js";
 
 /** A chunk of rows the page asked for stays under this (at least one row). */
 const FETCH_BYTES = 1024 * 1024;
@@ -352,7 +352,7 @@ export class TranscriptPanels implements vscode.Disposable {
         choices.map((c, i) => ({
           label:
             (c.current ? "$(check) " : "") +
-            vscode.l10n.t("Branch {0}: {1}", i + 1, noIcons(c.firstPrompt) || vscode.l10n.t("(no prompt)")),
+            vscode.l10n.t("Branch {0}: {1}", i + 1, pickText(c.firstPrompt) || vscode.l10n.t("(no prompt)")),
           description: [vscode.l10n.t("{0} entries", c.entries), c.active ? vscode.l10n.t("● active leaf") : ""]
             .filter(Boolean)
             .join(" · "),
@@ -377,7 +377,6 @@ export class TranscriptPanels implements vscode.Disposable {
 }
 
 /** Session text in a quick pick label: `$(name)` would render as an icon (and could fake the current-branch mark). */
-const noIcons = (text: string) => text.replace(/\$\(/g, "$\u200b(");
 
 /** A link in session text opens only over http(s), and only after the user says so. */
 async function openLink(url: string): Promise<void> {

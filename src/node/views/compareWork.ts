@@ -1,0 +1,72 @@
+/**
+ * Compare Branches off the extension host's thread: a large pair of sessions is compared in a worker thread
+ * (dist/compareWorker.cjs), which reads both files itself and answers with the panel's model, or with what both
+ * sides leave in one file (Diff Final Texts). The host keeps small pairs, whose work is shorter than a worker's
+ * start. Plain Node (no `vscode`), so that tests drive it as the extension does.
+ */
+import { Worker } from "node:worker_threads";
+import { compareBranches } from "../../core/compare.js";
+import type { CompareModel } from "../../protocol/views.js";
+import { readSessionFile } from "../readSession.js";
+import { type CompareEnd, compareModel, finalTextOf } from "./compare.js";
+
+/** Both sessions together larger than this are compared in a worker (a few MB of crafted calls took seconds). */
+export const COMPARE_OFF_THREAD_BYTES = 4 * 1024 * 1024;
+
+/** One side as the host names it: the worker reads the file again and checks the leaf is still there. */
+export type CompareSideSpec = Omit<CompareEnd, "session">;
+
+export type CompareWork =
+  | { kind: "model"; sides: [CompareSideSpec, CompareSideSpec]; home?: string }
+  | { kind: "finalTexts"; sides: [CompareSideSpec, CompareSideSpec]; path: string; home?: string };
+
+export type CompareAnswer =
+  | { ok: true; model: CompareModel }
+  | { ok: true; texts: [string | null, string | null] }
+  | { ok: false; message: string };
+
+async function sideOf(spec: CompareSideSpec): Promise<CompareEnd> {
+  const r = await readSessionFile(spec.file, { validate: false });
+  if (!r.ok) throw new Error(`${spec.file}: line ${r.rejection.line}: ${r.rejection.message}`);
+  if (spec.leafId !== null && !r.session.byId.has(spec.leafId))
+    throw new Error(`${spec.file} has no entry ${spec.leafId} now (it changed while it was compared)`);
+  return { ...spec, session: r.session };
+}
+
+/** The work itself, wherever it runs (the worker calls it; tests call it to check the worker's answer). */
+export async function doCompareWork(work: CompareWork): Promise<CompareAnswer> {
+  try {
+    const [a, b] = [await sideOf(work.sides[0]), await sideOf(work.sides[1])];
+    if (work.kind === "model") return { ok: true, model: compareModel(a, b, work.home) };
+    const c = compareBranches(a, b);
+    return {
+      ok: true,
+      texts: [
+        finalTextOf(c.sides[0], a.session, work.path, work.home),
+        finalTextOf(c.sides[1], b.session, work.path, work.home),
+      ],
+    };
+  } catch (err) {
+    return { ok: false, message: err instanceof Error ? err.message : String(err) };
+  }
+}
+
+/** Run `work` in a worker thread of its own (`workerFile`: the bundled dist/compareWorker.cjs), then end it. */
+export function compareInWorker(workerFile: string, work: CompareWork): Promise<CompareAnswer> {
+  return new Promise((resolve) => {
+    const worker = new Worker(workerFile, { workerData: work });
+    let answered = false;
+    worker.once("message", (m: CompareAnswer) => {
+      answered = true;
+      resolve(m);
+      void worker.terminate();
+    });
+    worker.once("error", (err) => {
+      answered = true;
+      resolve({ ok: false, message: `the compare worker failed: ${err.message}` });
+    });
+    worker.once("exit", (code) => {
+      if (!answered) resolve({ ok: false, message: `the compare worker stopped (exit code ${code})` });
+    });
+  });
+}

@@ -1,0 +1,96 @@
+// Hardening 3 (issue #32, item 2): Compare Branches pairs each call with its result once per message (it filtered all
+// calls per call), works out every file's final text in one walk, and runs off the extension host's thread for a
+// large pair (the built dist/compareWorker.cjs). Expectations come from the raw lines: which result names which call.
+import * as assert from "node:assert/strict";
+import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { compareBranches } from "../src/core/compare.js";
+import { parseSession } from "../src/core/session.js";
+import { compareModel, finalTextOf, type CompareEnd } from "../src/node/views/compare.js";
+import { compareInWorker, doCompareWork } from "../src/node/views/compareWork.js";
+import { header, message } from "./builders.js";
+import { jsonl, withTempDir } from "./helpers.js";
+
+const write = (id: string, path: string, content: string) => ({
+  type: "toolCall",
+  id,
+  name: "write",
+  arguments: { path, content },
+});
+const result = (id: string, parentId: string, callId: string, isError = false) =>
+  message(id, parentId, "toolResult", [{ type: "text", text: isError ? "failed" : "ok" }], {
+    extra: { toolCallId: callId, toolName: "write", isError },
+  });
+
+/** Each file written once (ok), then one message that writes all of them again, its results out of order. */
+function pairing(): string {
+  const files = ["f1", "f2", "f3", "f4", "f5", "f6"];
+  const first = files.map((f, i) => write(`w${i}`, `/w/${f}`, `old ${f}`));
+  const again = [
+    write("a", "/w/f1", "new f1"), // its one result is an error: the file keeps its old text
+    write("dup", "/w/f2", "new f2"), // an id two calls share, results not in call order: unknown
+    write("dup", "/w/f3", "new f3"),
+    write("", "/w/f4", "new f4"), // no id, results not in call order: unknown
+    write("b", "/w/f5", "new f5"), // two results name it: unknown
+    write("c", "/w/f6", "new f6"), // one ok result: the new text
+  ];
+  const firstResults = files.map((_, i) => result(`fr${i}`, i ? `fr${i - 1}` : "m1", `w${i}`));
+  return jsonl(
+    header({ cwd: "/w" }),
+    message("u1", null, "user", "go"),
+    message("m1", "u1", "assistant", first),
+    ...firstResults,
+    message("m2", "fr5", "assistant", again),
+    result("r1", "m2", "dup"),
+    result("r2", "r1", "a", true),
+    result("r3", "r2", "dup"),
+    result("r4", "r3", ""),
+    result("r5", "r4", "b"),
+    result("r6", "r5", "b"),
+    result("r7", "r6", "c"),
+    message("x", "r7", "assistant", "side x"),
+    message("y", "r7", "assistant", "side y"),
+  );
+}
+
+describe("hardening 3: compare", function () {
+  this.timeout(60_000);
+
+  it("pairs results with calls by a unique id, else by order only when every call has its result in order", () => {
+    const r = parseSession("pairing.jsonl", Buffer.from(pairing()), { validate: false });
+    assert.ok(r.ok);
+    const c = compareBranches({ session: r.session, leafId: "x" }, { session: r.session, leafId: "y" });
+    const text = (f: string) => finalTextOf(c.sides[0], r.session, `/w/${f}`, "/home/u");
+    assert.deepEqual(["f1", "f2", "f3", "f4", "f5", "f6"].map(text), ["old f1", null, null, null, null, "new f6"]);
+    // The other side of the same path says the same.
+    assert.equal(finalTextOf(c.sides[1], r.session, "/w/f6", "/home/u"), "new f6");
+  });
+
+  it("the worker's model and final texts equal the host's, and a changed file is said, not guessed", async () => {
+    const worker = join(import.meta.dirname, "..", "dist", "compareWorker.cjs");
+    assert.ok(existsSync(worker), "npm test builds dist/compareWorker.cjs before the unit tests");
+    await withTempDir(async (dir) => {
+      const file = join(dir, "s.jsonl");
+      writeFileSync(file, pairing());
+      const r = parseSession(file, Buffer.from(pairing()), { validate: false });
+      assert.ok(r.ok);
+      const end = (leafId: string, role: CompareEnd["role"]): CompareEnd => ({
+        session: r.session,
+        leafId,
+        file,
+        title: leafId,
+        role,
+      });
+      const [a, b] = [end("x", "active"), end("y", "branch")];
+      const spec = ({ session: _s, ...rest }: CompareEnd) => rest;
+      const sides: [ReturnType<typeof spec>, ReturnType<typeof spec>] = [spec(a), spec(b)];
+      const model = await compareInWorker(worker, { kind: "model", sides, home: "/home/u" });
+      assert.deepEqual(model, { ok: true, model: compareModel(a, b, "/home/u") });
+      const texts = await compareInWorker(worker, { kind: "finalTexts", sides, path: "/w/f6", home: "/home/u" });
+      assert.deepEqual(texts, { ok: true, texts: ["new f6", "new f6"] });
+      writeFileSync(file, jsonl(header({ cwd: "/w" }), message("u1", null, "user", "rewritten")));
+      const gone = await doCompareWork({ kind: "model", sides });
+      assert.deepEqual(gone, { ok: false, message: `${file} has no entry x now (it changed while it was compared)` });
+    });
+  });
+});
