@@ -341,4 +341,66 @@ suite("IDE insight in a real VS Code", () => {
     branches.panel.dispose();
     withParent.panel.dispose();
   });
+
+  test("a large pair is compared in the worker thread, with the CLI's numbers and both final texts", async () => {
+    // Over 4 MB: one message with 20,000 writes (each file its own), their results, then two branches writing a.txt.
+    const dir = path.join(HOME, ".pi", "agent", "sessions", "--tmp-large-compare--");
+    const file = path.join(dir, "large.jsonl");
+    const calls = Array.from({ length: 20_000 }, (_, i) => ({
+      type: "toolCall",
+      id: `c${i}`,
+      name: "write",
+      arguments: { path: `/w/f${i}.txt`, content: `text ${i} `.repeat(20) },
+    }));
+    const done = (id: string, parentId: string, callId: string) =>
+      message(id, parentId, "toolResult", [{ type: "text", text: "ok" }], {
+        extra: { toolCallId: callId, toolName: "write", isError: false },
+      });
+    const records: unknown[] = [header({ id: "large-compare", cwd: "/w" }), message("u1", null, "user", "write them")];
+    records.push(message("m1", "u1", "assistant", calls));
+    let parent = "m1";
+    for (let i = 0; i < calls.length; i++) {
+      records.push(done(`r${i}`, parent, `c${i}`));
+      parent = `r${i}`;
+    }
+    for (const side of ["x", "y"]) {
+      const call = { type: "toolCall", id: `c${side}`, name: "write", arguments: { path: "/w/a.txt", content: side } };
+      records.push(message(side, parent, "assistant", [call]), done(`${side}r`, side, `c${side}`));
+    }
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(file, jsonl(...records));
+    assert.ok(fs.statSync(file).size > 4 * 1024 * 1024);
+    try {
+      await waitFor("the large session listed", () => api.service.lib.get(file)?.summary.ok);
+      await vscode.commands.executeCommand("piSessions.compareWithActiveBranch", {
+        kind: "row",
+        file,
+        item: { id: "xr" },
+      });
+      const panel = await waitFor("the comparison rendered", () =>
+        api.panels.panels.find((p) => p.kind === "compare" && p.state.file === file && p.facts),
+      );
+      const model = panel.model as CompareModel;
+      const json = JSON.parse(
+        execFileSync(process.execPath, [CLI, "compare", file, "--leaf", "yr", "--leaf", "xr", "--json"], {
+          encoding: "utf8",
+          maxBuffer: 64 * 1024 * 1024,
+        }),
+      ) as { sides: { leaf: string; filesModified: string[] }[] };
+      assert.deepEqual(
+        model.sides.map((s) => s.leafId),
+        json.sides.map((s) => s.leaf),
+      );
+      assert.deepEqual(
+        model.sides.map((s) => s.filesModified.map((f) => f.path)),
+        json.sides.map((s) => s.filesModified),
+      );
+      // Both sides wrote a.txt after results that name their calls: its final texts are known, so it can be diffed.
+      assert.deepEqual(model.bothEdited, [{ path: "/w/a.txt", diffable: true }]);
+      panel.panel.dispose();
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+      await waitFor("the large session gone", () => !api.service.lib.get(file));
+    }
+  });
 });
