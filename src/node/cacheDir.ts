@@ -16,7 +16,7 @@ export function cacheDir(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /** A cache dir we do not keep anything in: the message names it and says why. */
-export class CacheDirError extends PlainError {
+class CacheDirError extends PlainError {
   readonly code = "ECACHEDIR";
   constructor(
     readonly dir: string,

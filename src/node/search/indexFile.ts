@@ -105,7 +105,7 @@ export function retryBusy<T>(fn: () => T): T {
 }
 
 /** The index stayed locked by a live process for the whole wait. */
-export class IndexBusyError extends PlainError {
+class IndexBusyError extends PlainError {
   constructor(readonly file: string) {
     const writer = lockContent(`${file}.writer`)?.split(":");
     const who = writer && Number(writer[0]) > 0 ? ` (its writer is process ${writer[0]} on ${writer[1]})` : "";
