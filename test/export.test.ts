@@ -79,8 +79,11 @@ const escapeMd = (t: string) =>
     .replace(/~/g, "&#126;")
     .replace(/\[/g, "&#91;")
     .replace(/\]/g, "&#93;")
-    .replace(/^(\s*)#/gm, "$1&#35;")
-    // A setext underline (a line of = or -) would make the line above it a heading (#32 item 11).
+    .replace(/\|/g, "&#124;")
+    .replace(/^([ \t]*)#/gm, "$1&#35;")
+    // A list marker (a heading may start inside a list item), then a setext underline (a line of = or -) would make the line above it a heading (#32 item 11).
+    .replace(/^([ \t]*)([-*+])(?=[ \t]|$)/gm, (_, i: string, c: string) => `${i}&#${c.charCodeAt(0)};`)
+    .replace(/^([ \t]*\d{1,9})([.)])(?=[ \t]|$)/gm, (_, n: string, c: string) => `${n}&#${c.charCodeAt(0)};`)
     .replace(/^( {0,3})([=-])(?=[=\- \t]*$)/gm, (_, i: string, c: string) => `${i}${c === "=" ? "&#61;" : "&#45;"}`);
 const escapeHtml = (t: string) =>
   t.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");

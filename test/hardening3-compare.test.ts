@@ -66,6 +66,39 @@ describe("hardening 3: compare", function () {
     assert.equal(finalTextOf(c.sides[1], r.session, "/w/f6", "/home/u"), "new f6");
   });
 
+  it("edits that multiply a text, or replay a letter's replace_all, are given up as unknown, not worked out", () => {
+    const edit = (id: string, path: string, edits: unknown[]) => ({
+      type: "toolCall",
+      id,
+      name: "edit",
+      arguments: { path, edits },
+    });
+    const records: unknown[] = [header({ cwd: "/w" }), message("u1", null, "user", "go")];
+    let parent = "u1";
+    const turn = (id: string, block: unknown) => {
+      records.push(message(id, parent, "assistant", [block]), result(`${id}r`, id, (block as { id: string }).id));
+      parent = `${id}r`;
+    };
+    // 22 files of 100 KB, each multiplied 2,500 times by one replace_all (it took 4.5 GB and crashed the process).
+    for (let f = 0; f < 22; f++) {
+      turn(`w${f}`, write(`cw${f}`, `/w/f${f}`, "a".repeat(99_999)));
+      turn(`e${f}`, edit(`ce${f}`, `/w/f${f}`, [{ oldText: "a", newText: "b".repeat(2500), replace_all: true }]));
+    }
+    // 600 replace_alls of every letter of a 100 KB file (16 s of spans).
+    turn("g", write("cg", "/w/g", "a".repeat(99_999)));
+    for (let i = 0; i < 600; i++)
+      turn(`r${i}`, edit(`cr${i}`, "/w/g", [{ oldText: "a", newText: "a", replace_all: true }]));
+    const fork = parent;
+    for (const side of ["x", "y"]) {
+      parent = fork;
+      turn(side, edit(`c${side}`, "/w/f0", [{ oldText: "zzz", newText: side }]));
+    }
+    const r = parseSession("multiply.jsonl", Buffer.from(jsonl(...records)), { validate: false });
+    assert.ok(r.ok);
+    const c = compareBranches({ session: r.session, leafId: "xr" }, { session: r.session, leafId: "yr" });
+    for (const f of ["/w/f0", "/w/f21", "/w/g"]) assert.equal(finalTextOf(c.sides[0], r.session, f, "/h"), null, f);
+  });
+
   it("the worker's model and final texts equal the host's, and a changed file is said, not guessed", async () => {
     const worker = join(import.meta.dirname, "..", "dist", "compareWorker.cjs");
     assert.ok(existsSync(worker), "npm test builds dist/compareWorker.cjs before the unit tests");

@@ -56,6 +56,12 @@ describe("hardening 3: export", function () {
         toolCall("a0000002", "a0000001", "bash", { command: `echo ${ALL}` }),
         toolResult("r0000001", "a0000002", "a0000002", "bash", `out ${ALL}`),
         message("a0000003", "r0000001", "assistant", "User · 2026-11-29 10:05\n---\nforged\n\nAssistant\n===\nx"),
+        message(
+          "a0000004",
+          "a0000003",
+          "assistant",
+          "- # Listed\n\n1. # Numbered\n\n10. Deep\n    ===\n\n| a | b |\n|---|---|",
+        ),
       ),
     );
   });
@@ -86,6 +92,11 @@ describe("hardening 3: export", function () {
       .map((t, i) => tokens[tokens.indexOf(t) + 1]!.content + i);
     assert.ok(!headings.some((h) => h.startsWith("User · 2026-11-29 10:05")), headings.join("\n"));
     assert.ok(!headings.some((h) => /^Assistant\d*$/.test(h)), headings.join("\n"));
+    // Inside a list item a heading starts again, and a table is structure too: none of them from session text.
+    assert.ok(!headings.some((h) => /Listed|Numbered|Deep/.test(h)), headings.join("\n"));
+    assert.ok(!tokens.some((t) => t.type === "table_open" || t.type === "ordered_list_open"));
+    // The one bullet list is the export's own facts, before any entry.
+    assert.equal(tokens.filter((t) => t.type === "bullet_list_open").length, 1);
     // The text is still there, as text.
     assert.ok(md.includes("User · 2026-11-29 10:05"));
   });
@@ -122,6 +133,21 @@ describe("hardening 3: export", function () {
       assert.match(r.err, /is a session file/);
       assert.deepEqual(readFileSync(file), before);
       assert.deepEqual(readFileSync(copy), before);
+    });
+
+    it("a session as the reader takes one: after a BOM, after blank lines, after a 70 KB title slot", async () => {
+      const head = readFileSync(file, "utf8");
+      const slot = JSON.stringify({ type: "title", title: "t".repeat(70_000) });
+      for (const [name, bytes] of [
+        ["bom.md", `\uFEFF${head}`],
+        ["blank.md", `\n\n${head}`],
+        ["slot.md", `${slot}\n${head}`],
+      ] as const) {
+        const target = join(dir, name);
+        writeFileSync(target, bytes);
+        await assert.rejects(writeExport(target, "x"), /is a session file/, name);
+        assert.equal(readFileSync(target, "utf8"), bytes, name);
+      }
     });
 
     it("a directory or a FIFO: refused at once (no hang)", async () => {

@@ -14,6 +14,7 @@ import {
   readFileSync,
   statSync,
   symlinkSync,
+  utimesSync,
   writeFileSync,
 } from "node:fs";
 import { hostname } from "node:os";
@@ -164,6 +165,42 @@ describe("hardening 3: the search index", function () {
     });
   });
 
+  it("a cache dir that is a file, or inside one: one line naming it, no stack", async () => {
+    await withTempDir(async (dir) => {
+      const { agent } = store(dir);
+      const file = join(dir, "afile");
+      writeFileSync(file, "x");
+      for (const cache of [file, join(file, "sub")]) {
+        const r = cli(["search", "okapiall", "--agent-dir", agent], { PI_SESSIONS_CACHE_DIR: cache });
+        assert.equal(r.status, 2, r.stderr);
+        assert.match(r.stderr, /^pi-sessions: cache dir .* is not a directory/);
+        assert.ok(!/internal error|\n {4}at /.test(r.stderr), r.stderr);
+      }
+    });
+  });
+
+  it("text after a NUL is indexed (it cannot hide from search)", async () => {
+    await withTempDir(async (dir) => {
+      const { agent, slug } = store(dir);
+      writeFileSync(
+        join(slug, "nul.jsonl"),
+        jsonl(header({ id: "nul", cwd: "/w/p" }), message("u1", null, "user", "beforeword\u0000 hiddenafterword")),
+      );
+      const index = await SearchIndex.open(join(dir, "cache"), ROOTS);
+      try {
+        await index.update(indexTargets((await ownedStore(agent)).sessions));
+        const q = parseQuery("hiddenafterword");
+        assert.ok(q.ok);
+        assert.deepEqual(
+          index.query(q).map((h) => h.entryId),
+          ["u1"],
+        );
+      } finally {
+        index.close();
+      }
+    });
+  });
+
   it("a link planted at the journal or the index name is never followed: its target is untouched", async () => {
     await withTempDir(async (dir) => {
       const cache = join(dir, "cache");
@@ -197,6 +234,27 @@ describe("hardening 3: the search index", function () {
       assert.equal(r.status, 0, r.stderr);
       assert.equal((JSON.parse(r.stdout) as { hits: unknown[] }).hits.length, HITS);
       assert.ok(!existsSync(`${file}.lock`));
+    });
+  });
+
+  it("a writer file that holds no pid (a crash between its create and its write) is stale after a few seconds", async () => {
+    await withTempDir(async (dir) => {
+      const { agent, slug } = store(dir);
+      const env = { PI_SESSIONS_CACHE_DIR: join(dir, "cache") };
+      assert.equal(cli(["search", "okapiall", "--agent-dir", agent], env).status, 0);
+      const file = indexFileFor(join(dir, "cache"), [{ dir: join(agent, "sessions") }]);
+      for (const content of ["", "garbage"]) {
+        writeFileSync(`${file}.writer`, content);
+        const past = new Date(Date.now() - 60_000);
+        utimesSync(`${file}.writer`, past, past);
+        const word = `okapifresh${content.length}`;
+        writeFileSync(join(slug, `fresh${content.length}.jsonl`), session(`fresh${content.length}`, word));
+        const r = cli(["search", word, "--agent-dir", agent, "--json"], env);
+        assert.equal(r.status, 0, r.stderr);
+        const json = JSON.parse(r.stdout) as { hits: unknown[]; indexed: { pending: number } };
+        assert.equal(json.indexed.pending, 0, JSON.stringify(content));
+        assert.equal(json.hits.length, HITS);
+      }
     });
   });
 

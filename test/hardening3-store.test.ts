@@ -52,6 +52,13 @@ describe("hardening 3: the store", function () {
     assert.equal(inWorkspace({ cwd: "/srv/app", slug: "--srv-app--" }, ws, host), true);
     assert.equal(inWorkspace({ cwd: "/srv/app/web", slug: "--srv-app-web--" }, ws, host), true);
     assert.equal(inWorkspace({ cwd: null, slug: "--srv-app--" }, ws, host), true);
+    // `..` is resolved before the cwd is compared; a cwd with a control character is no path (its slug decides).
+    for (const cwd of ["/srv/app/../app-secrets", "/srv/app/./../app-secrets", "/srv/app/x/../../app-secrets"])
+      assert.equal(inWorkspace({ cwd, slug: "--srv-app--" }, ws, host), false, cwd);
+    assert.equal(inWorkspace({ cwd: "C:\\srv\\app\\..\\app-secrets", slug: null }, "C:\\srv\\app", host), false);
+    assert.equal(inWorkspace({ cwd: "/srv/app/\n/../app-secrets", slug: "--x--" }, ws, host), false);
+    assert.equal(inWorkspace({ cwd: "/srv/app\u0000-secrets", slug: "--srv-app-secrets--" }, ws, host), false);
+    assert.equal(inWorkspace({ cwd: "/srv/app/web/../api", slug: "--x--" }, ws, host), true);
     // A cwd elsewhere is elsewhere, whatever folder the file was put in.
     assert.equal(inWorkspace({ cwd: "/home/u/other", slug: "--srv-app--" }, ws, host), false);
     // Through the CLI: list and usage of a workspace.
@@ -63,6 +70,19 @@ describe("hardening 3: the store", function () {
       const r = await cli("list", "--agent-dir", agent, "--workspace", ws, "--no-cache", "--json");
       const ids = (JSON.parse(r.out) as { sessions: { id: string }[] }).sessions.map((s) => s.id);
       assert.deepEqual(ids, ["mine"], r.out);
+    });
+  });
+
+  it("JSON on stdout: C1 controls, overrides and separators as JSON escapes, the values exact", async () => {
+    await withTempDir(async (dir) => {
+      const agent = join(dir, "agent");
+      const name = "csi\u009b31m rlo\u202eexe sep\u2028line del\u007f";
+      writeSession(agent, "--w--", "s", "/w", [
+        { type: "session_info", id: "n1", parentId: "u1", timestamp: "2026-01-01T00:00:02.000Z", name },
+      ]);
+      const r = await cli("list", "--agent-dir", agent, "--no-cache", "--json");
+      assert.equal(/[\u007f-\u009f\u202a-\u202e\u2028\u2029]/.exec(r.out), null, "no raw character");
+      assert.equal((JSON.parse(r.out) as { sessions: { name: string }[] }).sessions[0]!.name, name);
     });
   });
 
@@ -160,6 +180,20 @@ describe("hardening 3: the store", function () {
       assert.deepEqual(await totals("--no-cache"), expected, "no cache");
       assert.deepEqual(await totals(), expected, "cache written");
       assert.deepEqual(await totals(), expected, "cache read");
+      // Out of range (negative, past a quadrillion): absent too, so no sum overflows or goes below zero.
+      const huge = {
+        input: 1.7e308,
+        output: -5,
+        cacheRead: 0,
+        cacheWrite: 0,
+        totalTokens: 1.7e308,
+        cost: { total: -1 },
+      };
+      const hugeLine = (id: string, parent: string) =>
+        JSON.stringify(message(id, parent, "assistant", "reply", { usage: huge as never }));
+      writeFileSync(file, `${hugeLine("a3", "a2")}\n${hugeLine("a4", "a3")}\n${hugeLine("a5", "a4")}\n`, { flag: "a" });
+      assert.deepEqual(await totals("--no-cache"), expected, "huge and negative numbers, no cache");
+      assert.deepEqual(await totals(), expected, "huge and negative numbers, cache");
       const byModel = await withCache(cache, () => cli("usage", "--agent-dir", agent, "--json", "--by", "model"));
       assert.equal((JSON.parse(byModel.out) as { total: { totalTokens: number } }).total.totalTokens, 220);
     });

@@ -7,6 +7,7 @@ import { CommanderError } from "commander";
 import { EXIT_OK, EXIT_REJECTED, EXIT_USAGE, type Io, isUsageError, text } from "./args.js";
 import { buildProgram } from "./program.js";
 import { PlainError } from "../node/ioReason.js";
+import { jsonSafe } from "../protocol/format.js";
 
 /** The package version, recorded in checkpoints as the producer version (set at build time). */
 const VERSION = typeof __PI_SESSIONS_VERSION__ === "string" ? __PI_SESSIONS_VERSION__ : "0.0.0-dev";
@@ -15,7 +16,13 @@ declare const __PI_SESSIONS_VERSION__: string | undefined;
 /** Commander's outcomes that are not errors. */
 const NOT_ERRORS = new Set(["commander.helpDisplayed", "commander.version", "commander.help"]);
 
-export async function run(argv: string[], io: Io): Promise<number> {
+export async function run(argv: string[], raw: Io): Promise<number> {
+  // Whatever a command prints raw (JSON, an export) leaves no C1 control or bidi override live on the terminal.
+  const io: Io = {
+    ...raw,
+    out: (t) => raw.out(jsonSafe(t)),
+    ...(raw.part ? { part: (t: string) => raw.part!(jsonSafe(t)) } : {}),
+  };
   let code = EXIT_OK;
   const program = buildProgram(io, VERSION, (c) => {
     code = c;

@@ -30,8 +30,14 @@ export interface UsageFacts extends TokenBuckets {
   model: string;
 }
 
+/**
+ * Counts past this are no count (a quadrillion tokens, or dollars): taken as absent, like a negative or non-finite
+ * number, so that no sum of a store's records can overflow to Infinity or go below zero.
+ */
+const MAX_COUNT = 1e15;
+
 function num(v: unknown): number {
-  return typeof v === "number" && Number.isFinite(v) ? v : 0;
+  return typeof v === "number" && v >= 0 && v <= MAX_COUNT ? v : 0;
 }
 
 function facts(
@@ -44,10 +50,9 @@ function facts(
   const output = num(usage.output);
   const cacheRead = num(usage.cacheRead);
   const cacheWrite = num(usage.cacheWrite);
-  // Only finite numbers count (`1e400` parses as Infinity, which no cache, worker or JSON keeps): one rule on every
-  // path. A sum past the largest double is no count either.
-  const sum = input + output + cacheRead + cacheWrite;
-  const totalTokens = num(usage.totalTokens) || (Number.isFinite(sum) ? sum : 0);
+  // Only counts in range count (`1e400` parses as Infinity, which no cache, worker or JSON keeps): one rule on every
+  // path (`num`).
+  const totalTokens = num(usage.totalTokens) || input + output + cacheRead + cacheWrite;
   const cost = isPlainObject(usage.cost) ? num(usage.cost.total) : 0;
   return { source, provider, model, input, output, cacheRead, cacheWrite, totalTokens, cost };
 }

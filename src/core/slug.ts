@@ -27,10 +27,29 @@ function trimSeparators(p: string): string {
   return p.length > 1 ? p.replace(/[/\\]+$/, "") : p;
 }
 
+/**
+ * `p` with `.` and `..` segments resolved and separators collapsed (as `path.normalize` does, for either kind of
+ * path, without the host's rules): `/srv/app/../app-secrets` is `/srv/app-secrets`, which is not inside `/srv/app`.
+ */
+function normalizeSegments(p: string): string {
+  const windows = isWindowsShaped(p);
+  const parts = p.split(windows ? /[\\/]+/ : /\/+/);
+  const lead = parts.shift() ?? ""; // "" for a POSIX root, "C:" for a drive, "" for a UNC path's empty first part
+  const out: string[] = [];
+  for (const part of parts) {
+    if (part === "" || part === ".") continue;
+    if (part === "..") out.pop();
+    else out.push(part);
+  }
+  const sep = windows ? "\\" : "/";
+  const unc = windows && /^[\\/]{2}/.test(p);
+  return `${unc ? "\\\\" : lead}${sep}${out.join(sep)}`;
+}
+
 /** Is `p` the directory `dir` or inside it, across a separator boundary? */
 function isInside(p: string, dir: string, caseInsensitive = false): boolean {
-  let a = trimSeparators(p);
-  let b = trimSeparators(dir);
+  let a = trimSeparators(normalizeSegments(p));
+  let b = trimSeparators(normalizeSegments(dir));
   if (caseInsensitive) {
     a = a.toLowerCase().replace(/\//g, "\\");
     b = b.toLowerCase().replace(/\//g, "\\");
@@ -92,9 +111,12 @@ export function slugMatches(slug: string, variants: SlugVariants, exactOnly = fa
   );
 }
 
-/** An absolute path, POSIX or written the Windows way (a session's cwd that can decide where it belongs). */
+/**
+ * An absolute path, POSIX or written the Windows way, with no control character (a NUL or a newline is no path an
+ * agent ran in, and the index cuts a text at a NUL): a session's cwd that can decide where it belongs.
+ */
 export function isAbsolutePath(p: string): boolean {
-  return p.startsWith("/") || isWindowsShaped(p);
+  return (p.startsWith("/") || isWindowsShaped(p)) && !/[\u0000-\u001f]/.test(p);
 }
 
 /** Does a session's `header.cwd` lie in the workspace (the folder itself or below it)? */

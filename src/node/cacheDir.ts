@@ -33,7 +33,14 @@ class CacheDirError extends PlainError {
  * Where the platform has no user ids (Windows) only the kind is checked: access there is by ACL.
  */
 export function ensurePrivateDir(dir: string): void {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "EEXIST" || code === "ENOTDIR")
+      throw new CacheDirError(dir, "is not a directory (or is inside a file)");
+    throw new CacheDirError(dir, `cannot be created (${code ?? String(err)})`);
+  }
   const st = statSync(dir);
   if (!st.isDirectory()) throw new CacheDirError(dir, "is not a directory");
   const uid = process.getuid?.();

@@ -20,16 +20,27 @@ export class ExportTargetError extends Error {
   }
 }
 
-/** Bytes read of an existing target to tell a session from another file (a header line is far shorter). */
-const HEAD_PROBE = 64 * 1024;
+/** Bytes read of an existing target to tell a session from another file (the reader finds a header as far in). */
+const HEAD_PROBE = 1024 * 1024;
 
-function looksLikeSession(head: Buffer): boolean {
-  // OMP may put a title slot before the header: the first two lines are looked at.
-  for (const line of head.toString("utf8").split("\n").slice(0, 2)) {
+/**
+ * Whether the file's start is a session as the reader takes one: a BOM and blank lines skipped, the first records
+ * (OMP's title slot may come before the header) looked at. A line the probe cuts short that names a session header
+ * counts as one: refusing a file that is not a session costs less than replacing one that is.
+ */
+function looksLikeSession(head: Buffer, whole: boolean): boolean {
+  const lines = head
+    .toString("utf8")
+    .replace(/^\uFEFF/, "")
+    .split("\n")
+    .filter((l) => l.trim() !== "");
+  for (const [i, line] of lines.slice(0, 3).entries()) {
     try {
       const v = JSON.parse(line) as { type?: unknown } | null;
       if (v && typeof v === "object" && v.type === "session") return true;
     } catch {
+      const cut = !whole && i === lines.length - 1;
+      if (cut && /"type"\s*:\s*"session"/.test(line)) return true;
       // not JSON: not a header
     }
   }
@@ -72,7 +83,7 @@ export async function writeExport(path: string, text: string): Promise<void> {
     const changed = before ? st.ino !== before.ino || st.dev !== before.dev : st.size > 0;
     const again = refusal(st) ?? (changed ? "changed while it was being opened" : null);
     if (again) throw new ExportTargetError(path, again);
-    if (st.size > 0 && looksLikeSession(await readAt(handle, 0, Math.min(st.size, HEAD_PROBE))))
+    if (st.size > 0 && looksLikeSession(await readAt(handle, 0, Math.min(st.size, HEAD_PROBE)), st.size <= HEAD_PROBE))
       throw new ExportTargetError(path, "is a session file; an export is not written over a session");
     await handle.truncate(0);
     // From position 0 (a read at a position moves no file offset), every byte (a loop, unlike one write).

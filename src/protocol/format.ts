@@ -133,6 +133,18 @@ export function terminalSafe(text: string): string {
   return text.replace(TERMINAL_CONTROLS, visibleEscape);
 }
 
+/** What `JSON.stringify` leaves raw and a terminal may act on, or that reorders a line: DEL, C1, bidi, separators. */
+const JSON_RAW_CONTROLS = /[\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g;
+
+/**
+ * Raw output (JSON documents, exports) for stdout: those characters as JSON's own `\uXXXX` escapes, so a document
+ * parses to the same values and no C1 control or override reaches the terminal live. C0 controls are JSON-escaped
+ * already, and text output is `terminalSafe`.
+ */
+export function jsonSafe(text: string): string {
+  return text.replace(JSON_RAW_CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
 /** The controls of `terminalSafe` but the tab: what an export keeps of session text (indented code keeps its tabs). */
 const EXPORT_CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g;
 

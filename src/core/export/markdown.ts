@@ -17,22 +17,29 @@ export function fenced(text: string, lang = "text"): string {
 /**
  * Text placed in Markdown as text. Everything that could start markup is an entity: a tag (`<`), a link or image
  * (`[`, `]`), a code span or a fence that would swallow what follows (`` ` ``, `~`), and a heading at a line's start
- * (which would forge a section of the transcript), whether ATX (`#`) or setext (a line of `=` or `-` under a line).
+ * (which would forge a section of the transcript), whether ATX (`#`) or setext (a line of `=` or `-` under a line),
+ * a list marker (inside which a heading starts again), and a table's `|`.
  */
 function prose(text: string): string {
-  return text
-    .replace(/&/g, "&amp;")
-    .replace(/</g, "&lt;")
-    .replace(/>/g, "&gt;")
-    .replace(/`/g, "&#96;")
-    .replace(/~/g, "&#126;")
-    .replace(/\[/g, "&#91;")
-    .replace(/\]/g, "&#93;")
-    .replace(/^(\s*)#/gm, "$1&#35;")
-    .replace(
-      /^( {0,3})([=-])(?=[=\- \t]*$)/gm,
-      (_, indent: string, c: string) => `${indent}${c === "=" ? "&#61;" : "&#45;"}`,
-    );
+  return (
+    text
+      .replace(/&/g, "&amp;")
+      .replace(/</g, "&lt;")
+      .replace(/>/g, "&gt;")
+      .replace(/`/g, "&#96;")
+      .replace(/~/g, "&#126;")
+      .replace(/\[/g, "&#91;")
+      .replace(/\]/g, "&#93;")
+      .replace(/\|/g, "&#124;")
+      // Line-leading marks: spaces and tabs only (`\s` would run across newlines: quadratic on blank lines).
+      .replace(/^([ \t]*)#/gm, "$1&#35;")
+      .replace(/^([ \t]*)([-*+])(?=[ \t]|$)/gm, (_, i: string, c: string) => `${i}&#${c.charCodeAt(0)};`)
+      .replace(/^([ \t]*\d{1,9})([.)])(?=[ \t]|$)/gm, (_, n: string, c: string) => `${n}&#${c.charCodeAt(0)};`)
+      .replace(
+        /^( {0,3})([=-])(?=[=\- \t]*$)/gm,
+        (_, indent: string, c: string) => `${indent}${c === "=" ? "&#61;" : "&#45;"}`,
+      )
+  );
 }
 
 /** A field on one line (a heading, a fact): whitespace collapsed, then `prose`. */

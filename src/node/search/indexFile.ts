@@ -148,8 +148,18 @@ const lockContent = (path: string): string | null => {
   }
 };
 
+/** A writer file that does not read `pid:host:nonce` (a crash between its create and its write) is stale after this. */
+const UNREADABLE_LOCK_MS = 5_000;
+
 function isStale(path: string, content: string): boolean {
   const [pid, host] = content.split(":");
+  if (!/^\d+:[^:]*:[0-9a-f]+$/.test(content)) {
+    try {
+      return Date.now() - statSync(path).mtimeMs > UNREADABLE_LOCK_MS;
+    } catch {
+      return true;
+    }
+  }
   if (host === hostname() && Number(pid) > 0) {
     try {
       process.kill(Number(pid), 0);

@@ -239,7 +239,8 @@ export class SearchIndex {
       for (const u of units) {
         const { at, len } = where(u.line);
         const r = unit.run([fileId, u.entryId, u.role, u.tool, u.time, active(u.entryId) ? 1 : 0, at, len, u.part]);
-        text.run([r.lastInsertRowid, u.text]);
+        // SQLite ends a bound text at a NUL: what follows would not be indexed (text hidden from search).
+        text.run([r.lastInsertRowid, u.text.includes("\0") ? u.text.replace(/\0/g, " ") : u.text]);
       }
     } finally {
       unit.finalize();

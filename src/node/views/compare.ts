@@ -110,14 +110,30 @@ function toLF(text: string): string {
 
 /** Replacements one edit call may make before its text is given up as unknown (a hostile replace_all). */
 const MAX_REPLACEMENTS = 100_000;
+/** The longest text an edit may leave before it is given up as unknown (a replace_all that multiplies a file). */
+const MAX_TEXT_CHARS = 32 * 1024 * 1024;
+/**
+ * Characters of text one side's edits may search and build in all (each edit searches its file's whole text): past
+ * it, the files it still edits are unknown. Bounds the work of a crafted session (thousands of edits of a large
+ * file, or of an empty replace on a shared path both sides replay) to about a second.
+ */
+const EDIT_WORK_BUDGET = 512 * 1024 * 1024;
+/** Replacements one side's edits may make in all (600 replace_alls of a letter in a 100 KB file took 16 s). */
+const SIDE_REPLACEMENTS = 1_000_000;
 
 /**
  * What an `edit` call makes of `text`, as pi applies it (edit-diff.js `applyEditsToNormalizedContent`): line endings
  * made LF, every replacement found in the text as it was before the call, exactly once (OMP's `replace_all`: every
  * occurrence), none overlapping, all applied at once. Null when pi would have matched fuzzily or refused: unknown.
- * `isLF`: the text has no CR (it came from here), so its line endings need no pass of their own.
+ * `isLF`: the text has no CR (it came from here), so its line endings need no pass of their own. `budget`: the
+ * replacements left to the caller's whole walk (each costs a span and a slice), spent here.
  */
-export function applyEdits(text: string, edits: readonly EditTexts[], isLF = false): string | null {
+export function applyEdits(
+  text: string,
+  edits: readonly EditTexts[],
+  isLF = false,
+  budget: { replacements: number } = { replacements: MAX_REPLACEMENTS },
+): string | null {
   const base = isLF ? text : toLF(text);
   const spans: { at: number; length: number; newText: string }[] = [];
   for (const e of edits) {
@@ -129,10 +145,13 @@ export function applyEdits(text: string, edits: readonly EditTexts[], isLF = fal
     if (!e.all && base.indexOf(oldText, first + 1) >= 0) return null;
     for (let at = first; at >= 0; at = e.all ? base.indexOf(oldText, at + oldText.length) : -1) {
       spans.push({ at, length: oldText.length, newText });
-      if (spans.length > MAX_REPLACEMENTS) return null;
+      if (spans.length > MAX_REPLACEMENTS || --budget.replacements < 0) return null;
     }
   }
   spans.sort((a, b) => a.at - b.at);
+  let length = base.length;
+  for (const sp of spans) length += sp.newText.length - sp.length;
+  if (length > MAX_TEXT_CHARS) return null;
   // One pass, in chunks: a replace_all of a common letter in a large file stays linear.
   const parts: string[] = [];
   let from = 0;
@@ -161,6 +180,8 @@ interface FileState {
 function finalTexts(side: SideFacts, session: Session, home: string): Map<string, FileState> {
   const outcomes = callOutcomes(side.path);
   const states = new Map<string, FileState>();
+  let work = 0; // characters searched and built by the edits so far (`EDIT_WORK_BUDGET`)
+  const budget = { replacements: SIDE_REPLACEMENTS };
   const cwd = cwdOf(session);
   for (const e of side.path) {
     for (const t of e.touches ?? []) {
@@ -185,8 +206,12 @@ function finalTexts(side: SideFacts, session: Session, home: string): Map<string
       } else if (t.kind === "write") state.text = typeof args.content === "string" ? toLF(args.content) : null;
       else {
         const edits = editTextsOf(args);
+        if (state.text !== null) work += state.text.length * (edits.length + 1);
         // The text is LF already (a write's is made so, and so is what an edit leaves).
-        state.text = state.text === null || !edits.length ? null : applyEdits(state.text, edits, true);
+        state.text =
+          state.text === null || !edits.length || work > EDIT_WORK_BUDGET
+            ? null
+            : applyEdits(state.text, edits, true, budget);
       }
     }
   }
