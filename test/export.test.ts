@@ -81,7 +81,8 @@ const escapeMd = (t: string) =>
     .replace(/\]/g, "&#93;")
     .replace(/\|/g, "&#124;")
     .replace(/^([ \t]*)#/gm, "$1&#35;")
-    // A list marker (a heading may start inside a list item), then a setext underline (a line of = or -) would make the line above it a heading (#32 item 11).
+    // A list marker (a heading may start inside a list item), then a setext underline (a line of = or -) would make
+    // the line above it a heading (#32 item 11).
     .replace(/^([ \t]*)([-*+])(?=[ \t]|$)/gm, (_, i: string, c: string) => `${i}&#${c.charCodeAt(0)};`)
     .replace(/^([ \t]*\d{1,9})([.)])(?=[ \t]|$)/gm, (_, n: string, c: string) => `${n}&#${c.charCodeAt(0)};`)
     .replace(/^( {0,3})([=-])(?=[=\- \t]*$)/gm, (_, i: string, c: string) => `${i}${c === "=" ? "&#61;" : "&#45;"}`);

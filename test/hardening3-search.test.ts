@@ -237,7 +237,7 @@ describe("hardening 3: the search index", function () {
     });
   });
 
-  it("a writer file that holds no pid (a crash between its create and its write) is stale after a few seconds", async () => {
+  it("a writer file that holds no pid (a crash between create and write) is stale after a few seconds", async () => {
     await withTempDir(async (dir) => {
       const { agent, slug } = store(dir);
       const env = { PI_SESSIONS_CACHE_DIR: join(dir, "cache") };
