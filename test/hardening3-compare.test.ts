@@ -88,6 +88,11 @@ describe("hardening 3: compare", function () {
     turn("g", write("cg", "/w/g", "a".repeat(99_999)));
     for (let i = 0; i < 600; i++)
       turn(`r${i}`, edit(`cr${i}`, "/w/g", [{ oldText: "a", newText: "a", replace_all: true }]));
+    // 100 files of 10 KB, each grown to 32 MB by one replace_all (4.3 GB, then out of memory).
+    for (let f = 0; f < 100; f++) {
+      turn(`m${f}`, write(`cm${f}`, `/w/m${f}`, "a".repeat(10_000)));
+      turn(`n${f}`, edit(`cn${f}`, `/w/m${f}`, [{ oldText: "a", newText: "b".repeat(3200), replace_all: true }]));
+    }
     const fork = parent;
     for (const side of ["x", "y"]) {
       parent = fork;
@@ -96,7 +101,9 @@ describe("hardening 3: compare", function () {
     const r = parseSession("multiply.jsonl", Buffer.from(jsonl(...records)), { validate: false });
     assert.ok(r.ok);
     const c = compareBranches({ session: r.session, leafId: "xr" }, { session: r.session, leafId: "yr" });
-    for (const f of ["/w/f0", "/w/f21", "/w/g"]) assert.equal(finalTextOf(c.sides[0], r.session, f, "/h"), null, f);
+    for (const f of ["/w/f0", "/w/f21", "/w/g", "/w/m0", "/w/m99"])
+      assert.equal(finalTextOf(c.sides[0], r.session, f, "/h"), null, f);
+    assert.ok(process.memoryUsage().rss < 1024 * 1024 * 1024, "well under a gigabyte");
   });
 
   it("the worker's model and final texts equal the host's, and a changed file is said, not guessed", async () => {

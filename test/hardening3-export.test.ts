@@ -135,13 +135,16 @@ describe("hardening 3: export", function () {
       assert.deepEqual(readFileSync(copy), before);
     });
 
-    it("a session as the reader takes one: after a BOM, after blank lines, after a 70 KB title slot", async () => {
+    it("a session as the reader takes one: past a BOM, blank or malformed lines, title slots of any size", async () => {
       const head = readFileSync(file, "utf8");
       const slot = JSON.stringify({ type: "title", title: "t".repeat(70_000) });
       for (const [name, bytes] of [
         ["bom.md", `\uFEFF${head}`],
         ["blank.md", `\n\n${head}`],
         ["slot.md", `${slot}\n${head}`],
+        ["malformed.bak", `{\n{\n{\n${head}`],
+        ["titles.bak", `${slot}\n${slot}\n${slot}\n${head}`],
+        ["long-slot.bak", `${JSON.stringify({ type: "title", title: "t".repeat(1_200_000) })}\n${head}`],
       ] as const) {
         const target = join(dir, name);
         writeFileSync(target, bytes);

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { run } from "../src/cli/main.js";
 import { hostPaths } from "../src/node/roots.js";
 import { cacheFileFor, inWorkspace } from "../src/node/store/index.js";
-import { header, message } from "./builders.js";
+import { fork, header, message, usage } from "./builders.js";
 import { jsonl, withTempDir } from "./helpers.js";
 
 const cli = async (...args: string[]) => {
@@ -70,6 +70,34 @@ describe("hardening 3: the store", function () {
       const r = await cli("list", "--agent-dir", agent, "--workspace", ws, "--no-cache", "--json");
       const ids = (JSON.parse(r.out) as { sessions: { id: string }[] }).sessions.map((s) => s.id);
       assert.deepEqual(ids, ["mine"], r.out);
+    });
+  });
+
+  it("a fork whose header time does not parse: its copies count once, with the cache and without it", async () => {
+    await withTempDir(async (dir) => {
+      const agent = join(dir, "agent");
+      const slug = join(agent, "sessions", "--w--");
+      mkdirSync(slug, { recursive: true });
+      const parent = join(slug, "p.jsonl");
+      const paid = (id: string, parentId: string) =>
+        message(id, parentId, "assistant", "reply", { usage: usage(10, 1, 1) });
+      writeFileSync(parent, jsonl(header({ id: "p", cwd: "/w" }), message("u1", null, "user", "go"), paid("a1", "u1")));
+      writeFileSync(
+        join(slug, "f.jsonl"),
+        jsonl(
+          fork(parent, { id: "f", cwd: "/w", time: "garbage" }),
+          message("u1", null, "user", "go"),
+          paid("a1", "u1"),
+          message("u2", "a1", "user", "more", { time: 5 }),
+          paid("a2", "u2"),
+        ),
+      );
+      // From the raw lines: a1 once (the parent's), a2 once: $2.
+      const cache = join(dir, "cache");
+      for (const extra of [["--no-cache"], [], []]) {
+        const r = await withCache(cache, () => cli("usage", "--agent-dir", agent, "--json", ...extra));
+        assert.equal((JSON.parse(r.out) as { total: { cost: number } }).total.cost, 2, extra.join(" ") || "cache");
+      }
     });
   });
 

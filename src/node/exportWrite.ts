@@ -2,8 +2,9 @@
  * Where an export is written (`pi-sessions export -o`, the extension's Export Branch): only a new file, or a regular
  * file of ours that is not a session. The name is checked first (`.jsonl`), then the path itself, never followed:
  * `lstat` refuses a symbolic link (one named `report.md` may point at a session) and anything not a regular file, a
- * file with other hard links is refused (it is another name of some file), and an existing file whose first line is
- * a session header is refused. The file is then opened with `O_NOFOLLOW`, checked on the handle to be the file
+ * file with other hard links is refused (it is another name of some file), and an existing file that holds a session
+ * header line anywhere is refused (the reader finds one past malformed lines and title records). The file is then
+ * opened with `O_NOFOLLOW`, checked on the handle to be the file
  * `lstat` saw, and only then truncated and written.
  */
 import { constants, type Stats } from "node:fs";
@@ -20,28 +21,22 @@ export class ExportTargetError extends Error {
   }
 }
 
-/** Bytes read of an existing target to tell a session from another file (the reader finds a header as far in). */
-const HEAD_PROBE = 1024 * 1024;
+/** An existing target larger than this is not read through to tell whether it is a session: it is refused. */
+const CHECK_MAX = 256 * 1024 * 1024;
 
 /**
- * Whether the file's start is a session as the reader takes one: a BOM and blank lines skipped, the first records
- * (OMP's title slot may come before the header) looked at. A line the probe cuts short that names a session header
- * counts as one: refusing a file that is not a session costs less than replacing one that is.
+ * Whether the file holds a session header line anywhere. The reader takes a header after a BOM, blank lines,
+ * malformed lines and any number of title records, so no prefix of lines is enough to say a file is not a session;
+ * refusing a file that only holds a header line costs less than replacing a session.
  */
-function looksLikeSession(head: Buffer, whole: boolean): boolean {
-  const lines = head
-    .toString("utf8")
-    .replace(/^\uFEFF/, "")
-    .split("\n")
-    .filter((l) => l.trim() !== "");
-  for (const [i, line] of lines.slice(0, 3).entries()) {
+function holdsSessionHeader(bytes: Buffer): boolean {
+  for (const raw of bytes.toString("utf8").split("\n")) {
+    if (!raw.includes('"session"')) continue; // most lines: no JSON.parse
     try {
-      const v = JSON.parse(line) as { type?: unknown } | null;
+      const v = JSON.parse(raw.replace(/^\uFEFF/, "")) as { type?: unknown } | null;
       if (v && typeof v === "object" && v.type === "session") return true;
     } catch {
-      const cut = !whole && i === lines.length - 1;
-      if (cut && /"type"\s*:\s*"session"/.test(line)) return true;
-      // not JSON: not a header
+      // not a record
     }
   }
   return false;
@@ -83,7 +78,8 @@ export async function writeExport(path: string, text: string): Promise<void> {
     const changed = before ? st.ino !== before.ino || st.dev !== before.dev : st.size > 0;
     const again = refusal(st) ?? (changed ? "changed while it was being opened" : null);
     if (again) throw new ExportTargetError(path, again);
-    if (st.size > 0 && looksLikeSession(await readAt(handle, 0, Math.min(st.size, HEAD_PROBE)), st.size <= HEAD_PROBE))
+    if (st.size > CHECK_MAX) throw new ExportTargetError(path, "is too large to check that it is not a session");
+    if (st.size > 0 && holdsSessionHeader(await readAt(handle, 0, st.size)))
       throw new ExportTargetError(path, "is a session file; an export is not written over a session");
     await handle.truncate(0);
     // From position 0 (a read at a position moves no file offset), every byte (a loop, unlike one write).

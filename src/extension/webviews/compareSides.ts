@@ -59,7 +59,7 @@ async function finalTexts(service: SessionService, a: CompareEnd, b: CompareEnd,
   const spec = ({ session: _session, ...rest }: CompareEnd) => rest;
   const answer = await compareInWorker(service.compareWorker, { kind: "finalTexts", sides: [spec(a), spec(b)], path });
   if (!answer.ok) throw new Error(answer.message);
-  if (!("texts" in answer)) throw new Error("the compare worker answered another question");
+  if (!("texts" in answer)) throw new Error(vscode.l10n.t("the compare worker answered another question"));
   return answer.texts;
 }
 

@@ -356,7 +356,7 @@ export class PanelManager implements vscode.Disposable {
     const spec = ({ session: _session, ...rest }: CompareEnd) => rest;
     const answer = await compareInWorker(this.service.compareWorker, { kind: "model", sides: [spec(a), spec(b)] });
     if (!answer.ok) throw new Error(answer.message);
-    if (!("model" in answer)) throw new Error("the compare worker answered another question");
+    if (!("model" in answer)) throw new Error(vscode.l10n.t("the compare worker answered another question"));
     return answer.model;
   }
 

@@ -140,12 +140,28 @@ export function forEachUsage(summary: SessionSummaryOk, fn: (r: UsageRecord) => 
  * A stored summary back as a summary; its details are decoded on first use (most are never read). `detailOf` gives
  * the details when the stored summary does not carry them (the cache file keeps them apart).
  */
+/**
+ * JSON writes NaN (a time that does not parse) as null: read back as NaN, as the reader gives it, so that every
+ * comparison (a fork's copies by time, same-id owners) answers as it does without the cache.
+ */
+const timeOf = (v: number | null | undefined) => (typeof v === "number" ? v : Number.NaN);
+
+/** A summary stored whole (not packed): its times as the reader gave them. */
+function reviveTimes(s: SessionSummary): SessionSummary {
+  if (!s.ok) return s;
+  s.created = timeOf(s.created);
+  for (const e of s.entries) e[1] = timeOf(e[1]);
+  for (const r of s.usage) r.time = timeOf(r.time);
+  for (const t of s.touches) t.time = timeOf(t.time);
+  return s;
+}
+
 export function unpackSummary(
   p: SessionSummary | PackedSummary | ListedSummary,
   detailOf?: LineText,
   touchesOf?: LineText,
 ): SessionSummary {
-  if (!("packed" in p)) return p;
+  if (!("packed" in p)) return reviveTimes(p);
   const { packed: _packed, detail: own, touchDetail: ownTouches, ...rest } = p as PackedSummary;
   const none = '{"ids":"","times":[],"keys":[],"usage":[]}';
   const detailText = () => (typeof own === "string" ? own : detailOf?.()) ?? none;
@@ -154,6 +170,7 @@ export function unpackSummary(
   const details = () => (detail ??= JSON.parse(detailText()) as PackedDetail);
   const idList = () => (ids ??= details().ids === "" ? [] : details().ids.split("\n"));
   const summary = rest as unknown as SessionSummaryOk;
+  summary.created = timeOf(summary.created);
   let entries: [string, number][] | undefined;
   let usage: UsageRecord[] | undefined;
   let touches: TouchRecord[] | undefined;

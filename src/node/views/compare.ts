@@ -111,7 +111,9 @@ function toLF(text: string): string {
 /** Replacements one edit call may make before its text is given up as unknown (a hostile replace_all). */
 const MAX_REPLACEMENTS = 100_000;
 /** The longest text an edit may leave before it is given up as unknown (a replace_all that multiplies a file). */
-const MAX_TEXT_CHARS = 32 * 1024 * 1024;
+const MAX_TEXT_CHARS = 16 * 1024 * 1024;
+/** The texts of all a side's files held at once: past it, a file whose text would grow them is unknown. */
+const MAX_KEPT_CHARS = 32 * 1024 * 1024;
 /**
  * Characters of text one side's edits may search and build in all (each edit searches its file's whole text): past
  * it, the files it still edits are unknown. Bounds the work of a crafted session (thousands of edits of a large
@@ -181,6 +183,13 @@ function finalTexts(side: SideFacts, session: Session, home: string): Map<string
   const outcomes = callOutcomes(side.path);
   const states = new Map<string, FileState>();
   let work = 0; // characters searched and built by the edits so far (`EDIT_WORK_BUDGET`)
+  let kept = 0; // characters of the texts held (`MAX_KEPT_CHARS`)
+  const keep = (state: FileState, text: string | null) => {
+    kept -= state.text?.length ?? 0;
+    const fits = text !== null && kept + text.length <= MAX_KEPT_CHARS;
+    state.text = fits ? text : null;
+    kept += state.text?.length ?? 0;
+  };
   const budget = { replacements: SIDE_REPLACEMENTS };
   const cwd = cwdOf(session);
   for (const e of side.path) {
@@ -195,23 +204,25 @@ function finalTexts(side: SideFacts, session: Session, home: string): Map<string
       const outcome = outcomes.get(`${e.id}:${t.index}`) ?? "unknown";
       if (outcome === "failed") continue;
       if (outcome === "unknown") {
-        state.text = null; // it may or may not have changed the file: a later write makes it known again
+        keep(state, null); // it may or may not have changed the file: a later write makes it known again
         continue;
       }
       const entry = session.byId.get(e.id);
       const args = entry ? toolCallArgs(entry, t) : null;
       if (!args) {
         state.dead = true;
-        state.text = null;
-      } else if (t.kind === "write") state.text = typeof args.content === "string" ? toLF(args.content) : null;
+        keep(state, null);
+      } else if (t.kind === "write") keep(state, typeof args.content === "string" ? toLF(args.content) : null);
       else {
         const edits = editTextsOf(args);
         if (state.text !== null) work += state.text.length * (edits.length + 1);
         // The text is LF already (a write's is made so, and so is what an edit leaves).
-        state.text =
+        const next =
           state.text === null || !edits.length || work > EDIT_WORK_BUDGET
             ? null
             : applyEdits(state.text, edits, true, budget);
+        work += next?.length ?? 0; // what it built counts too
+        keep(state, next);
       }
     }
   }
