@@ -6,7 +6,8 @@ import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { compareBranches } from "../src/core/compare.js";
 import { parseSession } from "../src/core/session.js";
-import { compareModel, finalTextOf, type CompareEnd } from "../src/node/views/compare.js";
+import fc from "fast-check";
+import { applyEdits, compareModel, finalTextOf, type CompareEnd } from "../src/node/views/compare.js";
 import { compareInWorker, doCompareWork } from "../src/node/views/compareWork.js";
 import { header, message } from "./builders.js";
 import { jsonl, withTempDir } from "./helpers.js";
@@ -103,7 +104,30 @@ describe("hardening 3: compare", function () {
     const c = compareBranches({ session: r.session, leafId: "xr" }, { session: r.session, leafId: "yr" });
     for (const f of ["/w/f0", "/w/f21", "/w/g", "/w/m0", "/w/m99"])
       assert.equal(finalTextOf(c.sides[0], r.session, f, "/h"), null, f);
-    assert.ok(process.memoryUsage().rss < 1024 * 1024 * 1024, "well under a gigabyte");
+  });
+
+  it("a long old text is found as indexOf finds it (KMP past 256 characters), on random texts", () => {
+    // Texts over a two-letter alphabet with long runs: where a naive search is slowest and a KMP table is busiest.
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom("a", "b", "aaaa", "ab"), { maxLength: 400 }).map((p) => p.join("")),
+        fc.integer({ min: 257, max: 600 }),
+        fc.integer({ min: 0, max: 400 }),
+        fc.boolean(),
+        (text, length, at, all) => {
+          const base = `${text}${"a".repeat(300)}${text}`;
+          const oldText = base.slice(Math.min(at, base.length - length), Math.min(at, base.length - length) + length);
+          if (oldText.length < 257) return;
+          // The reference: pi's rule with indexOf.
+          const first = base.indexOf(oldText);
+          const unique = base.indexOf(oldText, first + 1) < 0;
+          const expected = all ? base.split(oldText).join("X") : unique ? base.replace(oldText, "X") : null;
+          const got = applyEdits(base, [{ oldText, newText: "X", ...(all ? { all: true as const } : {}) }], true);
+          assert.equal(got, expected);
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 
   it("the worker's model and final texts equal the host's, and a changed file is said, not guessed", async () => {

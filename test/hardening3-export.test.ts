@@ -144,6 +144,7 @@ describe("hardening 3: export", function () {
         ["slot.md", `${slot}\n${head}`],
         ["malformed.bak", `{\n{\n{\n${head}`],
         ["titles.bak", `${slot}\n${slot}\n${slot}\n${head}`],
+        ["escaped.bak", head.replace('"type":"session"', '"type":"sess\\u0069on"')],
         ["long-slot.bak", `${JSON.stringify({ type: "title", title: "t".repeat(1_200_000) })}\n${head}`],
       ] as const) {
         const target = join(dir, name);

@@ -31,9 +31,11 @@ const CHECK_MAX = 256 * 1024 * 1024;
  */
 function holdsSessionHeader(bytes: Buffer): boolean {
   for (const raw of bytes.toString("utf8").split("\n")) {
-    if (!raw.includes('"session"')) continue; // most lines: no JSON.parse
+    // Only an object can be a header (and JSON may spell "session" with escapes): every line that starts one is parsed.
+    const line = raw.replace(/^\uFEFF/, "").trimStart();
+    if (!line.startsWith("{")) continue;
     try {
-      const v = JSON.parse(raw.replace(/^\uFEFF/, "")) as { type?: unknown } | null;
+      const v = JSON.parse(line) as { type?: unknown } | null;
       if (v && typeof v === "object" && v.type === "session") return true;
     } catch {
       // not a record
