@@ -58,13 +58,6 @@ const results = await Promise.all([
     outfile: "dist/searchWorker.cjs",
     format: "cjs",
   }),
-  // Compare Branches of a large pair, off the extension host's thread (src/node/views/compareWork.ts).
-  esbuild.build({
-    ...common,
-    entryPoints: ["src/node/views/compareWorker.ts"],
-    outfile: "dist/compareWorker.cjs",
-    format: "cjs",
-  }),
   // The worker threads of a cold store read (the CLI's parallel reads; src/node/store/parallel.ts).
   esbuild.build({
     ...common,

@@ -1,6 +1,7 @@
 // Hardening 3 (issue #32, item 2): Compare Branches pairs each call with its result once per message (it filtered all
-// calls per call), works out every file's final text in one walk, and runs off the extension host's thread for a
-// large pair (the built dist/compareWorker.cjs). Expectations come from the raw lines: which result names which call.
+// calls per call), works out every file's final text in one walk, and runs off the extension host's thread for a large
+// pair (the built dist/summaryWorker.cjs, started with `{ compare }`). Expectations come from the raw lines: which
+// result names which call.
 import * as assert from "node:assert/strict";
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -106,18 +107,18 @@ describe("hardening 3: compare", function () {
       assert.equal(finalTextOf(c.sides[0], r.session, f, "/h"), null, f);
   });
 
-  it("a long old text is found as indexOf finds it (KMP past 256 characters), on random texts", () => {
+  it("a long old text is found as indexOf finds it (KMP past 200 characters), on random texts", () => {
     // Texts over a two-letter alphabet with long runs: where a naive search is slowest and a KMP table is busiest.
     fc.assert(
       fc.property(
         fc.array(fc.constantFrom("a", "b", "aaaa", "ab"), { maxLength: 400 }).map((p) => p.join("")),
-        fc.integer({ min: 257, max: 600 }),
+        fc.integer({ min: 201, max: 600 }),
         fc.integer({ min: 0, max: 400 }),
         fc.boolean(),
         (text, length, at, all) => {
           const base = `${text}${"a".repeat(300)}${text}`;
           const oldText = base.slice(Math.min(at, base.length - length), Math.min(at, base.length - length) + length);
-          if (oldText.length < 257) return;
+          if (oldText.length < 201) return;
           // The reference: pi's rule with indexOf.
           const first = base.indexOf(oldText);
           const unique = base.indexOf(oldText, first + 1) < 0;
@@ -131,8 +132,8 @@ describe("hardening 3: compare", function () {
   });
 
   it("the worker's model and final texts equal the host's, and a changed file is said, not guessed", async () => {
-    const worker = join(import.meta.dirname, "..", "dist", "compareWorker.cjs");
-    assert.ok(existsSync(worker), "npm test builds dist/compareWorker.cjs before the unit tests");
+    const worker = join(import.meta.dirname, "..", "dist", "summaryWorker.cjs");
+    assert.ok(existsSync(worker), "npm test builds dist/summaryWorker.cjs before the unit tests");
     await withTempDir(async (dir) => {
       const file = join(dir, "s.jsonl");
       writeFileSync(file, pairing());

@@ -28,7 +28,6 @@ const ALLOWED = [
   /^dist\/extension\.cjs$/,
   /^dist\/searchWorker\.cjs$/,
   /^dist\/summaryWorker\.cjs$/,
-  /^dist\/compareWorker\.cjs$/,
   /^dist\/node-sqlite3-wasm\.wasm$/,
   /^dist\/webview\/[a-zA-Z]+\.js$/,
   /^media\/[a-z-]+\.(css|svg|png)$/,
@@ -72,7 +71,7 @@ try {
   const stray = files.filter((f) => !ALLOWED.some((re) => re.test(f)));
   if (stray.length) fail(`the package holds files outside the allow-list: ${stray.join(", ")}`);
   // The workers the extension starts: without them it falls back to slower paths silently.
-  for (const worker of ["dist/searchWorker.cjs", "dist/summaryWorker.cjs", "dist/compareWorker.cjs"])
+  for (const worker of ["dist/searchWorker.cjs", "dist/summaryWorker.cjs"])
     if (!files.includes(worker)) fail(`the package lacks ${worker}`);
   const mainBytes = statSync(path.join(installed, "dist", "extension.cjs")).size;
   if (mainBytes > MAX_MAIN) fail(`the main bundle is ${mainBytes} bytes, over the ${MAX_MAIN} budget`);

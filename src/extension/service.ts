@@ -3,7 +3,7 @@
  * (`ensureStarted`); settings changes rebuild both.
  */
 import { existsSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import * as vscode from "vscode";
 import { type ChangeSet, SessionLibrary } from "../node/library.js";
 import { resolveRoots, type SessionRoot } from "../node/roots.js";
@@ -60,10 +60,10 @@ export class SessionService implements vscode.Disposable {
     this.library = this.makeLibrary();
   }
 
-  /** The bundled worker that compares a large pair of branches (dist/compareWorker.cjs, next to the summary worker). */
+  /** The bundled worker that compares a large pair of branches: the summary worker's bundle (`{ compare }`). */
   get compareWorker(): string {
     // The bundle's own dir otherwise: the extension is dist/extension.cjs, beside its workers.
-    return join(this.summaryWorker ? dirname(this.summaryWorker) : __dirname, "compareWorker.cjs");
+    return this.summaryWorker ?? join(__dirname, "summaryWorker.cjs");
   }
 
   get lib(): SessionLibrary {

@@ -1,8 +1,11 @@
 /**
  * A worker thread of a parallel cold store read (node/store/parallel.ts; bundled as dist/summaryWorker.cjs): takes
- * the next file from the shared counter until none is left, and sends the summaries back in batches.
+ * the next file from the shared counter until none is left, and sends the summaries back in batches. Started with
+ * `{ compare }`, it does one comparison of two branches instead (node/views/compareWork.ts): one bundle of the reader
+ * for both, since the package's size is budgeted.
  */
 import { parentPort, workerData } from "node:worker_threads";
+import { type CompareWork, doCompareWork } from "../views/compareWork.js";
 import { packSummary } from "./cache.js";
 import { eachTaken, summarizeFileSync, type SummaryReply, type SummaryWork } from "./summarizeFile.js";
 
@@ -25,5 +28,7 @@ function run(work: SummaryWork): void {
 }
 
 // Started with its work, or ahead of it (node/store/parallel.ts `EarlyWorkers`): then the work is sent.
-if (workerData) run(workerData as SummaryWork);
+const data = workerData as SummaryWork | { compare: CompareWork } | null | undefined;
+if (data && "compare" in data) void doCompareWork(data.compare).then((answer) => parentPort!.postMessage(answer));
+else if (data) run(data);
 else parentPort!.once("message", run);

@@ -119,12 +119,16 @@ const MAX_KEPT_CHARS = 32 * 1024 * 1024;
  * it, the files it still edits are unknown. Bounds the work of a crafted session (thousands of edits of a large
  * file, or of an empty replace on a shared path both sides replay) to about a second.
  */
-const EDIT_WORK_BUDGET = 512 * 1024 * 1024;
+const EDIT_WORK_BUDGET = 256 * 1024 * 1024;
 /** Replacements one side's edits may make in all (600 replace_alls of a letter in a 100 KB file took 16 s). */
 const SIDE_REPLACEMENTS = 1_000_000;
 
-/** Needles up to this long are found by `indexOf`; longer ones by KMP (V8's search is quadratic on some of them). */
-const SHORT_NEEDLE = 256;
+/**
+ * Needles up to this long are found by `indexOf`; longer ones by KMP. V8's Boyer–Moore looks at a needle's last 250
+ * characters only, so past that its search is quadratic on a needle that differs from the text early (100,000 `a`s
+ * around a `b` in a million `a`s took 15 s; a 256-character one in 16 M `a`s, 0.4 s a search).
+ */
+const SHORT_NEEDLE = 200;
 
 /**
  * A search for `needle` from a position: `String.indexOf` for a short needle; for a long one Knuth–Morris–Pratt, which

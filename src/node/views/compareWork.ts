@@ -1,8 +1,9 @@
 /**
- * Compare Branches off the extension host's thread: a large pair of sessions is compared in a worker thread
- * (dist/compareWorker.cjs), which reads both files itself and answers with the panel's model, or with what both
- * sides leave in one file (Diff Final Texts). The host keeps small pairs, whose work is shorter than a worker's
- * start. Plain Node (no `vscode`), so that tests drive it as the extension does.
+ * Compare Branches off the extension host's thread: a large pair of sessions is compared in a worker thread (the
+ * summary worker's bundle, dist/summaryWorker.cjs, started with `{ compare }`), which reads both files itself and
+ * answers with the panel's model, or with what both sides leave in one file (Diff Final Texts). The host keeps small
+ * pairs, whose work is shorter than a worker's start. Plain Node (no `vscode`), so that tests drive it as the
+ * extension does.
  */
 import { Worker } from "node:worker_threads";
 import { compareBranches } from "../../core/compare.js";
@@ -51,10 +52,10 @@ export async function doCompareWork(work: CompareWork): Promise<CompareAnswer> {
   }
 }
 
-/** Run `work` in a worker thread of its own (`workerFile`: the bundled dist/compareWorker.cjs), then end it. */
+/** Run `work` in a worker thread of its own (`workerFile`: the bundled dist/summaryWorker.cjs), then end it. */
 export function compareInWorker(workerFile: string, work: CompareWork): Promise<CompareAnswer> {
   return new Promise((resolve) => {
-    const worker = new Worker(workerFile, { workerData: work });
+    const worker = new Worker(workerFile, { workerData: { compare: work } });
     let answered = false;
     worker.once("message", (m: CompareAnswer) => {
       answered = true;
