@@ -4,11 +4,16 @@
  */
 import { basename } from "node:path";
 import * as vscode from "vscode";
-import { compareBranches } from "../../core/compare.js";
 import type { PanelState } from "../../protocol/messages.js";
 import { truncate } from "../../protocol/format.js";
-import { type CompareEnd, finalTextOf } from "../../node/views/compare.js";
-import { COMPARE_OFF_THREAD_BYTES, compareInWorker } from "../../node/views/compareWork.js";
+import type { CompareEnd } from "../../node/views/compare.js";
+import {
+  answerOf,
+  COMPARE_OFF_THREAD_BYTES,
+  type CompareAnswer,
+  compareInWorker,
+  type CompareQuestion,
+} from "../../node/views/compareWork.js";
 import type { SessionService } from "../service.js";
 import type { DiffTexts } from "./diffTexts.js";
 import { displayTitle } from "../titles.js";
@@ -49,18 +54,24 @@ export async function compareEnds(service: SessionService, state: PanelState): P
   return [toEnd(a, b), toEnd(b, a)];
 }
 
-/** What each side leaves in `path`: worked out in a worker thread for a large pair (`compareInWorker`). */
-async function finalTexts(service: SessionService, a: CompareEnd, b: CompareEnd, path: string) {
+/**
+ * A question about two sides (the panel's model, or the final texts of one file): answered here for a small pair, in a
+ * worker thread for one over `COMPARE_OFF_THREAD_BYTES` (its work grows with the calls and edits).
+ */
+export async function compareAnswer(
+  service: SessionService,
+  a: CompareEnd,
+  b: CompareEnd,
+  question: CompareQuestion,
+): Promise<CompareAnswer & { ok: true }> {
   const bytes = (service.lib.get(a.file)?.sizeBytes ?? 0) + (service.lib.get(b.file)?.sizeBytes ?? 0);
-  if (bytes <= COMPARE_OFF_THREAD_BYTES) {
-    const c = compareBranches(a, b);
-    return [finalTextOf(c.sides[0], a.session, path), finalTextOf(c.sides[1], b.session, path)] as const;
-  }
   const spec = ({ session: _session, ...rest }: CompareEnd) => rest;
-  const answer = await compareInWorker(service.compareWorker, { kind: "finalTexts", sides: [spec(a), spec(b)], path });
+  const answer =
+    bytes <= COMPARE_OFF_THREAD_BYTES
+      ? answerOf(question, a, b)
+      : await compareInWorker(service.compareWorker, { ...question, sides: [spec(a), spec(b)] });
   if (!answer.ok) throw new Error(answer.message);
-  if (!("texts" in answer)) throw new Error(vscode.l10n.t("the compare worker answered another question"));
-  return answer.texts;
+  return answer;
 }
 
 /** "Diff final texts": what each side leaves in `path`, side A on the left. */
@@ -71,7 +82,9 @@ export async function diffFinalTexts(
   path: string,
 ): Promise<void> {
   const [a, b] = await compareEnds(service, state);
-  const [left, right] = await finalTexts(service, a, b, path);
+  const answer = await compareAnswer(service, a, b, { kind: "finalTexts", path });
+  if (!("texts" in answer)) throw new Error(vscode.l10n.t("the compare worker answered another question"));
+  const [left, right] = answer.texts;
   if (left === null || right === null)
     throw new Error(
       vscode.l10n.t("The final text of {0} is not known on both sides (it needs a write)", basename(path)),

@@ -29,9 +29,7 @@ import { CommandId, PanelViewType } from "../ids.js";
 import type { Logger } from "../logging.js";
 import type { SessionService } from "../service.js";
 import { renderHtml, webviewOptions } from "./html.js";
-import { type CompareEnd, compareModel } from "../../node/views/compare.js";
-import { COMPARE_OFF_THREAD_BYTES, compareInWorker } from "../../node/views/compareWork.js";
-import { compareEnds, diffFinalTexts } from "./compareSides.js";
+import { compareAnswer, compareEnds, diffFinalTexts } from "./compareSides.js";
 import type { DiffTexts } from "./diffTexts.js";
 import { hostPaths } from "../../node/roots.js";
 import { displayTitle } from "../titles.js";
@@ -326,7 +324,9 @@ export class PanelManager implements vscode.Disposable {
       }
       case "compare": {
         const [a, b] = await compareEnds(this.service, state);
-        return this.compareOffThread(a, b);
+        const answer = await compareAnswer(this.service, a, b, { kind: "model" });
+        if (!("model" in answer)) throw new Error(vscode.l10n.t("the compare worker answered another question"));
+        return answer.model;
       }
       case "lineage": {
         await lib.whenComplete();
@@ -347,17 +347,6 @@ export class PanelManager implements vscode.Disposable {
         });
       }
     }
-  }
-
-  /** A large pair is compared in a worker thread (its work grows with the calls and edits); a small one here. */
-  private async compareOffThread(a: CompareEnd, b: CompareEnd): Promise<PanelModel> {
-    const bytes = (this.service.lib.get(a.file)?.sizeBytes ?? 0) + (this.service.lib.get(b.file)?.sizeBytes ?? 0);
-    if (bytes <= COMPARE_OFF_THREAD_BYTES) return compareModel(a, b);
-    const spec = ({ session: _session, ...rest }: CompareEnd) => rest;
-    const answer = await compareInWorker(this.service.compareWorker, { kind: "model", sides: [spec(a), spec(b)] });
-    if (!answer.ok) throw new Error(answer.message);
-    if (!("model" in answer)) throw new Error(vscode.l10n.t("the compare worker answered another question"));
-    return answer.model;
   }
 
   dispose(): void {

@@ -11,6 +11,7 @@ import { dirname, join } from "node:path";
 import type { SessionSummary, SessionSummaryOk, TouchRecord } from "../../core/summary.js";
 import type { UsageRecord } from "../../core/usage.js";
 import { ensurePrivateDir } from "../cacheDir.js";
+import { reviveTimes, timeOf } from "./cacheTimes.js";
 import { openRegular, readAt } from "../fileAccess.js";
 import type { SessionRoot } from "../roots.js";
 
@@ -140,22 +141,6 @@ export function forEachUsage(summary: SessionSummaryOk, fn: (r: UsageRecord) => 
  * A stored summary back as a summary; its details are decoded on first use (most are never read). `detailOf` gives
  * the details when the stored summary does not carry them (the cache file keeps them apart).
  */
-/**
- * JSON writes NaN (a time that does not parse) as null: read back as NaN, as the reader gives it, so that every
- * comparison (a fork's copies by time, same-id owners) answers as it does without the cache.
- */
-const timeOf = (v: number | null | undefined) => (typeof v === "number" ? v : Number.NaN);
-
-/** A summary stored whole (not packed): its times as the reader gave them. */
-function reviveTimes(s: SessionSummary): SessionSummary {
-  if (!s.ok) return s;
-  s.created = timeOf(s.created);
-  for (const e of s.entries) e[1] = timeOf(e[1]);
-  for (const r of s.usage) r.time = timeOf(r.time);
-  for (const t of s.touches) t.time = timeOf(t.time);
-  return s;
-}
-
 export function unpackSummary(
   p: SessionSummary | PackedSummary | ListedSummary,
   detailOf?: LineText,

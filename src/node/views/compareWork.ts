@@ -17,9 +17,10 @@ export const COMPARE_OFF_THREAD_BYTES = 4 * 1024 * 1024;
 /** One side as the host names it: the worker reads the file again and checks the leaf is still there. */
 export type CompareSideSpec = Omit<CompareEnd, "session">;
 
-export type CompareWork =
-  | { kind: "model"; sides: [CompareSideSpec, CompareSideSpec]; home?: string }
-  | { kind: "finalTexts"; sides: [CompareSideSpec, CompareSideSpec]; path: string; home?: string };
+/** What is asked of two sides: the panel's model, or what each leaves in one file. */
+export type CompareQuestion = { kind: "model"; home?: string } | { kind: "finalTexts"; path: string; home?: string };
+
+export type CompareWork = CompareQuestion & { sides: [CompareSideSpec, CompareSideSpec] };
 
 export type CompareAnswer =
   | { ok: true; model: CompareModel }
@@ -34,19 +35,18 @@ async function sideOf(spec: CompareSideSpec): Promise<CompareEnd> {
   return { ...spec, session: r.session };
 }
 
+/** The answer to `work`'s question over two sides already read (the host's small pairs, and the worker). */
+export function answerOf(work: CompareQuestion, a: CompareEnd, b: CompareEnd): CompareAnswer {
+  if (work.kind === "model") return { ok: true, model: compareModel(a, b, work.home) };
+  const c = compareBranches(a, b);
+  const text = (i: 0 | 1) => finalTextOf(c.sides[i], [a, b][i]!.session, work.path, work.home);
+  return { ok: true, texts: [text(0), text(1)] };
+}
+
 /** The work itself, wherever it runs (the worker calls it; tests call it to check the worker's answer). */
 export async function doCompareWork(work: CompareWork): Promise<CompareAnswer> {
   try {
-    const [a, b] = [await sideOf(work.sides[0]), await sideOf(work.sides[1])];
-    if (work.kind === "model") return { ok: true, model: compareModel(a, b, work.home) };
-    const c = compareBranches(a, b);
-    return {
-      ok: true,
-      texts: [
-        finalTextOf(c.sides[0], a.session, work.path, work.home),
-        finalTextOf(c.sides[1], b.session, work.path, work.home),
-      ],
-    };
+    return answerOf(work, await sideOf(work.sides[0]), await sideOf(work.sides[1]));
   } catch (err) {
     return { ok: false, message: err instanceof Error ? err.message : String(err) };
   }
