@@ -4,7 +4,7 @@
  * of the parse near constant as the size doubles; quadratic work doubled it each time (10k / 20k / 40k calls in one
  * message: 0.5 / 2.2 / 10.6 s; 500 / 1,000 / 2,000 edits of a 1 MB file: 2.1 / 4.0 / 11.1 s per side).
  */
-import { parseSession, type Session } from "../src/core/session.js";
+import { parseSession, type Session } from "../src/core/session/index.js";
 import { compareModel, type CompareEnd } from "../src/node/views/compare.js";
 import { median, ms, type Row } from "./row.js";
 

@@ -7,7 +7,7 @@
 import { readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseSession } from "../src/core/session.js";
+import { parseSession } from "../src/core/session/index.js";
 import { SessionLibrary } from "../src/node/library.js";
 import { computeOwnership, loadStore, ownCost, realFs, type StoreFs } from "../src/node/store/index.js";
 import { indexTouches } from "../src/node/touches.js";

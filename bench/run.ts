@@ -28,7 +28,7 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import { join } from "node:path";
 import { SessionManager } from "@mariozechner/pi-coding-agent";
 import { SessionOutline } from "../src/core/outline.js";
-import { parseSession } from "../src/core/session.js";
+import { parseSession } from "../src/core/session/index.js";
 import { extendSummary, summarize } from "../src/core/summary.js";
 import { parseSessionSliced } from "../src/node/readSession.js";
 import { SessionTracker } from "../src/node/tracker.js";

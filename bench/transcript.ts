@@ -14,7 +14,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
-import type { Session } from "../src/core/session.js";
+import type { Session } from "../src/core/session/index.js";
 import { TranscriptDocument } from "../src/node/views/transcript.js";
 import type { ToTranscript } from "../src/protocol/transcript.js";
 // @ts-expect-error: a plain ES module of the test scripts, without types.

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { run } from "../src/cli/main.js";
 import { FILTER_MODES, SessionOutline } from "../src/core/outline.js";
-import { parseSession } from "../src/core/session.js";
+import { parseSession } from "../src/core/session/index.js";
 import { computeOwnership, loadStore } from "../src/node/store/index.js";
 import { checkpointModel } from "../src/node/views/checkpoint.js";
 import { checkpointRecord } from "../src/node/views/checkpointRecord.js";

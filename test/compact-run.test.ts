@@ -5,7 +5,7 @@ import * as assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 
 import { buildContext } from "../src/core/context.js";
-import { parseSession } from "../src/core/session.js";
+import { parseSession } from "../src/core/session/index.js";
 
 import type { MockProvider } from "./mockProvider.js";
 

@@ -4,7 +4,7 @@ import * as assert from "node:assert/strict";
 import { appendFileSync, copyFileSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
-import { parseSession } from "../src/core/session.js";
+import { parseSession } from "../src/core/session/index.js";
 import { compactBranch } from "../src/node/compact/run.js";
 import { SessionManager } from "@mariozechner/pi-coding-agent";
 import { message } from "./builders.js";

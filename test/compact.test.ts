@@ -15,7 +15,7 @@ import { readFileSync } from "node:fs";
 import { serializeConversation as piSerializeConversation } from "@mariozechner/pi-coding-agent";
 // @ts-expect-error: a plain ESM script (no type declarations)
 import { compactionData } from "../scripts/gen-compaction-data.mjs";
-import type { Session } from "../src/core/session.js";
+import type { Session } from "../src/core/session/index.js";
 import { jsonl, parseOk, tempCopy, withTempDir } from "./helpers.js";
 import { loadFixture, PI_FIXTURES, rel, ROOT } from "./fixtures.js";
 import { fakeCodexToken } from "./mockProvider.js";

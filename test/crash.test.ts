@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SessionManager } from "@mariozechner/pi-coding-agent";
 import { run } from "../src/cli/main.js";
-import { parseSession } from "../src/core/session.js";
+import { parseSession } from "../src/core/session/index.js";
 import { compactBranch } from "../src/node/compact/run.js";
 import { inspectTail, repairTail } from "../src/node/repair.js";
 import { PI_FIXTURES } from "./fixtures.js";

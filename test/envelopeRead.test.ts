@@ -9,7 +9,7 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { generateSession } from "../bench/generate.js";
 import { releaseScanChunk, scanChunk } from "../src/core/envelope.js";
-import { type Entry, parseSession, type ParseResult } from "../src/core/session.js";
+import { type Entry, parseSession, type ParseResult } from "../src/core/session/index.js";
 import { summarize } from "../src/core/summary.js";
 import { readSessionFileSync } from "../src/node/fileBodies.js";
 import { mutated, mutation } from "./envelopeMutation.js";
@@ -140,7 +140,7 @@ describe("a scanned read of a session", () => {
         [
           `import { readFileSync } from "node:fs";`,
           `import { isDeepStrictEqual } from "node:util";`,
-          `import { parseSession } from ${src("core/session.ts")};`,
+          `import { parseSession } from ${src("core/session/index.ts")};`,
           `import { summarize } from ${src("core/summary.ts")};`,
           `import { readSessionFileSync } from ${src("node/fileBodies.ts")};`,
           `WebAssembly.Memory.prototype.grow = () => { throw new RangeError("no memory"); };`,

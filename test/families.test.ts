@@ -6,7 +6,7 @@ import { strict as assert } from "node:assert";
 import { appendFileSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { run } from "../src/cli/main.js";
-import { parseSession } from "../src/core/session.js";
+import { parseSession } from "../src/core/session/index.js";
 import { extendSummary, summarize } from "../src/core/summary.js";
 import { resolveRoots } from "../src/node/roots.js";
 import {

@@ -6,7 +6,7 @@ import { appendFileSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SessionChangedError } from "../src/core/bodySource.js";
-import { parseSession, type ParseResult, SessionReader } from "../src/core/session.js";
+import { parseSession, type ParseResult, SessionReader } from "../src/core/session/index.js";
 import { summarize } from "../src/core/summary.js";
 import { treeJson } from "../src/core/treeJson.js";
 import { ChunkFeeder, FileBodySource } from "../src/node/fileBodies.js";

@@ -2,7 +2,7 @@
 import { readFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseSession, type Session } from "../src/core/session.js";
+import { parseSession, type Session } from "../src/core/session/index.js";
 import { listFiles } from "./helpers.js";
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");

@@ -9,7 +9,7 @@ import fc from "fast-check";
 import { run } from "../src/cli/main.js";
 import { buildContext } from "../src/core/context.js";
 import { nestingExceeds } from "../src/core/jsonl.js";
-import { parseSession, type ParseResult, SessionReader } from "../src/core/session.js";
+import { parseSession, type ParseResult, SessionReader } from "../src/core/session/index.js";
 import { treeJson } from "../src/core/treeJson.js";
 import { ChunkFeeder, FileBodySource } from "../src/node/fileBodies.js";
 import { feedInChunks, plain } from "./helpers.js";

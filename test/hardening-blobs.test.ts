@@ -16,7 +16,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { run } from "../src/cli/main.js";
-import { parseSession } from "../src/core/session.js";
+import { parseSession } from "../src/core/session/index.js";
 import { agentDirOf, agentDirOfRoot, describeBlobImages, readBlob } from "../src/node/blobs.js";
 import { contextModel } from "../src/node/views/context.js";
 import { REAL } from "./fixtures.js";

@@ -6,7 +6,7 @@ import * as assert from "node:assert/strict";
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { compareBranches } from "../src/core/compare.js";
-import { parseSession } from "../src/core/session.js";
+import { parseSession } from "../src/core/session/index.js";
 import fc from "fast-check";
 import { applyEdits, compareModel, finalTextOf, type CompareEnd } from "../src/node/views/compare.js";
 import { compareInWorker, doCompareWork } from "../src/node/views/compareWork.js";

@@ -3,7 +3,7 @@
 import { copyFileSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
-import { parseSession, type Session, type SessionReader } from "../src/core/session.js";
+import { parseSession, type Session, type SessionReader } from "../src/core/session/index.js";
 
 export function parseText(text: string, file = "mem.jsonl") {
   return parseSession(file, text);

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildContext } from "../src/core/context.js";
-import { parseSession, type Session, settingsAt } from "../src/core/session.js";
+import { parseSession, type Session, settingsAt } from "../src/core/session/index.js";
 import { summarize } from "../src/core/summary.js";
 import { usageRecords } from "../src/core/usage.js";
 import { parseSessionSliced, wholeLineSlices } from "../src/node/readSession.js";

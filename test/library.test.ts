@@ -5,7 +5,7 @@ import { appendFileSync, mkdirSync, readFileSync, rmSync, unlinkSync, writeFileS
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
-import { parseSession } from "../src/core/session.js";
+import { parseSession } from "../src/core/session/index.js";
 import { SessionLibrary } from "../src/node/library.js";
 import { resolveRoots } from "../src/node/roots.js";
 // @ts-expect-error: a plain ESM script shared with the VS Code runners (no type declarations)

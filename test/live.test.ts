@@ -18,7 +18,7 @@ import {
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseSession, type ParseResult, SessionReader } from "../src/core/session.js";
+import { parseSession, type ParseResult, SessionReader } from "../src/core/session/index.js";
 import { extendSummary, summarize } from "../src/core/summary.js";
 import { SessionTracker } from "../src/node/tracker.js";
 import { SessionWatcher } from "../src/node/watcher.js";

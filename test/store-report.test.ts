@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { run } from "../src/cli/main.js";
 import { slugMatches, workspaceSlugVariants } from "../src/core/slug.js";
 
-import { parseSession } from "../src/core/session.js";
+import { parseSession } from "../src/core/session/index.js";
 import { probeSummary, summarize } from "../src/core/summary.js";
 import {
   belongsToWorkspace,

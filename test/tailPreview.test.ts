@@ -4,8 +4,8 @@
 import * as assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { contentText } from "../src/protocol/format.js";
-import { isPlainObject } from "../src/core/session.js";
+import { contentText } from "../src/core/entryText.js";
+import { isPlainObject } from "../src/core/session/index.js";
 import { readTailPreview } from "../src/node/tailPreview.js";
 import { header, iso, message, titleSlot } from "./builders.js";
 import { jsonl, withTempDir } from "./helpers.js";

@@ -10,7 +10,7 @@ import { resolveRoots } from "../src/node/roots.js";
 import { computeOwnership, loadStore } from "../src/node/store/index.js";
 import { pathKey, resolveTouchPath } from "../src/node/touches.js";
 import { extendSummary, summarize } from "../src/core/summary.js";
-import { parseSession } from "../src/core/session.js";
+import { parseSession } from "../src/core/session/index.js";
 import { packSummary, unpackSummary } from "../src/node/store/cache.js";
 import { fork, header, message, toolCall, toolResult } from "./builders.js";
 import { jsonl, plain, withTempDir } from "./helpers.js";

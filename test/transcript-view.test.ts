@@ -5,7 +5,7 @@
 import * as assert from "node:assert/strict";
 import { cpSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { parseSession } from "../src/core/session.js";
+import { parseSession } from "../src/core/session/index.js";
 import { ROW_CAPS, ROW_LIMITS } from "../src/core/transcriptRows.js";
 import { FIRST_CHUNK_BYTES, TranscriptDocument } from "../src/node/views/transcript.js";
 import type { TranscriptRow } from "../src/protocol/transcript.js";

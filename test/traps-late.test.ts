@@ -3,7 +3,7 @@ import { strict as assert } from "node:assert";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { buildContext } from "../src/core/context.js";
-import { parseSession } from "../src/core/session.js";
+import { parseSession } from "../src/core/session/index.js";
 import { anthropicMessage, header, iso, titleSlot } from "./builders.js";
 import { jsonl, parseOk, parseText, plain } from "./helpers.js";
 import { loadFixture, ompSession, piSession, REAL } from "./fixtures.js";

@@ -6,7 +6,7 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { run } from "../src/cli/main.js";
-import type { Session } from "../src/core/session.js";
+import type { Session } from "../src/core/session/index.js";
 import { SessionLibrary } from "../src/node/library.js";
 import { ownCost } from "../src/node/store/index.js";
 import { resolveRoots } from "../src/node/roots.js";

@@ -5,7 +5,7 @@
 import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import type { BranchEnd } from "../core/compare.js";
-import type { Session } from "../core/session.js";
+import type { Session } from "../core/session/index.js";
 import { readSessionFile } from "../node/readSession.js";
 import { compareJson } from "../node/views/compare.js";
 import { formatCost, formatTokens, oneLine, truncate } from "../protocol/format.js";

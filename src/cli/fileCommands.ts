@@ -5,7 +5,8 @@ import { buildContext, UnknownEntryError } from "../core/context.js";
 import { treeJsonPieces } from "../core/treeJson.js";
 import { agentDirOf, blobHash, resolveBlobs } from "../node/blobs.js";
 import { readSessionFile } from "../node/readSession.js";
-import { contentText, oneLine, truncate } from "../protocol/format.js";
+import { oneLine, truncate } from "../protocol/format.js";
+import { contentText } from "../core/entryText.js";
 import { EXIT_OK, EXIT_REJECTED, type Io, outPieces, reportUnreadable, text, UsageError } from "./args.js";
 import { renderTree } from "./treeText.js";
 

@@ -1,6 +1,7 @@
 /** Draws a session tree with box characters, the way pi's /tree does: linear runs stay flat, branches indent. */
-import { countOf, describeEntry, oneLine } from "../protocol/format.js";
-import { pathTo, type Session } from "../core/session.js";
+import { countOf, oneLine } from "../protocol/format.js";
+import { describeEntry } from "../core/entryText.js";
+import { pathTo, type Session } from "../core/session/index.js";
 
 export function renderTree(session: Session): string {
   const out: string[] = [];

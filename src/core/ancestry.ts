@@ -1,8 +1,9 @@
 /**
- * Ancestry in a session's tree, for compactions' kept ranges (`collectCompactions` in session.ts): is an entry above
+ * Ancestry in a session's tree, for compactions' kept ranges (`collectCompactions` in session/compactions.ts): is an entry above
  * another, by a walk up or, for many questions at once, by one index of the tree. Pure.
  */
-import type { Entry, Session } from "./session.js";
+import type { Entry } from "./session/entry.js";
+import type { Session } from "./session/model.js";
 
 /**
  * Whether `ancestorId` is on the path from the root to `entry`, `entry` excluded (as `pathTo` reads it: a parentId

@@ -3,8 +3,8 @@
  * parent's entries with their ids, so both paths share the copied prefix). The fork point is the last entry both
  * paths share; each side is what its path holds after it.
  */
-import { contentText } from "../protocol/format.js";
-import { type Entry, isPlainObject, pathTo, type Session } from "./session.js";
+import { messageText } from "./entryText.js";
+import { type Entry, pathTo, type Session } from "./session/index.js";
 import type { ToolTouch } from "./toolFiles.js";
 
 export interface BranchEnd {
@@ -97,8 +97,8 @@ function sideFacts(leaf: string | null, path: Entry[], after: Entry[]): SideFact
   }
   for (let i = after.length - 1; i >= 0 && lastAssistant === null; i--) {
     const e = after[i]!;
-    if (e.role !== "assistant" || !isPlainObject(e.data.message)) continue;
-    const text = contentText(e.data.message.content).trim();
+    if (e.role !== "assistant" || !e.message) continue;
+    const text = messageText(e.message).trim();
     if (text) lastAssistant = text;
   }
   return { leaf, path, after, cost, tokens, touches, lastAssistant, firstTime, lastTime };

@@ -5,7 +5,7 @@
  * order, same thinkingLevel and model. OMP files: OMP's rules (model roles, `reset_boundary`, dropped
  * empty error turns and retry-recovery turns).
  */
-import { type Entry, isPlainObject, pathTo, type Session, settingsAt, splitModel } from "./session.js";
+import { type Entry, type MessageView, pathTo, type Session, settingsAt, splitModel } from "./session/index.js";
 
 export type ContextMessage = Record<string, unknown> & { role: string };
 
@@ -120,25 +120,25 @@ function lastOfType(path: Entry[], type: string): Entry | undefined {
 }
 
 /** OMP drops assistant turns that are retry-recovery leftovers or errors without any content. */
-function isDroppedOmpTurn(message: Record<string, unknown>): boolean {
+function isDroppedOmpTurn(message: MessageView): boolean {
   if (message.role !== "assistant") return false;
-  if (message.retryRecovery) return true;
-  if (message.stopReason !== "error") return false;
-  const content = Array.isArray(message.content) ? message.content : [];
-  return !content.some((block: unknown) => {
-    if (!isPlainObject(block)) return true;
+  const r = message.record;
+  if (r.retryRecovery) return true;
+  if (r.stopReason !== "error") return false;
+  // A block that is not an object counts as content (OMP keeps the turn); the view holds object blocks only.
+  if (Array.isArray(message.content) && message.blocks.length < message.content.length) return false;
+  return !message.blocks.some((block) => {
     switch (block.type) {
       case "text":
-        return typeof block.text === "string" && block.text.trim().length > 0;
-      case "thinking":
-        return (
-          (typeof block.thinking === "string" && block.thinking.trim().length > 0) ||
-          (typeof block.thinkingSignature === "string" && block.thinkingSignature.trim().length > 0)
-        );
-      case "redactedThinking":
-        return typeof block.data === "string" && block.data.trim().length > 0;
-      case "fallback":
-        return false;
+        return block.text.trim().length > 0;
+      case "thinking": {
+        const signature = block.record.thinkingSignature;
+        return block.thinking.trim().length > 0 || (typeof signature === "string" && signature.trim().length > 0);
+      }
+      case "other":
+        if (block.kind === "fallback") return false;
+        if (block.kind !== "redactedThinking") return true;
+        return typeof block.record.data === "string" && block.record.data.trim().length > 0;
       default:
         return true;
     }
@@ -171,9 +171,9 @@ function buildOmpContext(session: Session, leafId: string | null): SessionContex
     const d = entry.data;
     if (entry.type === "message") {
       // A message entry without a message object is reported by validation; it is no turn to show (OMP would throw).
-      if (!isPlainObject(d.message)) return;
-      const message = d.message as ContextMessage;
-      if (!isDroppedOmpTurn(message)) messages.push(message);
+      const view = entry.message;
+      if (!view) return;
+      if (!isDroppedOmpTurn(view)) messages.push(view.record as ContextMessage);
     } else if (entry.type === "custom_message") {
       if (typeof d.content === "string" || Array.isArray(d.content)) {
         const message = customMessage(d);

@@ -3,9 +3,11 @@
  * leaf never need the record's body again (bodies are parsed lazily, see `Entry.data`).
  */
 
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
+import { type CompactionDetails, compactionDetails, summaryUsageOf } from "./compact/checkpointDetails.js";
+import { isPlainObject } from "./jsonShape.js";
+import { narrowMessage } from "./session/message.js";
+
+export { isPlainObject };
 
 /** Token buckets (input and cache disjoint) and the harness's USD cost estimate. */
 export interface TokenBuckets {
@@ -45,6 +47,7 @@ function facts(
   provider: string,
   model: string,
   usage: Record<string, unknown>,
+  costRecord: Record<string, unknown> | undefined,
 ): UsageFacts {
   const input = num(usage.input);
   const output = num(usage.output);
@@ -53,7 +56,7 @@ function facts(
   // Only counts in range count (`1e400` parses as Infinity, which no cache, worker or JSON keeps): one rule on every
   // path (`num`).
   const totalTokens = num(usage.totalTokens) || input + output + cacheRead + cacheWrite;
-  const cost = isPlainObject(usage.cost) ? num(usage.cost.total) : 0;
+  const cost = costRecord ? num(costRecord.total) : 0;
   return { source, provider, model, input, output, cacheRead, cacheWrite, totalTokens, cost };
 }
 
@@ -73,11 +76,11 @@ const SURFACE_PROVIDER: Record<string, string> = {
  * A server compaction's usage (`details.usage` of a Blackmagic `remote_applied` checkpoint, schema 1): the
  * Responses API's `input_tokens` include `cached_tokens`, so the cached share is moved to `cacheRead`.
  */
-function serverCompactionFacts(details: Record<string, unknown>): UsageFacts | undefined {
+function serverCompactionFacts(details: CompactionDetails): UsageFacts | undefined {
   if (details.schemaVersion !== 1 || details.state !== "remote_applied") return undefined;
   const u = details.usage;
-  const identity = isPlainObject(details.identity) ? details.identity : {};
-  if (!isPlainObject(u)) return undefined;
+  const identity = details.identity ?? {};
+  if (!u) return undefined;
   const cached = Math.min(num(u.cached_tokens), num(u.input_tokens));
   const input = num(u.input_tokens) - cached;
   const output = num(u.output_tokens);
@@ -103,11 +106,13 @@ function serverCompactionFacts(details: Record<string, unknown>): UsageFacts | u
  */
 function compactionFacts(d: Record<string, unknown>): UsageFacts[] {
   const out: UsageFacts[] = [];
-  if (isPlainObject(d.usage)) {
-    const summary = facts("compaction_summary", "", "", d.usage);
+  const usage = summaryUsageOf(d.usage);
+  if (usage) {
+    const summary = facts("compaction_summary", "", "", usage, usage.cost);
     if (summary.totalTokens > 0 || summary.cost > 0) out.push(summary);
   }
-  const server = isPlainObject(d.details) ? serverCompactionFacts(d.details) : undefined;
+  const details = compactionDetails(d.details);
+  const server = details ? serverCompactionFacts(details) : undefined;
   if (server) out.push(server);
   return out;
 }
@@ -123,24 +128,26 @@ export function usageFacts(type: string, d: Record<string, unknown>): UsageFacts
     return all.length === 0 ? undefined : all.length === 1 ? all[0] : all;
   }
   if (type === "model_usage") {
-    return isPlainObject(d.usage)
-      ? facts("model_usage", String(d.provider ?? ""), String(d.model ?? ""), d.usage)
-      : undefined;
+    const usage = summaryUsageOf(d.usage);
+    return usage ? facts("model_usage", String(d.provider ?? ""), String(d.model ?? ""), usage, usage.cost) : undefined;
   }
-  if (type !== "message" || !isPlainObject(d.message)) return undefined;
-  const m = d.message;
-  if (m.role === "assistant" && isPlainObject(m.usage)) {
+  const view = type === "message" ? narrowMessage(d.message) : undefined;
+  if (!view) return undefined;
+  const m = view.record;
+  if (view.role === "assistant" && view.usage) {
     const served = typeof m.responseModel === "string" && m.responseModel ? m.responseModel : String(m.model ?? "");
-    return facts("assistant", String(m.provider ?? ""), served, m.usage);
+    return facts("assistant", String(m.provider ?? ""), served, view.usage, view.cost);
   }
-  if (m.role === "toolResult" && m.toolName === "task" && isPlainObject(m.details) && isPlainObject(m.details.usage)) {
-    const details = m.details;
+  const taskUsage = view.role === "toolResult" && m.toolName === "task" ? summaryUsageOf(view.details?.usage) : null;
+  if (taskUsage) {
+    const details = view.details!;
     const model = typeof details.model === "string" ? details.model : "subagent";
     return facts(
       "task",
       typeof details.provider === "string" ? details.provider : "task",
       model,
-      details.usage as Record<string, unknown>,
+      taskUsage,
+      taskUsage.cost,
     );
   }
   return undefined;

@@ -7,10 +7,10 @@
  * Only one level is built per call: expanding a branch of a 20,000-entry session walks that branch's chain and
  * nothing else. Pure: used by the VS Code tree and testable in plain Node.
  */
-import type { Entry, Session } from "./session.js";
+import type { Entry, Session } from "./session/index.js";
 import { isTimelineEntry } from "./compact/blackmagic.js";
 import { OMP_ENTRY_TYPES } from "./schema.js";
-import { isPlainObject, pathTo } from "./session.js";
+import { pathTo } from "./session/index.js";
 
 export const FILTER_MODES = ["default", "no-tools", "user-only", "labeled-only", "all"] as const;
 export type FilterMode = (typeof FILTER_MODES)[number];
@@ -201,12 +201,10 @@ export class SessionOutline {
 
 /** An assistant message with tool calls and no text, which is not an error or abort (pi hides these). */
 function isToolCallOnly(entry: Entry): boolean {
-  const m = entry.data.message;
-  if (!isPlainObject(m)) return false;
-  if (m.stopReason === "error" || m.stopReason === "aborted") return false;
+  const m = entry.message;
+  if (!m) return false;
+  if (m.record.stopReason === "error" || m.record.stopReason === "aborted") return false;
   const content = m.content;
   if (!Array.isArray(content)) return typeof content !== "string" || !content.trim();
-  return !content.some(
-    (b) => isPlainObject(b) && b.type === "text" && typeof b.text === "string" && b.text.trim() !== "",
-  );
+  return !m.blocks.some((b) => b.type === "text" && b.text.trim() !== "");
 }

@@ -2,7 +2,8 @@
  * A session file reduced to what listings, lineage and usage need. Plain JSON, so the store can keep it in its
  * persistent cache and never re-read an unchanged file.
  */
-import { contentText, truncate } from "../protocol/format.js";
+import { truncate } from "../protocol/format.js";
+import { messageText } from "./entryText.js";
 import type { Diagnostic, Rejection } from "./diagnostics.js";
 import { scanEnvelope } from "./envelope.js";
 import { decodeUtf8, parseLine } from "./jsonl.js";
@@ -15,7 +16,7 @@ import {
   SessionReader,
   settingsAt,
   splitModel,
-} from "./session.js";
+} from "./session/index.js";
 import type { ToolTouch } from "./toolFiles.js";
 import { type UsageRecord, usageRecords } from "./usage.js";
 
@@ -125,8 +126,8 @@ function perSession(s: Session, usage: UsageRecord[]) {
 /** The first user prompt with text among `entries` (their bodies are read until one is found). */
 function firstPromptOf(entries: readonly Entry[]): string | null {
   for (const e of entries) {
-    if (e.role !== "user" || !isPlainObject(e.data.message)) continue;
-    const text = contentText(e.data.message.content);
+    if (e.role !== "user" || !e.message) continue;
+    const text = messageText(e.message);
     if (text.trim()) return truncate(text, 200);
   }
   return null;
@@ -136,8 +137,8 @@ function firstPromptOf(entries: readonly Entry[]): string | null {
 function lastPromptOf(entries: readonly Entry[]): string | null {
   for (let i = entries.length - 1; i >= 0; i--) {
     const e = entries[i]!;
-    if (e.role !== "user" || !isPlainObject(e.data.message)) continue;
-    const text = contentText(e.data.message.content);
+    if (e.role !== "user" || !e.message) continue;
+    const text = messageText(e.message);
     if (text.trim()) return truncate(text, 200);
   }
   return null;

@@ -12,21 +12,12 @@
  * - `write` → write: `{path, content}` in both agents; the file's whole text after the call.
  * Other tools (`bash`, `grep`, `find`, OMP's `ast_edit` over globs) name no single file and are not mapped.
  */
-import { contentText } from "../protocol/format.js";
-import { isPlainObject } from "./facts.js";
-import type { Entry, Session } from "./session.js";
+import { messageText } from "./entryText.js";
+import { isPlainObject } from "./jsonShape.js";
+import type { Entry, TouchKind, ToolTouch } from "./session/entry.js";
+import type { Session } from "./session/model.js";
 
-export type TouchKind = "read" | "edit" | "write";
-
-/** A tool call that names one file. `path` is as the agent sent it (resolved later against the session's cwd). */
-export interface ToolTouch {
-  /** The call's position in its message's content: with the id, it names the call even when ids repeat or lack. */
-  index: number;
-  toolCallId: string;
-  tool: string;
-  kind: TouchKind;
-  path: string;
-}
+export type { TouchKind, ToolTouch };
 
 const KIND_BY_TOOL: Record<string, TouchKind> = { read: "read", edit: "edit", write: "write" };
 
@@ -122,11 +113,9 @@ export function toolCallArgs(
   entry: Entry,
   touch: Pick<ToolTouch, "index" | "toolCallId">,
 ): Record<string, unknown> | null {
-  const m = entry.data.message;
-  if (!isPlainObject(m) || !Array.isArray(m.content)) return null;
-  const b: unknown = m.content[touch.index];
-  if (!isPlainObject(b) || b.type !== "toolCall" || str(b.id) !== touch.toolCallId) return null;
-  return isPlainObject(b.arguments) ? b.arguments : null;
+  const b = entry.message?.blocks.find((x) => x.index === touch.index);
+  if (b?.type !== "toolCall" || b.id !== touch.toolCallId) return null;
+  return b.arguments ?? null;
 }
 
 /**
@@ -151,8 +140,9 @@ export function promptText(session: Pick<Session, "byId">, entryId: string): str
   for (let steps = 0; id !== null && steps < 100_000; steps++) {
     const e: Entry | undefined = session.byId.get(id);
     if (!e) return "";
-    if (e.role === "user" && isPlainObject(e.data.message)) {
-      const text = contentText(e.data.message.content).trim();
+    const m = e.role === "user" ? e.message : undefined;
+    if (m) {
+      const text = messageText(m).trim();
       if (text) return text;
     }
     id = e.parentId;

@@ -4,8 +4,9 @@
  * cards, and one-line notes for settings changes). Pure: the exporters and the transcript view render it; blobs are
  * resolved by the caller.
  */
-import { contentText, describeEntry } from "../protocol/format.js";
-import { type Entry, isPlainObject, pathTo, type Session } from "./session.js";
+import { contentText, describeEntry, messageText } from "./entryText.js";
+import type { MessageView, ToolCallBlock as ToolCallBlockView } from "./session/message.js";
+import { type Entry, pathTo, type Session } from "./session/index.js";
 import { editTextsOf, toolPathOf } from "./toolFiles.js";
 import type {
   AssistantBlock,
@@ -26,26 +27,25 @@ export interface TranscriptOptions {
 const str = (v: unknown): string => (typeof v === "string" ? v : "");
 const num = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) ? v : null);
 
-function images(content: unknown): TranscriptImage[] {
-  if (!Array.isArray(content)) return [];
-  return content
-    .filter((b): b is Record<string, unknown> => isPlainObject(b) && b.type === "image")
-    .map((b) => {
-      const data = str(b.data);
-      const blob = /^blob:sha256:([0-9a-f]{64})$/.exec(data)?.[1] ?? null;
-      return { mimeType: str(b.mimeType) || "image/png", data: blob || !data ? null : data, blob };
-    });
+function images(m: MessageView | undefined): TranscriptImage[] {
+  const out: TranscriptImage[] = [];
+  for (const b of m?.blocks ?? []) {
+    if (b.type !== "image") continue;
+    const blob = /^blob:sha256:([0-9a-f]{64})$/.exec(b.data)?.[1] ?? null;
+    out.push({ mimeType: b.mimeType || "image/png", data: blob || !b.data ? null : b.data, blob });
+  }
+  return out;
 }
 
-function toolCall(b: Record<string, unknown>): ToolCallBlock {
-  const name = str(b.name) || "tool";
-  const args = isPlainObject(b.arguments) ? b.arguments : {};
+function toolCall(b: ToolCallBlockView): ToolCallBlock {
+  const name = b.name || "tool";
+  const args = b.arguments ?? {};
   const path = toolPathOf(args);
   const command = str(args.command);
   const json = JSON.stringify(args, null, 2) ?? "{}";
   const block: ToolCallBlock = {
     type: "toolCall",
-    id: str(b.id) || null,
+    id: b.id || null,
     name,
     summary: path || command || (json.length > 2 ? JSON.stringify(args).slice(0, 120) : ""),
     arguments: json,
@@ -60,23 +60,21 @@ function toolCall(b: Record<string, unknown>): ToolCallBlock {
   return block;
 }
 
-function assistantBlocks(content: unknown): AssistantBlock[] {
-  if (typeof content === "string") return content ? [{ type: "text", text: content }] : [];
-  if (!Array.isArray(content)) return [];
+function assistantBlocks(m: MessageView | undefined): AssistantBlock[] {
+  if (typeof m?.content === "string") return m.content ? [{ type: "text", text: m.content }] : [];
   const blocks: AssistantBlock[] = [];
-  for (const b of content) {
-    if (!isPlainObject(b)) continue;
-    if (b.type === "text" && str(b.text)) blocks.push({ type: "text", text: str(b.text) });
-    else if (b.type === "thinking" && str(b.thinking)) blocks.push({ type: "thinking", text: str(b.thinking) });
+  for (const b of m?.blocks ?? []) {
+    if (b.type === "text" && b.text) blocks.push({ type: "text", text: b.text });
+    else if (b.type === "thinking" && b.thinking) blocks.push({ type: "thinking", text: b.thinking });
     else if (b.type === "toolCall") blocks.push(toolCall(b));
   }
   return blocks;
 }
 
-function usageOf(m: Record<string, unknown>) {
-  const u = isPlainObject(m.usage) ? m.usage : null;
+function usageOf(m: MessageView | undefined) {
+  const u = m?.usage;
   if (!u) return null;
-  const cost = isPlainObject(u.cost) ? (num(u.cost.total) ?? 0) : 0;
+  const cost = m.cost ? (num(m.cost.total) ?? 0) : 0;
   return {
     input: num(u.input) ?? 0,
     output: num(u.output) ?? 0,
@@ -87,18 +85,19 @@ function usageOf(m: Record<string, unknown>) {
 }
 
 function messageItem(entry: Entry, common: TranscriptCommon): TranscriptItem {
-  const m = isPlainObject(entry.data.message) ? entry.data.message : {};
+  const view = entry.message;
+  const m = view?.record ?? {};
   switch (entry.role) {
     case "user":
-      return { ...common, kind: "user", text: contentText(m.content), images: images(m.content) };
+      return { ...common, kind: "user", text: messageText(view), images: images(view) };
     case "assistant": {
       const model = str(m.responseModel) || str(m.model);
       return {
         ...common,
         kind: "assistant",
-        blocks: assistantBlocks(m.content),
+        blocks: assistantBlocks(view),
         model: model ? `${str(m.provider) ? `${str(m.provider)}/` : ""}${model}` : null,
-        usage: usageOf(m),
+        usage: usageOf(view),
         stopReason: str(m.stopReason) || null,
         error: str(m.errorMessage) || null,
       };
@@ -109,9 +108,9 @@ function messageItem(entry: Entry, common: TranscriptCommon): TranscriptItem {
         kind: "toolResult",
         toolCallId: str(m.toolCallId) || null,
         toolName: str(m.toolName) || "tool",
-        text: contentText(m.content),
+        text: messageText(view),
         isError: m.isError === true,
-        images: images(m.content),
+        images: images(view),
       };
     case "bashExecution":
       return { ...common, kind: "bash", command: str(m.command), output: str(m.output), exitCode: num(m.exitCode) };
@@ -120,7 +119,7 @@ function messageItem(entry: Entry, common: TranscriptCommon): TranscriptItem {
         ...common,
         kind: "custom",
         customType: str(m.customType) || entry.role || "custom",
-        text: contentText(m.content),
+        text: messageText(view),
       };
   }
 }

@@ -4,9 +4,9 @@
  * a row's content is built when the page asks for it. An assistant message and the tool results that answer it share
  * a row. A compaction hides the entries it replaced until its card is opened; a fork's copies fold into one row.
  */
-import { entryLabel } from "../protocol/format.js";
+import { entryLabel } from "./entryText.js";
 import type { ToolResultItem, TranscriptImage, TranscriptItem, TranscriptRow } from "../protocol/transcript.js";
-import type { Entry } from "./session.js";
+import type { Entry } from "./session/index.js";
 import { type BranchPath, hasTranscriptItem, transcriptItem } from "./transcript.js";
 
 export type PlannedRow =

@@ -1,6 +1,6 @@
 /** The stable JSON shapes printed by `pi-sessions tree --json` (and consumed by tests and scripts). */
 import type { Diagnostic, Rejection } from "./diagnostics.js";
-import type { Session } from "./session.js";
+import type { Session } from "./session/index.js";
 
 export interface TreeJson {
   file: string;

@@ -8,7 +8,7 @@
  * Every branch counts (abandoned branches were paid for); `active` marks the active-path share.
  */
 import { isPriced, type TokenBuckets, type UsageFacts } from "./facts.js";
-import { pathTo, type Session } from "./session.js";
+import { pathTo, type Session } from "./session/index.js";
 
 export type { TokenBuckets };
 

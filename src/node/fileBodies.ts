@@ -9,7 +9,7 @@
 import { closeSync, fstatSync, openSync, readSync, statSync } from "node:fs";
 import type { BodySource } from "../core/bodySource.js";
 import { releaseScanChunk, scanChunk } from "../core/envelope.js";
-import { type ParseOptions, type ParseResult, type Session, SessionReader } from "../core/session.js";
+import { type ParseOptions, type ParseResult, type Session, SessionReader } from "../core/session/index.js";
 import { openRegularSync, READ_FLAGS, readFullySync } from "./fileAccess.js";
 import { ioReason } from "./ioReason.js";
 

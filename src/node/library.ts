@@ -6,7 +6,7 @@
 import { SessionChangedError } from "../core/bodySource.js";
 import type { HostPaths } from "../core/slug.js";
 import { extendSummary, summarize } from "../core/summary.js";
-import type { ParseResult } from "../core/session.js";
+import type { ParseResult } from "../core/session/index.js";
 import type { SessionRoot } from "./roots.js";
 import {
   belongsToWorkspace,

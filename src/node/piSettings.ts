@@ -4,7 +4,7 @@
  * project's `<cwd>/.pi/settings.json`. A file that is missing or not JSON is left out, as pi leaves it out.
  */
 import { basename, dirname, isAbsolute, join } from "node:path";
-import { isPlainObject } from "../core/facts.js";
+import { isPlainObject } from "../core/jsonShape.js";
 import { readSmallFileSync } from "./fileAccess.js";
 
 export interface CompactionSettings {

@@ -1,5 +1,5 @@
 /** Node-side file access for the parser core. */
-import { type ParseOptions, type ParseResult, SessionReader } from "../core/session.js";
+import { type ParseOptions, type ParseResult, SessionReader } from "../core/session/index.js";
 import { openRegular } from "./fileAccess.js";
 import { CHUNK_BYTES, ChunkFeeder, FileBodySource } from "./fileBodies.js";
 import { ioReason } from "./ioReason.js";

@@ -7,7 +7,7 @@
 import { constants } from "node:fs";
 import { open, unlink } from "node:fs/promises";
 import { parseLine } from "../core/jsonl.js";
-import { parseSession } from "../core/session.js";
+import { parseSession } from "../core/session/index.js";
 import { readRegularFile } from "./fileAccess.js";
 import { SessionWriteError, snapshot, withWriterLock, writeIfUnchanged } from "./sessionWrite.js";
 

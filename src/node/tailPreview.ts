@@ -4,7 +4,7 @@
  * when the full parse ends (a 1 GB session takes seconds to parse).
  */
 import { decodeUtf8, parseLine } from "../core/jsonl.js";
-import { isPlainObject, parseSession, pathTo, type Session } from "../core/session.js";
+import { isPlainObject, parseSession, pathTo, type Session } from "../core/session/index.js";
 import { openRegular, readAt } from "./fileAccess.js";
 
 /** How much of the file's end is read: about a thousand entries of an agent's session. */

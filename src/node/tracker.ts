@@ -11,7 +11,7 @@
 import { closeSync, fstatSync, openSync } from "node:fs";
 import { type FileHandle, stat } from "node:fs/promises";
 import type { Diagnostic } from "../core/diagnostics.js";
-import { type ParseOptions, type ParseResult, SessionReader } from "../core/session.js";
+import { type ParseOptions, type ParseResult, SessionReader } from "../core/session/index.js";
 import { openRegular, READ_FLAGS, readAt, readFullySync } from "./fileAccess.js";
 import { CHUNK_BYTES, ChunkFeeder, FileBodySource } from "./fileBodies.js";
 import { yieldToEventLoop } from "./readSession.js";

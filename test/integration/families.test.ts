@@ -152,10 +152,10 @@ suite("Pi Sessions fork families in a real VS Code", () => {
       await vscode.commands.executeCommand("piSessions.revealEntry", hit.file, hit.entryId);
       const selected = await waitFor("a selection", () => api.view.selection[0]);
       const chain: string[] = [];
-      for (let n: Element | undefined = selected; n; n = n.parent) chain.push(n.kind);
+      for (let n: Element | undefined = selected; n; n = api.tree.getParent(n)) chain.push(n.kind);
       assert.deepEqual(chain.slice(-4), ["session", "forks", "session", "group"], chain.join(" < "));
       const sessionOf = (n: Element | undefined): Element | undefined =>
-        n && n.kind === "session" ? n : sessionOf(n?.parent);
+        n && n.kind === "session" ? n : sessionOf(n && api.tree.getParent(n));
       assert.equal((sessionOf(selected) as SessionNode).file, newFork);
       // Reveal Parent Session from a fork of a nested fork (written here, naming S5A's file) selects S5A where it
       // is nested: under Forks of S2.
@@ -176,8 +176,9 @@ suite("Pi Sessions fork families in a real VS Code", () => {
         const sel = api.view.selection[0];
         return sel?.kind === "session" && sel.file === S5A() ? sel : undefined;
       });
-      assert.equal(parentRow.parent?.kind, "forks");
-      const holder = parentRow.parent?.parent;
+      const forksRow = api.tree.getParent(parentRow);
+      assert.equal(forksRow?.kind, "forks");
+      const holder = forksRow && api.tree.getParent(forksRow);
       assert.ok(holder?.kind === "session" && holder.file === S2());
     } finally {
       fs.rmSync(newFork, { force: true });

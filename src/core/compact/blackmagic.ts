@@ -4,8 +4,9 @@
  * package on the next request; the timeline entry (a `custom` entry of this type, the compaction's child) follows
  * each of its compactions and records the method and any failure class.
  */
-import { isPlainObject } from "../facts.js";
-import type { Entry } from "../session.js";
+import { isPlainObject } from "../jsonShape.js";
+import { compactionDetails } from "./checkpointDetails.js";
+import type { Entry } from "../session/index.js";
 
 export const BLACKMAGIC_NAMESPACE = "pi-openai-blackmagic-compact/1";
 export const TIMELINE_TYPE = "pi-openai-blackmagic-compact/compaction-timeline/1";
@@ -52,6 +53,6 @@ export function compactionMethod(details: unknown): string | null {
     const failure = typeof details.failureClass === "string" ? details.failureClass : "unknown";
     return `local fallback (${failure})`;
   }
-  const identity = isPlainObject(details.identity) ? details.identity : {};
+  const identity = compactionDetails(details)?.identity ?? {};
   return `server · ${surfaceName(typeof identity.surface === "string" ? identity.surface : "unknown")}`;
 }

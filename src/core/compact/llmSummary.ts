@@ -4,7 +4,7 @@
  * The requests and their estimated cost are known before anything is sent.
  */
 import type { ContextMessage } from "../context.js";
-import { isPlainObject } from "../session.js";
+import { type ContentBlock, narrowContent } from "../session/index.js";
 import piData from "./pi-data.json" with { type: "json" };
 import type { Preparation } from "./prepare.js";
 import { convertToLlm } from "./responses.js";
@@ -15,8 +15,8 @@ const RESERVE_TOKENS = 16384;
 
 type Json = Record<string, unknown>;
 
-function blocks(content: unknown): Json[] {
-  return Array.isArray(content) ? content.filter(isPlainObject) : [];
+function blocks(content: unknown): ContentBlock[] {
+  return narrowContent(content);
 }
 
 /** pi's `serializeConversation`: the messages as labelled text, tool results truncated. */
@@ -29,7 +29,7 @@ export function serializeConversation(messages: Json[]): string {
           ? msg.content
           : blocks(msg.content)
               .filter((c) => c.type === "text")
-              .map((c) => String(c.text))
+              .map((c) => String(c.record.text))
               .join("");
       if (content) parts.push(`[User]: ${content}`);
     } else if (msg.role === "assistant") {
@@ -37,12 +37,12 @@ export function serializeConversation(messages: Json[]): string {
       const thinking: string[] = [];
       const calls: string[] = [];
       for (const b of blocks(msg.content)) {
-        if (b.type === "text") text.push(String(b.text));
-        else if (b.type === "thinking") thinking.push(String(b.thinking));
+        if (b.type === "text") text.push(String(b.record.text));
+        else if (b.type === "thinking") thinking.push(String(b.record.thinking));
         else if (b.type === "toolCall") {
-          const args = isPlainObject(b.arguments) ? b.arguments : {};
+          const args = b.arguments ?? {};
           calls.push(
-            `${String(b.name)}(${Object.entries(args)
+            `${String(b.record.name)}(${Object.entries(args)
               .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
               .join(", ")})`,
           );
@@ -54,7 +54,7 @@ export function serializeConversation(messages: Json[]): string {
     } else if (msg.role === "toolResult") {
       const content = blocks(msg.content)
         .filter((c) => c.type === "text")
-        .map((c) => String(c.text))
+        .map((c) => String(c.record.text))
         .join("");
       if (content) {
         const cut =

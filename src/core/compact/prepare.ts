@@ -4,7 +4,7 @@
  * read and modified file lists (cumulative across earlier pi compactions). Tests compare it with the real function.
  */
 import { buildContext, type ContextMessage } from "../context.js";
-import { type Entry, isPlainObject, pathTo, type Session } from "../session.js";
+import { type Entry, isPlainObject, narrowContent, pathTo, type Session } from "../session/index.js";
 
 export const DEFAULT_KEEP_RECENT_TOKENS = 20000;
 
@@ -14,12 +14,9 @@ export function estimateTokens(message: ContextMessage): number {
   const text = (content: unknown, images: boolean) => {
     if (typeof content === "string") return content.length;
     let n = 0;
-    if (Array.isArray(content)) {
-      for (const b of content) {
-        if (!isPlainObject(b)) continue;
-        if (b.type === "text" && typeof b.text === "string") n += b.text.length;
-        if (images && b.type === "image") n += 4800;
-      }
+    for (const b of narrowContent(content)) {
+      if (b.type === "text") n += b.text.length;
+      if (images && b.type === "image") n += 4800;
     }
     return n;
   };
@@ -27,11 +24,10 @@ export function estimateTokens(message: ContextMessage): number {
     case "user":
       return Math.ceil(text(message.content, false) / 4);
     case "assistant":
-      for (const b of Array.isArray(message.content) ? message.content : []) {
-        if (!isPlainObject(b)) continue;
-        if (b.type === "text") chars += String(b.text ?? "").length;
-        else if (b.type === "thinking") chars += String(b.thinking ?? "").length;
-        else if (b.type === "toolCall") chars += String(b.name ?? "").length + JSON.stringify(b.arguments).length;
+      for (const { type, record: b } of narrowContent(message.content)) {
+        if (type === "text") chars += String(b.text ?? "").length;
+        else if (type === "thinking") chars += String(b.thinking ?? "").length;
+        else if (type === "toolCall") chars += String(b.name ?? "").length + JSON.stringify(b.arguments).length;
       }
       return Math.ceil(chars / 4);
     case "custom":
@@ -161,14 +157,14 @@ export interface Preparation {
 export type PrepareRefusal = "already_compacted" | "nothing_to_compact" | "empty_branch";
 
 function addFileOps(m: ContextMessage, read: Set<string>, written: Set<string>, edited: Set<string>): void {
-  if (m.role !== "assistant" || !Array.isArray(m.content)) return;
-  for (const b of m.content) {
-    if (!isPlainObject(b) || b.type !== "toolCall" || !isPlainObject(b.arguments)) continue;
+  if (m.role !== "assistant") return;
+  for (const b of narrowContent(m.content)) {
+    if (b.type !== "toolCall" || !b.arguments) continue;
     const path = b.arguments.path;
     if (typeof path !== "string" || !path) continue;
-    if (b.name === "read") read.add(path);
-    else if (b.name === "write") written.add(path);
-    else if (b.name === "edit") edited.add(path);
+    if (b.record.name === "read") read.add(path);
+    else if (b.record.name === "write") written.add(path);
+    else if (b.record.name === "edit") edited.add(path);
   }
 }
 

@@ -3,7 +3,7 @@
  * whenever the checkpoint does not replay, and as the previous summary of its next native compaction.
  */
 import type { ContextMessage } from "../context.js";
-import { contentText } from "../../protocol/format.js";
+import { contentText } from "../entryText.js";
 import { formatFileOperations, type Preparation } from "./prepare.js";
 
 const clip = (text: string, max: number) => {

@@ -1,6 +1,6 @@
 /** What both exporters say the same way: the document's heading facts and an assistant message's footer. */
 import { formatCost, formatDateTime, formatTokens } from "../../protocol/format.js";
-import type { Session } from "../session.js";
+import type { Session } from "../session/index.js";
 import type { TranscriptItem } from "../transcript.js";
 
 export interface ExportInput {

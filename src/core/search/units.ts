@@ -4,9 +4,9 @@
  * compaction and branch summaries, labels, names and titles, custom messages). Never indexed: signatures, encrypted
  * reasoning, and image data (only text blocks are read). Pure: the index (src/node/search) stores what this returns.
  */
-import { contentText } from "../../protocol/format.js";
+import { contentText, messageText } from "../entryText.js";
 import { SEARCH_ROLES, type SearchRole } from "../../protocol/search.js";
-import { type Entry, isPlainObject, parseSession, type Session } from "../session.js";
+import { type Entry, isPlainObject, parseSession, type Session } from "../session/index.js";
 
 export type UnitRole = SearchRole;
 export const UNIT_ROLES: readonly UnitRole[] = SEARCH_ROLES;
@@ -45,35 +45,39 @@ function argumentText(args: unknown, depth = 0, out: string[] = []): string[] {
 type UnitBody = Omit<TextUnit, "entryId" | "time" | "line" | "part">;
 
 function messageUnits(e: Entry, push: (u: UnitBody) => void): void {
-  const m = isPlainObject(e.data.message) ? e.data.message : {};
+  const view = e.message;
+  const m = view?.record ?? {};
   switch (e.role) {
     case "user":
-      push({ role: "user", tool: null, text: contentText(m.content) });
+      push({ role: "user", tool: null, text: messageText(view) });
       return;
     case "assistant": {
       const content = Array.isArray(m.content) ? m.content : typeof m.content === "string" ? [m.content] : [];
+      const blocks = view?.blocks ?? [];
       const text: string[] = [];
-      for (const b of content) {
-        if (typeof b === "string") text.push(b);
-        else if (!isPlainObject(b)) continue;
-        else if (b.type === "text") text.push(str(b.text));
-        else if (b.type === "thinking") push({ role: "thinking", tool: null, text: str(b.thinking) });
+      // Strings in the content are text too; the view's blocks are the object ones, in content order.
+      for (let i = 0, k = 0; i < content.length; i++) {
+        const raw: unknown = content[i];
+        if (typeof raw === "string") text.push(raw);
+        if (blocks[k]?.index !== i) continue;
+        const b = blocks[k++]!;
+        if (b.type === "text") text.push(b.text);
+        else if (b.type === "thinking") push({ role: "thinking", tool: null, text: b.thinking });
         else if (b.type === "toolCall") {
-          const name = str(b.name);
-          push({ role: "tool", tool: name || null, text: `${name} ${argumentText(b.arguments).join(" ")}` });
+          push({ role: "tool", tool: b.name || null, text: `${b.name} ${argumentText(b.record.arguments).join(" ")}` });
         }
       }
       push({ role: "assistant", tool: null, text: text.join("\n") });
       return;
     }
     case "toolResult":
-      push({ role: "tool", tool: str(m.toolName) || null, text: contentText(m.content) });
+      push({ role: "tool", tool: str(m.toolName) || null, text: messageText(view) });
       return;
     case "bashExecution":
       push({ role: "tool", tool: "bash", text: `${str(m.command)}\n${str(m.output)}` });
       return;
     default:
-      push({ role: "custom", tool: null, text: contentText(m.content) });
+      push({ role: "custom", tool: null, text: messageText(view) });
   }
 }
 

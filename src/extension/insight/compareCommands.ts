@@ -4,7 +4,7 @@
  */
 import * as vscode from "vscode";
 import { leavesOf, newestLeafBelow } from "../../core/compare.js";
-import type { Session } from "../../core/session.js";
+import type { Session } from "../../core/session/index.js";
 import { promptBefore } from "../../core/toolFiles.js";
 import { relativeTime, truncate } from "../../protocol/format.js";
 import { lastActivity } from "../../node/store/index.js";

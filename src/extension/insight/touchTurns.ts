@@ -5,9 +5,10 @@
  */
 import { basename } from "node:path";
 import * as vscode from "vscode";
-import { isPlainObject, type Session } from "../../core/session.js";
+import type { Session } from "../../core/session/index.js";
 import { toolCallArgs, touchDiffTexts } from "../../core/toolFiles.js";
-import { contentText, countOf, formatDateTime, relativeTime, truncate } from "../../protocol/format.js";
+import { countOf, formatDateTime, relativeTime, truncate } from "../../protocol/format.js";
+import { messageText } from "../../core/entryText.js";
 import type { FileTouch } from "../../node/touches.js";
 import { readSessionFile } from "../../node/readSession.js";
 import type { SessionService } from "../service.js";
@@ -60,8 +61,9 @@ function promptLines(session: Session): (id: string) => string {
       chain.push(at);
       const e = session.byId.get(at);
       if (!e) break;
-      if (e.role === "user" && isPlainObject(e.data.message)) {
-        const text = contentText(e.data.message.content).trim();
+      const m = e.role === "user" ? e.message : undefined;
+      if (m) {
+        const text = messageText(m).trim();
         if (text) {
           line = truncate(text.split("\n", 1)[0]!, 120);
           break;

@@ -1,8 +1,9 @@
 /** One branch at a branch point: "Active branch 1/2: …" (expanded) or "Branch 2/2: …", its entries below it. */
+import type { TreeNode } from "./node.js";
 import * as vscode from "vscode";
 import type { SessionOutline } from "../../core/outline.js";
-import { entryLabel, relativeTime } from "../../protocol/format.js";
-import type { Element } from "./index.js";
+import { relativeTime } from "../../protocol/format.js";
+import { entryLabel } from "../../core/entryText.js";
 import { ContextValue } from "./contextValues.js";
 import { type RowContext, RowNode } from "./rowNode.js";
 import { entriesText } from "../counts.js";
@@ -16,7 +17,7 @@ export class BranchNode extends RowNode {
     return []; // forks are shown on the entries inside the branch
   }
 
-  override async getChildren(): Promise<Element[]> {
+  override async getChildren(): Promise<TreeNode[]> {
     const outline = await this.tree.outline(this.file);
     if (!outline) return [];
     return outline.items(this.item.id).map((i) => this.tree.row(this.sessionNode, this, i));

@@ -1,6 +1,7 @@
 /** A branch summary: "Branch summary · from …" (the branch it summarizes), expanding to the summary itself. */
 import * as vscode from "vscode";
-import { entryLabel, truncate } from "../../protocol/format.js";
+import { truncate } from "../../protocol/format.js";
+import { entryLabel } from "../../core/entryText.js";
 import { ContextValue, type DetailKind } from "./contextValues.js";
 import { type RowContext, RowNode } from "./rowNode.js";
 

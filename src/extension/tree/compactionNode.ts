@@ -5,7 +5,8 @@
  */
 import * as vscode from "vscode";
 import { compactionMethod } from "../../core/compact/blackmagic.js";
-import { entryLabel, formatTokens, truncate } from "../../protocol/format.js";
+import { formatTokens, truncate } from "../../protocol/format.js";
+import { entryLabel } from "../../core/entryText.js";
 import { ContextValue, type DetailKind } from "./contextValues.js";
 import { type RowContext, RowNode } from "./rowNode.js";
 

@@ -5,10 +5,11 @@
  */
 import * as vscode from "vscode";
 import { compactionMethod, isTimelineEntry } from "../../core/compact/blackmagic.js";
-import { isPlainObject, pathTo, type Session } from "../../core/session.js";
-import { entryLabel, truncate } from "../../protocol/format.js";
+import { objectOf } from "../../core/compact/checkpointDetails.js";
+import { pathTo, type Session } from "../../core/session/index.js";
+import { truncate } from "../../protocol/format.js";
+import { entryLabel } from "../../core/entryText.js";
 import { CommandId } from "../ids.js";
-import type { Element } from "./index.js";
 import { ContextValue, type DetailKind } from "./contextValues.js";
 import { type TreeContext, TreeNode } from "./node.js";
 import { openCommand, untrustedMarkdown } from "./present.js";
@@ -24,7 +25,7 @@ export class DetailNode extends TreeNode {
     readonly file: string,
     readonly entryId: string,
     readonly detail: DetailKind,
-    parent: Element,
+    parent: TreeNode,
     tree: TreeContext,
   ) {
     super(id, parent, tree);
@@ -59,7 +60,7 @@ export class DetailNode extends TreeNode {
         const timeline = (session.children.get(entry.id) ?? [])
           .map((id) => session.byId.get(id))
           .find((e) => e !== undefined && isTimelineEntry(e));
-        const data = timeline && isPlainObject(timeline.data.data) ? timeline.data.data : null;
+        const data = (timeline && objectOf(timeline.data.data)) ?? null;
         t.label = vscode.l10n.t("Made by: {0}", method);
         t.description = data
           ? vscode.l10n.t(

@@ -1,6 +1,6 @@
 /** An entry on a row of its own (a model change, an assistant reply after a branch point, a label, …). */
 import * as vscode from "vscode";
-import { entryLabel } from "../../protocol/format.js";
+import { entryLabel } from "../../core/entryText.js";
 import { ContextValue } from "./contextValues.js";
 import { entryIcon } from "./present.js";
 import { type RowContext, RowNode } from "./rowNode.js";

@@ -1,7 +1,6 @@
 /** An entry folded under its turn (an assistant reply, a tool call, a tool result). Clicking opens its line. */
 import * as vscode from "vscode";
-import { entryLabel } from "../../protocol/format.js";
-import type { Element } from "./index.js";
+import { entryLabel } from "../../core/entryText.js";
 import { ContextValue, withLeaf } from "./contextValues.js";
 import { type TreeContext, TreeNode } from "./node.js";
 import { assistantUsage, entryIcon, entryTooltip, leafMarker, openCommand } from "./present.js";
@@ -14,7 +13,7 @@ export class FoldedEntryNode extends TreeNode {
     id: string,
     readonly file: string,
     readonly entryId: string,
-    parent: Element,
+    parent: TreeNode,
     tree: TreeContext,
   ) {
     super(id, parent, tree);

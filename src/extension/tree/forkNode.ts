@@ -4,7 +4,6 @@ import * as vscode from "vscode";
 import { lastActivity, ownCost } from "../../node/store/index.js";
 import { formatCost, relativeTime, truncate } from "../../protocol/format.js";
 import { CommandId } from "../ids.js";
-import type { Element } from "./index.js";
 import { ContextValue } from "./contextValues.js";
 import { type TreeContext, TreeNode } from "./node.js";
 import { plainTooltip, themeIcon } from "./present.js";
@@ -19,13 +18,13 @@ export class ForkNode extends TreeNode {
     readonly file: string,
     /** The forked session's file. */
     readonly child: string,
-    parent: Element,
+    parent: TreeNode,
     tree: TreeContext,
   ) {
     super(id, parent, tree);
   }
 
-  static of(parent: Element, file: string, child: string, tree: TreeContext): ForkNode {
+  static of(parent: TreeNode, file: string, child: string, tree: TreeContext): ForkNode {
     return tree.intern(new ForkNode(`${parent.id}/fork:${tree.keyOf(child)}`, file, child, parent, tree));
   }
 

@@ -2,9 +2,9 @@
  * labelled as such and never opened. */
 import * as vscode from "vscode";
 
-import { entryLabel, truncate } from "../../protocol/format.js";
+import { truncate } from "../../protocol/format.js";
+import { entryLabel } from "../../core/entryText.js";
 import { CommandId } from "../ids.js";
-import type { Element } from "./index.js";
 import { ContextValue } from "./contextValues.js";
 import { type TreeContext, TreeNode } from "./node.js";
 import { parentStateText, plainTooltip, themeIcon } from "./present.js";
@@ -16,7 +16,7 @@ export class ForkedFromNode extends TreeNode {
   constructor(
     id: string,
     readonly file: string,
-    parent: Element,
+    parent: TreeNode,
     tree: TreeContext,
   ) {
     super(id, parent, tree);

@@ -6,7 +6,6 @@ import * as vscode from "vscode";
 import type { StoreSession } from "../../node/store/index.js";
 import { formatCount } from "../../protocol/format.js";
 import { ContextValue } from "./contextValues.js";
-import type { Element } from "./index.js";
 import { type FileNode, type TreeContext, TreeNode } from "./node.js";
 import { themeIcon } from "./present.js";
 
@@ -20,13 +19,13 @@ export class ForksNode extends TreeNode {
     /** The session whose forks (or subagents) these are. */
     readonly file: string,
     readonly what: ForksKind,
-    parent: Element,
+    parent: TreeNode,
     tree: TreeContext,
   ) {
     super(id, parent, tree);
   }
 
-  static of(session: FileNode & Element, what: ForksKind, tree: TreeContext): ForksNode {
+  static of(session: FileNode & TreeNode, what: ForksKind, tree: TreeContext): ForksNode {
     return tree.intern(new ForksNode(`${session.id}/${what}`, session.file, what, session, tree));
   }
 
@@ -37,7 +36,7 @@ export class ForksNode extends TreeNode {
     return this.what === "forks" ? families.forks(s) : families.subagents(s);
   }
 
-  override getChildren(): Element[] {
+  override getChildren(): TreeNode[] {
     return this.members().map((m) => this.tree.sessionNode(m.file, this));
   }
 

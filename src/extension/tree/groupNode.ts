@@ -1,7 +1,6 @@
 /** The two top-level groups: This Workspace (its sessions) and All Projects (one node per project). */
 import * as vscode from "vscode";
 import { hostPaths } from "../../node/roots.js";
-import type { Element } from "./index.js";
 import { ContextValue } from "./contextValues.js";
 import { InfoNode } from "./infoNode.js";
 import { TreeNode } from "./node.js";
@@ -20,11 +19,11 @@ export class GroupNode extends TreeNode {
     super(id, undefined, tree);
   }
 
-  override getChildren(): Element[] {
+  override getChildren(): TreeNode[] {
     return this.group === "workspace" ? this.workspaceChildren() : this.projectNodes();
   }
 
-  private workspaceChildren(): Element[] {
+  private workspaceChildren(): TreeNode[] {
     const folders = this.tree.workspaceFolderPaths();
     const sessions = this.tree.lib.workspaceSessions(folders, hostPaths());
     if (!sessions.length) {
@@ -47,7 +46,7 @@ export class GroupNode extends TreeNode {
     return rows.map((s) => SessionNode.of(s.file, this, this.tree));
   }
 
-  private projectNodes(): Element[] {
+  private projectNodes(): TreeNode[] {
     return this.tree.lib
       .projects()
       .map((p) => this.tree.intern(new ProjectNode(`all/project:${p.cwd}`, p.cwd, this, this.tree)));

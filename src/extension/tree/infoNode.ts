@@ -4,7 +4,6 @@
  */
 import * as vscode from "vscode";
 import type { Diagnostic } from "../../core/diagnostics.js";
-import type { Element } from "./index.js";
 import { ContextValue } from "./contextValues.js";
 import { type TreeContext, TreeNode } from "./node.js";
 import { plainTooltip, rawLineCommand, themeIcon } from "./present.js";
@@ -29,7 +28,7 @@ export class InfoNode extends TreeNode implements InfoContent {
   line?: number;
   children?: InfoNode[];
 
-  constructor(id: string, parent: Element | undefined, tree: InfoNode["tree"], content: InfoContent) {
+  constructor(id: string, parent: TreeNode | undefined, tree: InfoNode["tree"], content: InfoContent) {
     super(id, parent, tree);
     this.text = content.text;
     this.tooltip = content.tooltip;
@@ -39,7 +38,7 @@ export class InfoNode extends TreeNode implements InfoContent {
     this.children = content.children;
   }
 
-  override getChildren(): Element[] {
+  override getChildren(): TreeNode[] {
     return this.children ?? [];
   }
 
@@ -63,7 +62,7 @@ export class InfoNode extends TreeNode implements InfoContent {
 
 /** "N problems in the file", expanding to one row per diagnostic (at most 200), each opening its line. */
 export function problemsNode(
-  parent: Element & { file: string },
+  parent: TreeNode & { file: string },
   tree: TreeContext,
   diagnostics: Diagnostic[],
 ): InfoNode {

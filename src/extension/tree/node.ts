@@ -7,7 +7,6 @@
 import type * as vscode from "vscode";
 import type { FilterMode, OutlineItem, SessionOutline } from "../../core/outline.js";
 import type { SessionLibrary } from "../../node/library.js";
-import type { Element } from "./index.js";
 
 /** What nodes need from the tree they are in. The provider implements it. */
 export interface TreeContext {
@@ -29,9 +28,9 @@ export interface TreeContext {
   /** A session rendered as live: its marker is re-rendered when it fades. */
   markLive(file: string): void;
   /** A session's node under `parent` (a group, a project, or a "Forks (N)" node). */
-  sessionNode(file: string, parent: Element): Element;
+  sessionNode(file: string, parent: TreeNode): TreeNode;
   /** The node of one outline row (a turn, entry, branch, compaction or branch summary) under `parent`. */
-  row(session: FileNode, parent: Element, item: OutlineItem): Element;
+  row(session: FileNode, parent: TreeNode, item: OutlineItem): TreeNode;
 }
 
 export type ForkDisplay = "nested" | "flat";
@@ -44,13 +43,13 @@ export abstract class TreeNode {
 
   constructor(
     readonly id: string,
-    readonly parent: Element | undefined,
+    readonly parent: TreeNode | undefined,
     protected readonly tree: TreeContext,
   ) {}
 
   abstract getTreeItem(): vscode.TreeItem;
 
-  getChildren(): Element[] | Promise<Element[]> {
+  getChildren(): TreeNode[] | Promise<TreeNode[]> {
     return [];
   }
 

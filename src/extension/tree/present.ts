@@ -1,9 +1,10 @@
 /** Presentation shared by several node kinds: untrusted Markdown, entry icons and tooltips, the open command. */
 import { basename } from "node:path";
 import * as vscode from "vscode";
-import { type Entry, isPlainObject, type Session } from "../../core/session.js";
+import type { Entry, Session } from "../../core/session/index.js";
 import type { ParentState } from "../../node/store/index.js";
-import { contentText, formatCost, formatTokens } from "../../protocol/format.js";
+import { formatCost, formatTokens } from "../../protocol/format.js";
+import { messageText } from "../../core/entryText.js";
 import { CommandId } from "../ids.js";
 
 /** Written in the last minute. */
@@ -52,7 +53,7 @@ const ENTRY_TYPE_ICONS: Record<string, string> = {
 /** An entry's icon: by role for messages, by type otherwise; dimmed off the active branch. */
 export function entryIcon(entry: Entry, active: boolean): vscode.ThemeIcon {
   const dim = active ? undefined : "disabledForeground";
-  const m = isPlainObject(entry.data.message) ? entry.data.message : undefined;
+  const m = entry.message?.record;
   switch (entry.role) {
     case "user":
       return themeIcon("account", active ? "charts.blue" : dim);
@@ -80,8 +81,8 @@ export function entryTooltip(file: string, entry: Entry, label: string | undefin
     md.appendMarkdown("  \n**Label:** ");
     md.appendText(label);
   }
-  const m = isPlainObject(entry.data.message) ? entry.data.message : undefined;
-  const text = m ? contentText(m.content) : typeof entry.data.summary === "string" ? entry.data.summary : "";
+  const m = entry.message;
+  const text = m ? messageText(m) : typeof entry.data.summary === "string" ? entry.data.summary : "";
   if (text) {
     md.appendMarkdown("\n\n---\n\n");
     md.appendText(text.length > 2000 ? `${text.slice(0, 2000)}…` : text);
@@ -101,14 +102,11 @@ export function leafMarker(session: Session, rowId: string): string {
 
 /** `12k ctx · $0.0042` for an assistant message with usage. */
 export function assistantUsage(entry: Entry): string | undefined {
-  const m = entry.data.message;
-  if (entry.role !== "assistant" || !isPlainObject(m) || !isPlainObject(m.usage)) return undefined;
-  const u = m.usage;
-  const cost = isPlainObject(u.cost) && typeof u.cost.total === "number" ? u.cost.total : 0;
-  const tokens = ["input", "cacheRead", "cacheWrite"].reduce(
-    (n, k) => n + (typeof u[k] === "number" ? (u[k] as number) : 0),
-    0,
-  );
+  // The reader's usage facts (core/facts.ts), the same figures the usage views count.
+  const u = entry.role === "assistant" && !Array.isArray(entry.usage) ? entry.usage : undefined;
+  if (!u) return undefined;
+  const tokens = u.input + u.cacheRead + u.cacheWrite;
+  const cost = u.cost;
   return `${formatTokens(tokens)} ctx · ${formatCost(cost)}`;
 }
 

@@ -2,7 +2,6 @@
 import { basename } from "node:path";
 import * as vscode from "vscode";
 import { relativeTime } from "../../protocol/format.js";
-import type { Element } from "./index.js";
 import { ContextValue } from "./contextValues.js";
 import { TreeNode } from "./node.js";
 import { plainTooltip } from "./present.js";
@@ -15,7 +14,7 @@ export class ProjectNode extends TreeNode {
   constructor(
     id: string,
     readonly cwd: string,
-    parent: Element,
+    parent: TreeNode,
     tree: ProjectNode["tree"],
   ) {
     super(id, parent, tree);
@@ -25,7 +24,7 @@ export class ProjectNode extends TreeNode {
     return this.tree.lib.projects().find((p) => p.cwd === this.cwd);
   }
 
-  override getChildren(): Element[] {
+  override getChildren(): TreeNode[] {
     const sessions = this.project()?.sessions ?? [];
     const rows = this.tree.forkDisplay === "nested" ? this.tree.lib.families().tops(sessions) : sessions;
     return rows.map((s) => SessionNode.of(s.file, this, this.tree));

@@ -7,7 +7,7 @@
 import { basename } from "node:path";
 import * as vscode from "vscode";
 import { type FilterMode, type OutlineItem, SessionOutline } from "../../core/outline.js";
-import { pathTo } from "../../core/session.js";
+import { pathTo } from "../../core/session/index.js";
 import type { SessionLibrary } from "../../node/library.js";
 import { lastActivity } from "../../node/store/index.js";
 import { readTailPreview } from "../../node/tailPreview.js";
@@ -18,7 +18,7 @@ import { BranchSummaryNode } from "./branchSummaryNode.js";
 import { CompactionNode } from "./compactionNode.js";
 import { EntryRowNode } from "./entryRowNode.js";
 import { GroupNode } from "./groupNode.js";
-import type { Element } from "./index.js";
+import type { Element } from "./elements.js";
 import type { FileNode, ForkDisplay, TreeContext, TreeNode } from "./node.js";
 import { ForksNode } from "./forksNode.js";
 import { LIVE_MS } from "./present.js";
@@ -208,7 +208,8 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<Element>, T
   }
 
   getParent(node: Element): Element | undefined {
-    return node.parent;
+    // Every node class is a member of `Element` (elements.ts lists them).
+    return node.parent as Element | undefined;
   }
 
   getTreeItem(node: TreeNode): vscode.TreeItem {

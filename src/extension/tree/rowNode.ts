@@ -6,9 +6,8 @@
  */
 import * as vscode from "vscode";
 import type { OutlineItem, SessionOutline } from "../../core/outline.js";
-import type { Entry, Session } from "../../core/session.js";
+import type { Entry, Session } from "../../core/session/index.js";
 import { type DetailKind, withLeaf } from "./contextValues.js";
-import type { Element } from "./index.js";
 import { DetailNode } from "./detailNode.js";
 import { FoldedEntryNode } from "./foldedEntryNode.js";
 import { ForkNode } from "./forkNode.js";
@@ -36,7 +35,7 @@ export abstract class RowNode extends TreeNode {
     readonly item: OutlineItem,
     /** The session node the row is in. */
     readonly sessionNode: FileNode,
-    parent: Element,
+    parent: TreeNode,
     tree: TreeContext,
   ) {
     super(id, parent, tree);
@@ -69,12 +68,12 @@ export abstract class RowNode extends TreeNode {
       .map((c) => c.file);
   }
 
-  override async getChildren(): Promise<Element[]> {
+  override async getChildren(): Promise<TreeNode[]> {
     const outline = await this.tree.outline(this.file);
     if (!outline) return [];
     const entry = outline.session.byId.get(this.item.id);
     if (!entry) return [];
-    const out: Element[] = this.details({ outline, session: outline.session, entry }).map((detail) =>
+    const out: TreeNode[] = this.details({ outline, session: outline.session, entry }).map((detail) =>
       this.tree.intern(new DetailNode(`${this.id}/${detail}`, this.file, entry.id, detail, this, this.tree)),
     );
     for (const id of this.item.folded ?? []) {

@@ -5,13 +5,13 @@
 import { basename } from "node:path";
 import * as vscode from "vscode";
 import { childKind, lastActivity, ownCost, type StoreSession } from "../../node/store/index.js";
-import { describeEntry, formatBytes, formatCost, relativeTime, truncate } from "../../protocol/format.js";
+import { formatBytes, formatCost, relativeTime, truncate } from "../../protocol/format.js";
+import { describeEntry } from "../../core/entryText.js";
 import { type SessionFlag, sessionContextValue } from "./contextValues.js";
 import { ForkedFromNode } from "./forkedFromNode.js";
 import { ForkNode } from "./forkNode.js";
 import { ForksNode } from "./forksNode.js";
 import { InfoNode, problemsNode } from "./infoNode.js";
-import type { Element } from "./index.js";
 import { type TreeContext, TreeNode } from "./node.js";
 import { LIVE_MS, parentStateText, untrustedMarkdown } from "./present.js";
 import { entriesText, forksText } from "../counts.js";
@@ -23,21 +23,21 @@ export class SessionNode extends TreeNode {
   constructor(
     id: string,
     readonly file: string,
-    parent: Element,
+    parent: TreeNode,
     tree: TreeContext,
   ) {
     super(id, parent, tree);
   }
 
   /** The session's node under a group or project (one per place it is listed). */
-  static of(file: string, parent: Element, tree: TreeContext): SessionNode {
+  static of(file: string, parent: TreeNode, tree: TreeContext): SessionNode {
     return tree.intern(new SessionNode(`${parent.id}/${tree.keyOf(file)}`, file, parent, tree));
   }
 
-  override async getChildren(): Promise<Element[]> {
+  override async getChildren(): Promise<TreeNode[]> {
     const s = this.tree.lib.get(this.file);
     if (!s) return [];
-    const out: Element[] = [];
+    const out: TreeNode[] = [];
     const nested = this.tree.forkDisplay === "nested";
     if (nested) {
       // The family below this session first: its forks, then its subagents, each a row of its own (also under a
@@ -88,11 +88,11 @@ export class SessionNode extends TreeNode {
   }
 
   /** A file that cannot be read: why (at which line), and the problems found before that. */
-  private unreadableChildren(s: StoreSession): Element[] {
+  private unreadableChildren(s: StoreSession): TreeNode[] {
     const r = this.tree.lib.peek(this.file);
     const rejection = r && !r.ok ? r.rejection : s.summary.ok ? null : s.summary.rejection;
     const diagnostics = r && !r.ok ? r.diagnostics : s.summary.ok ? [] : s.summary.diagnostics;
-    const out: Element[] = [];
+    const out: TreeNode[] = [];
     if (rejection) {
       out.push(
         this.tree.intern(

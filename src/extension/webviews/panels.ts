@@ -7,7 +7,8 @@ import { writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { basename } from "node:path";
 import * as vscode from "vscode";
-import { describeEntry, truncate } from "../../protocol/format.js";
+import { truncate } from "../../protocol/format.js";
+import { describeEntry } from "../../core/entryText.js";
 import {
   type Facts,
   fromWebviewSchema,

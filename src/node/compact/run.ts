@@ -4,7 +4,7 @@
  * touches the file before the last step, and the last step happens only if the file is byte-for-byte what was read
  * (size, mtime, inode, last line).
  */
-import { createHash, randomBytes } from "node:crypto";
+import { compactionLines, newEntryId, replayHashes } from "./entryLines.js";
 import { buildContext } from "../../core/context.js";
 import {
   type Identity,
@@ -20,11 +20,15 @@ import {
   mergeSummaries,
   summaryRequests,
 } from "../../core/compact/llmSummary.js";
-import { DEFAULT_KEEP_RECENT_TOKENS, formatFileOperations, prepareCompaction } from "../../core/compact/prepare.js";
-import { codexBody, contextInput, type InputItem, isInstructionItem } from "../../core/compact/responses.js";
+import {
+  DEFAULT_KEEP_RECENT_TOKENS,
+  formatFileOperations,
+  type Preparation,
+  prepareCompaction,
+} from "../../core/compact/prepare.js";
+import { codexBody, contextInput, type InputItem, type TargetModel } from "../../core/compact/responses.js";
 import { extractiveSummary } from "../../core/compact/summary.js";
-import { parseSession, type Session } from "../../core/session.js";
-import { BLACKMAGIC_NAMESPACE, TIMELINE_TYPE } from "../../core/compact/blackmagic.js";
+import { parseSession, type Session } from "../../core/session/index.js";
 import { credentialsIn, introducedCredentials, redacted, scannableJson } from "../../core/compact/secrets.js";
 import { compactCodex, compactResponses, type ProviderResult, summarizeWith } from "./providers.js";
 import { type Credentials, secretsOf, tokenExpired } from "./credentials.js";
@@ -37,10 +41,6 @@ import {
   snapshot,
   withWriterLock,
 } from "../sessionWrite.js";
-
-const PRODUCER = "pi-session-explorer";
-
-const sha256 = (s: string) => createHash("sha256").update(s, "utf8").digest("hex");
 
 export interface CompactOptions {
   file: string;
@@ -126,14 +126,6 @@ function refusal(session: Session, bytes: Buffer): string | null {
   return null;
 }
 
-/** A fresh 8-hex-digit entry id, as pi makes them: in use neither in the session nor among `taken`. */
-function newEntryId(session: Session, ...taken: string[]): string {
-  for (;;) {
-    const id = randomBytes(4).toString("hex");
-    if (!session.byId.has(id) && !taken.includes(id)) return id;
-  }
-}
-
 /**
  * Compact a branch. A dry run only reads; a real run holds the writer lock throughout, so that a second writer of
  * ours (another window, the CLI) is refused before it pays for a provider call.
@@ -160,7 +152,92 @@ async function compactLocked(o: CompactOptions): Promise<CompactResult> {
     throw err;
   }
 
-  // 1. Read and validate.
+  const read = await readBranch(o, identity);
+  if ("state" in read) return read;
+  const { snap, bytes, session, leafId } = read;
+  const req = prepareRequest(o, identity, session, leafId);
+  if ("state" in req) return req;
+  const { base, entryId, requestBody, summaryRequestsList, extractive } = req;
+  if (o.dryRun) return planOf(identity, transport, leafId, req);
+
+  // Nothing that holds a credential in use is sent: it would reach the provider and come back into the file.
+  const secrets = secretsOf(o.credentials);
+  const outgoing = JSON.stringify(requestBody) + summaryRequestsList.map((r) => `${r.system}\n${r.prompt}`).join("\n");
+  if (!o.localOnly && credentialsIn(outgoing, secrets).length)
+    return {
+      state: "refused",
+      reason:
+        "the branch contains the credential in use: it would be sent to the provider and written to the session. " +
+        "Remove it from the conversation (or compact a branch without it).",
+      identity,
+    };
+
+  // 4. The credential, 5. the readable summary (opt-in: an LLM call), 6. the provider call.
+  const { summary, result, failure } = await callProvider(o, identity, transport, session, req);
+  // An answer is written into the file: a credential-shaped value it introduced is refused, whatever the fallback.
+  const answer = (result ? scannableJson(result.artifact) : "") + (summary === extractive ? "" : summary);
+  const introduced = introducedCredentials(answer, outgoing);
+  if (introduced.length)
+    return {
+      state: "failed",
+      failureClass: "remote_error",
+      message:
+        "refusing to write: the provider's answer holds a credential-shaped value " +
+        `(${redacted(introduced[0]!)}) that the request did not`,
+      ...base,
+    };
+  // The post-compaction conversation as pi will send it (the summary, then the kept messages): the replay hashes.
+  const postHashes = result ? replayHashes(o.file, bytes, req, leafId, summary) : [];
+  if (!postHashes)
+    return {
+      state: "failed",
+      failureClass: "serialization_unavailable",
+      message: "the compacted branch could not be serialized",
+      ...base,
+    };
+  if (failure && !o.writeFallback && !o.localOnly)
+    return { state: "failed", failureClass: failure.failureClass, message: failure.message, ...base };
+
+  // 6. The entry.
+  const lines = compactionLines(o.version, identity, session, leafId, req, { summary, result, failure, postHashes });
+  if (credentialsIn(lines, secrets).length)
+    return {
+      state: "failed",
+      failureClass: "remote_error",
+      message: "refusing to write: a credential in use appeared in the entry",
+      ...base,
+    };
+
+  // 7. Re-check, and 8. append (OMP: under its publish lock).
+  await o.beforeRecheck?.();
+  try {
+    await appendIfUnchanged(o.file, snap, lines);
+  } catch (err) {
+    if (err instanceof SessionWriteError) {
+      const failureClass = err.reason === "busy" ? "session_busy" : "session_changed";
+      const message =
+        err.reason === "busy" ? err.message : "the session changed while the provider was working; nothing was written";
+      return { state: "failed", failureClass, message, ...base };
+    }
+    throw err;
+  }
+  return {
+    state: "written",
+    entryId,
+    checkpoint: result !== null,
+    ...(failure ? { failureClass: failure.failureClass } : {}),
+    message: result
+      ? `checkpoint written (${result.artifact.length} items, ${identity.surface})`
+      : `readable-only compaction written after ${failure!.failureClass}`,
+    ...base,
+  };
+}
+
+/** Step 1: the file read and checked: refused when it is no session, has no such leaf, or a writer is at it. */
+async function readBranch(
+  o: CompactOptions,
+  identity: Identity,
+): Promise<{ snap: Snapshot; bytes: Buffer; session: Session; leafId: string } | CompactResult> {
   let snap: Snapshot;
   let bytes: Buffer;
   try {
@@ -199,7 +276,16 @@ async function compactLocked(o: CompactOptions): Promise<CompactResult> {
     };
   }
 
-  // 2. Prepare.
+  return { snap, bytes, session, leafId };
+}
+
+/** Steps 2 and 3: what is summarized and kept, and the provider request that carries the branch. */
+function prepareRequest(
+  o: CompactOptions,
+  identity: Identity,
+  session: Session,
+  leafId: string,
+): PreparedRequest | CompactResult {
   const prep = prepareCompaction(session, leafId, o.keepRecentTokens ?? DEFAULT_KEEP_RECENT_TOKENS);
   if (prep === "already_compacted")
     return { state: "refused", reason: "the branch already ends in a compaction", identity };
@@ -238,41 +324,57 @@ async function compactLocked(o: CompactOptions): Promise<CompactResult> {
   const summaryCost = llm ? estimateSummaryCost(summaryRequestsList, `${model.provider}/${identity.model}`) : null;
   const extractive = extractiveSummary(prep, `${identity.surface}/${identity.model}`);
 
-  if (o.dryRun) {
-    const keptEntries = prep.path.length - prep.path.findIndex((e) => e.id === prep.firstKeptEntryId);
-    return {
-      state: "planned",
-      plan: {
-        leafId,
-        firstKeptEntryId: prep.firstKeptEntryId,
-        tokensBefore: prep.tokensBefore,
-        summarizedMessages: prep.messagesToSummarize.length + prep.turnPrefixMessages.length,
-        keptEntries,
-        isSplitTurn: prep.isSplitTurn,
-        identity,
-        transport,
-        requestBody,
-        summaryKind: llm ? "llm" : "extractive",
-        summaryCost,
-        summary: llm ? `(written by ${identity.model} with pi's summarization prompt when compacting)` : extractive,
-      },
-      ...base,
-    };
-  }
+  return { prep, base, model, entryId, input, requestBody, llm, summaryRequestsList, summaryCost, extractive };
+}
 
-  // Nothing that holds a credential in use is sent: it would reach the provider and come back into the file.
-  const secrets = secretsOf(o.credentials);
-  const outgoing = JSON.stringify(requestBody) + summaryRequestsList.map((r) => `${r.system}\n${r.prompt}`).join("\n");
-  if (!o.localOnly && credentialsIn(outgoing, secrets).length)
-    return {
-      state: "refused",
-      reason:
-        "the branch contains the credential in use: it would be sent to the provider and written to the session. " +
-        "Remove it from the conversation (or compact a branch without it).",
+/** What steps 2 and 3 settled. */
+interface PreparedRequest {
+  prep: Preparation;
+  /** What every answer after this step reports. */
+  base: { identity: Identity; firstKeptEntryId: string; tokensBefore: number };
+  model: TargetModel;
+  entryId: string;
+  input: InputItem[];
+  requestBody: Record<string, unknown>;
+  llm: boolean;
+  summaryRequestsList: ReturnType<typeof summaryRequests>;
+  summaryCost: CostEstimate | null;
+  extractive: string;
+}
+
+/** A dry run's answer: what would be sent and written. */
+function planOf(identity: Identity, transport: string, leafId: string, req: PreparedRequest): CompactResult {
+  const { prep, base, requestBody, llm, summaryCost, extractive } = req;
+  const keptEntries = prep.path.length - prep.path.findIndex((e) => e.id === prep.firstKeptEntryId);
+  return {
+    state: "planned",
+    plan: {
+      leafId,
+      firstKeptEntryId: prep.firstKeptEntryId,
+      tokensBefore: prep.tokensBefore,
+      summarizedMessages: prep.messagesToSummarize.length + prep.turnPrefixMessages.length,
+      keptEntries,
+      isSplitTurn: prep.isSplitTurn,
       identity,
-    };
+      transport,
+      requestBody,
+      summaryKind: llm ? "llm" : "extractive",
+      summaryCost,
+      summary: llm ? `(written by ${identity.model} with pi's summarization prompt when compacting)` : extractive,
+    },
+    ...base,
+  };
+}
 
-  // 4. The credential, 5. the readable summary (opt-in: an LLM call), 6. the provider call.
+/** Steps 4 to 6: the credential, the readable summary (an LLM call when asked for), and the provider's compaction. */
+async function callProvider(
+  o: CompactOptions,
+  identity: Identity,
+  transport: string,
+  session: Session,
+  req: PreparedRequest,
+): Promise<{ summary: string; result: ProviderResult | null; failure: CompactionFailure | null }> {
+  const { prep, model, input, llm, summaryRequestsList, extractive } = req;
   const callOptions = { signal: o.signal, timeoutMs: o.timeoutMs, fetchImpl: o.fetchImpl };
   let summary = extractive;
   let result: ProviderResult | null = null;
@@ -317,124 +419,5 @@ async function compactLocked(o: CompactOptions): Promise<CompactResult> {
     if (!(err instanceof CompactionFailure)) throw err;
     failure = err;
   }
-  // An answer is written into the file: a credential-shaped value it introduced is refused, whatever the fallback.
-  const answer = (result ? scannableJson(result.artifact) : "") + (summary === extractive ? "" : summary);
-  const introduced = introducedCredentials(answer, outgoing);
-  if (introduced.length)
-    return {
-      state: "failed",
-      failureClass: "remote_error",
-      message:
-        "refusing to write: the provider's answer holds a credential-shaped value " +
-        `(${redacted(introduced[0]!)}) that the request did not`,
-      ...base,
-    };
-  // The post-compaction conversation as pi will send it (the summary, then the kept messages): the replay hashes.
-  let postHashes: string[] = [];
-  if (result) {
-    const synthetic = {
-      type: "compaction",
-      id: entryId,
-      parentId: leafId,
-      timestamp: new Date().toISOString(),
-      summary,
-      firstKeptEntryId: prep.firstKeptEntryId,
-      tokensBefore: prep.tokensBefore,
-    };
-    const after = parseSession(o.file, Buffer.concat([bytes, Buffer.from(`${JSON.stringify(synthetic)}\n`)]));
-    if (!after.ok)
-      return {
-        state: "failed",
-        failureClass: "serialization_unavailable",
-        message: "the compacted branch could not be serialized",
-        ...base,
-      };
-    postHashes = contextInput(model, buildContext(after.session, entryId).messages)
-      .filter((i) => !isInstructionItem(i))
-      .map((i) => sha256(JSON.stringify(i)));
-  }
-  if (failure && !o.writeFallback && !o.localOnly)
-    return { state: "failed", failureClass: failure.failureClass, message: failure.message, ...base };
-
-  // 6. The entry.
-  const method = identity.surface === "chatgpt_codex" ? "remote_codex_v2" : "remote_responses_v1";
-  const local = { readFiles: prep.readFiles, modifiedFiles: prep.modifiedFiles };
-  const producer = {
-    tool: PRODUCER,
-    version: o.version ?? "0",
-    method: failure ? "local_fallback" : method,
-    serializer: `${PRODUCER}/responses-port@pi-ai-0.73`,
-    summary: summary === extractive ? "extractive" : "llm",
-  };
-  let details: Record<string, unknown>;
-  if (result) {
-    const json = JSON.stringify(result.artifact);
-    details = {
-      schemaVersion: 1,
-      state: "remote_applied",
-      identity,
-      checkpoint: { artifact: result.artifact, hash: sha256(json), length: json.length, retention: result.retention },
-      ...(result.usage ? { usage: result.usage } : {}),
-      latencyMs: result.latencyMs,
-      lineage: { firstKeptEntryId: prep.firstKeptEntryId, leafId },
-      replay: { namespace: BLACKMAGIC_NAMESPACE, scope: "conversation", replacedItemHashes: postHashes },
-      local,
-      producer,
-    };
-  } else {
-    // Blackmagic's fallback shape: pi's file lists at the top of `details`, no identity, no checkpoint.
-    details = { ...local, schemaVersion: 1, state: "local_fallback", failureClass: failure!.failureClass, producer };
-  }
-  const entry: Record<string, unknown> = {
-    type: "compaction",
-    id: entryId,
-    parentId: leafId,
-    timestamp: new Date().toISOString(),
-    summary,
-    firstKeptEntryId: prep.firstKeptEntryId,
-    tokensBefore: prep.tokensBefore,
-    details,
-    ...(session.flavor === "omp" ? { fromExtension: true } : { fromHook: true }),
-  };
-  // Blackmagic's timeline entry follows its compaction, as the compaction's child; both lines go in one write.
-  const timeline = {
-    type: "custom",
-    customType: TIMELINE_TYPE,
-    data: failure ? { method: "local_fallback", failureClass: failure.failureClass } : { method },
-    id: newEntryId(session, entryId),
-    parentId: entryId,
-    timestamp: entry.timestamp,
-  };
-  const lines = `${JSON.stringify(entry)}\n${JSON.stringify(timeline)}\n`;
-  if (credentialsIn(lines, secrets).length)
-    return {
-      state: "failed",
-      failureClass: "remote_error",
-      message: "refusing to write: a credential in use appeared in the entry",
-      ...base,
-    };
-
-  // 7. Re-check, and 8. append (OMP: under its publish lock).
-  await o.beforeRecheck?.();
-  try {
-    await appendIfUnchanged(o.file, snap, lines);
-  } catch (err) {
-    if (err instanceof SessionWriteError) {
-      const failureClass = err.reason === "busy" ? "session_busy" : "session_changed";
-      const message =
-        err.reason === "busy" ? err.message : "the session changed while the provider was working; nothing was written";
-      return { state: "failed", failureClass, message, ...base };
-    }
-    throw err;
-  }
-  return {
-    state: "written",
-    entryId,
-    checkpoint: result !== null,
-    ...(failure ? { failureClass: failure.failureClass } : {}),
-    message: result
-      ? `checkpoint written (${result.artifact.length} items, ${identity.surface})`
-      : `readable-only compaction written after ${failure!.failureClass}`,
-    ...base,
-  };
+  return { summary, result, failure };
 }

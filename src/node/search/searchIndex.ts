@@ -12,7 +12,7 @@
 import { existsSync } from "node:fs";
 import type { ParsedQuery } from "../../core/search/query.js";
 import { sessionUnits, type TextUnit } from "../../core/search/units.js";
-import { pathTo, SessionReader } from "../../core/session.js";
+import { pathTo, SessionReader } from "../../core/session/index.js";
 import { ensurePrivateDir } from "../cacheDir.js";
 import { openRegular, readAt, readRegularFile } from "../fileAccess.js";
 import { parseSessionSliced } from "../readSession.js";

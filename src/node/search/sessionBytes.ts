@@ -4,7 +4,7 @@
  * snippet).
  */
 import { createHash } from "node:crypto";
-import type { Session } from "../../core/session.js";
+import type { Session } from "../../core/session/index.js";
 
 /** Bytes before the offset compared on an append: an edit there moves what follows. */
 export const TAIL_BYTES = 256;

@@ -5,7 +5,7 @@
  * are read and parsed asynchronously, in chunks.
  */
 import * as syncFs from "node:fs";
-import type { ParseResult } from "../../core/session.js";
+import type { ParseResult } from "../../core/session/index.js";
 import { openRegularSync, readFullySync } from "../fileAccess.js";
 import { readSessionFile } from "../readSession.js";
 

@@ -4,8 +4,9 @@
  * Encrypted content never leaves this function in full: only its length, hash and a short prefix.
  */
 import { compactionMethod, TIMELINE_TYPE } from "../../core/compact/blackmagic.js";
-import { isPlainObject, pathTo, type Session } from "../../core/session.js";
-import { entryLabel } from "../../protocol/format.js";
+import { compactionDetails, objectOf, summaryUsageOf } from "../../core/compact/checkpointDetails.js";
+import { isPlainObject, pathTo, type Session } from "../../core/session/index.js";
+import { entryLabel } from "../../core/entryText.js";
 import type { CheckpointModel, EncryptedBlob } from "../../protocol/views.js";
 import { checkpointInvalidReason, checkpointRecord, numericFields, sha256 } from "./checkpointRecord.js";
 
@@ -15,8 +16,8 @@ const str = (v: unknown): string | null => (typeof v === "string" ? v : null);
 const num = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) ? v : null);
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : []);
 
-function stringRecord(v: unknown): Record<string, string> {
-  if (!isPlainObject(v)) return {};
+function stringRecord(v: Record<string, unknown> | undefined): Record<string, string> {
+  if (!v) return {};
   return Object.fromEntries(
     Object.entries(v)
       .filter(([, x]) => typeof x === "string" || typeof x === "number")
@@ -58,14 +59,15 @@ function itemTypes(artifact: unknown[]): { type: string; count: number }[] {
 }
 
 /** The harness's own summary call (the entry's `usage`, pi-ai's shape), kept apart from the server's usage. */
-function summaryUsage(v: unknown): CheckpointModel["summaryUsage"] {
-  if (!isPlainObject(v)) return null;
+function summaryUsage(value: unknown): CheckpointModel["summaryUsage"] {
+  const v = summaryUsageOf(value);
+  if (!v) return null;
   const n = (x: unknown) => (typeof x === "number" && Number.isFinite(x) ? x : 0);
   return {
     input: n(v.input),
     output: n(v.output),
     totalTokens: n(v.totalTokens),
-    cost: isPlainObject(v.cost) ? n(v.cost.total) : 0,
+    cost: v.cost ? n(v.cost.total) : 0,
   };
 }
 
@@ -84,8 +86,8 @@ export function checkpointModel(
     throw new Error(`${compactionId} is not a compaction entry of ${session.file}`);
   const d = entry.data;
   const info = session.compactions.find((c) => c.id === compactionId);
-  const details = isPlainObject(d.details) ? d.details : null;
-  const local = details && isPlainObject(details.local) ? details.local : details;
+  const details = compactionDetails(d.details);
+  const local = details?.local ?? details;
   const path = pathTo(session, compactionId);
   const position = new Map(path.map((e, i) => [e.id, i]));
   const keptIndex = info?.keptFromId ? (position.get(info.keptFromId) ?? path.length - 1) : path.length - 1;
@@ -94,17 +96,17 @@ export function checkpointModel(
   const record = checkpointRecord(session, compactionId);
   let blackmagic: CheckpointModel["blackmagic"] = null;
   if (details && ("schemaVersion" in details || "checkpoint" in details || "replay" in details || "state" in details)) {
-    const cp = isPlainObject(details.checkpoint) ? details.checkpoint : null;
-    const artifact = cp && Array.isArray(cp.artifact) ? cp.artifact : null;
+    const cp = details.checkpoint ?? null;
+    const artifact = cp?.artifact ?? null;
     const json = artifact ? JSON.stringify(artifact) : "";
-    const replay = isPlainObject(details.replay) ? details.replay : null;
-    const hashes = replay && Array.isArray(replay.replacedItemHashes) ? replay.replacedItemHashes : [];
+    const replay = details.replay ?? null;
+    const hashes = replay?.replacedItemHashes ?? [];
     const timeline = (session.children.get(compactionId) ?? [])
       .map((id) => session.byId.get(id))
       .find((e) => e?.type === "custom" && e.data.customType === TIMELINE_TYPE);
-    const timelineData = timeline && isPlainObject(timeline.data.data) ? timeline.data.data : null;
+    const timelineData = (timeline && objectOf(timeline.data.data)) ?? null;
     const failureClass = str(details.failureClass) ?? str(timelineData?.failureClass);
-    const method = str(timelineData?.method) ?? (isPlainObject(details.producer) ? str(details.producer.method) : null);
+    const method = str(timelineData?.method) ?? (details.producer ? str(details.producer.method) : null);
     blackmagic = {
       schemaVersion: details.schemaVersion,
       state: str(details.state),
@@ -125,7 +127,7 @@ export function checkpointModel(
         : null,
       usage: numericFields(details.usage),
       latencyMs: num(details.latencyMs),
-      lineage: isPlainObject(details.lineage) ? stringRecord(details.lineage) : null,
+      lineage: details.lineage ? stringRecord(details.lineage) : null,
       replay: replay
         ? {
             namespace: str(replay.namespace),

@@ -11,7 +11,8 @@ import {
   isBlackmagicDetails,
   isTimelineEntry,
 } from "../../core/compact/blackmagic.js";
-import { isPlainObject, pathTo, type Entry, type Session } from "../../core/session.js";
+import { type CompactionDetails, compactionDetails, objectOf } from "../../core/compact/checkpointDetails.js";
+import { pathTo, type Entry, type Session } from "../../core/session/index.js";
 import { newestLeafBelow } from "../../core/compare.js";
 import type { CheckpointRecord } from "../../protocol/views.js";
 
@@ -23,18 +24,18 @@ const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is
 export const sha256 = (s: string) => createHash("sha256").update(s, "utf8").digest("hex");
 
 /** Blackmagic's `activeCheckpoint` validity rules for one compaction's details; null when valid. */
-export function checkpointInvalidReason(details: Record<string, unknown>): string | null {
+export function checkpointInvalidReason(details: CompactionDetails): string | null {
   if (details.schemaVersion !== 1) return `schemaVersion is ${JSON.stringify(details.schemaVersion)}, not 1`;
   if (details.state !== "remote_applied") return `state is ${JSON.stringify(details.state)}, not "remote_applied"`;
-  const replay = isPlainObject(details.replay) ? details.replay : {};
+  const replay = details.replay ?? {};
   if (replay.namespace !== BLACKMAGIC_NAMESPACE)
     return `replay namespace ${JSON.stringify(replay.namespace)} is not ${BLACKMAGIC_NAMESPACE}`;
   const hashes = replay.replacedItemHashes;
   if (!Array.isArray(hashes) || hashes.length === 0) return "no replacedItemHashes";
   if (!hashes.every((h) => typeof h === "string" && HASH.test(h)))
     return "a replacedItemHash is not 64 lowercase hex digits";
-  const cp = isPlainObject(details.checkpoint) ? details.checkpoint : {};
-  if (!Array.isArray(cp.artifact) || cp.artifact.length === 0) return "the checkpoint artifact is empty";
+  const cp = details.checkpoint ?? {};
+  if (!cp.artifact || cp.artifact.length === 0) return "the checkpoint artifact is empty";
   const json = JSON.stringify(cp.artifact);
   if (cp.hash !== sha256(json)) return "the artifact's sha256 does not match checkpoint.hash";
   if (cp.length !== json.length) return "the artifact's length does not match checkpoint.length";
@@ -42,8 +43,8 @@ export function checkpointInvalidReason(details: Record<string, unknown>): strin
 }
 
 /** The numeric fields of a usage object, as written. */
-export function numericFields(v: unknown): Record<string, number> | null {
-  if (!isPlainObject(v)) return null;
+export function numericFields(v: Record<string, unknown> | undefined): Record<string, number> | null {
+  if (!v) return null;
   return Object.fromEntries(
     Object.entries(v).filter((e): e is [string, number] => typeof e[1] === "number" && Number.isFinite(e[1])),
   );
@@ -69,24 +70,22 @@ class SessionCheckpoints {
   record(entry: Entry): CheckpointRecord {
     const session = this.session;
     const d = entry.data;
-    const details = isPlainObject(d.details) ? d.details : null;
+    const details = compactionDetails(d.details);
     const blackmagic = isBlackmagicDetails(details) ? details : null;
-    const identity = blackmagic && isPlainObject(blackmagic.identity) ? blackmagic.identity : null;
-    const cp = blackmagic && isPlainObject(blackmagic.checkpoint) ? blackmagic.checkpoint : null;
-    const artifact = cp && Array.isArray(cp.artifact) ? (cp.artifact as unknown[]) : null;
+    const identity = blackmagic?.identity ?? null;
+    const cp = blackmagic?.checkpoint ?? null;
+    const artifact = cp?.artifact ?? null;
     const json = artifact ? JSON.stringify(artifact) : null;
-    const replay = blackmagic && isPlainObject(blackmagic.replay) ? blackmagic.replay : null;
+    const replay = blackmagic?.replay ?? null;
     // A success keeps pi's file lists under `local`; a fallback and pi itself keep them at the top of `details`.
-    const files = details && isPlainObject(details.local) ? details.local : details;
+    const files = details?.local ?? details;
     const timeline = (session.children.get(entry.id) ?? [])
       .map((id) => session.byId.get(id))
       .find((e): e is Entry => e !== undefined && isTimelineEntry(e));
-    const timelineData = timeline && isPlainObject(timeline.data.data) ? timeline.data.data : null;
+    const timelineData = (timeline && objectOf(timeline.data.data)) ?? null;
     const branch = this.branchOf(entry.id);
     const after = branch.slice(branch.findIndex((e) => e.id === entry.id) + 1);
-    const compactionItem = artifact?.find(
-      (i): i is Record<string, unknown> => isPlainObject(i) && i.type === "compaction",
-    );
+    const compactionItem = objectOf(artifact?.find((i) => objectOf(i)?.type === "compaction"));
     return {
       entryId: entry.id,
       producer: compactionProducer(details, session.flavor),
@@ -109,8 +108,7 @@ class SessionCheckpoints {
       artifactItemCount: artifact ? artifact.length : null,
       compactionItemId: str(compactionItem?.id),
       replayNamespace: str(replay?.namespace),
-      replacedItemHashCount:
-        replay && Array.isArray(replay.replacedItemHashes) ? replay.replacedItemHashes.length : null,
+      replacedItemHashCount: replay?.replacedItemHashes ? replay.replacedItemHashes.length : null,
       usage: numericFields(blackmagic?.usage),
       latencyMs: num(blackmagic?.latencyMs),
       onActiveBranch: this.activeIds.has(entry.id),
@@ -122,8 +120,8 @@ class SessionCheckpoints {
       modifiedFiles: strings(files?.modifiedFiles),
       line: entry.line,
       timestamp: entry.timestamp ?? null,
-      method: str(timelineData?.method) ?? (isPlainObject(details?.producer) ? str(details.producer.method) : null),
-      writer: details && isPlainObject(details.producer) ? str(details.producer.tool) : null,
+      method: str(timelineData?.method) ?? (details?.producer ? str(details.producer.method) : null),
+      writer: details?.producer ? str(details.producer.tool) : null,
     };
   }
 }

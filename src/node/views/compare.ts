@@ -7,9 +7,10 @@
 import { homedir } from "node:os";
 import { posix, win32 } from "node:path";
 import { type BranchEnd, compareBranches, type SideFacts } from "../../core/compare.js";
-import { type Entry, isPlainObject, type Session } from "../../core/session.js";
+import type { Entry, Session } from "../../core/session/index.js";
 import { type EditTexts, editTextsOf, promptText, toolCallArgs, toolPathOf } from "../../core/toolFiles.js";
-import { contentText, truncate } from "../../protocol/format.js";
+import { truncate } from "../../protocol/format.js";
+import { messageText } from "../../core/entryText.js";
 import type { CompareFile, CompareModel, CompareSide, CompareTurn } from "../../protocol/views.js";
 import { isWindowsPath, pathKey, resolveTouchPath } from "../touches.js";
 
@@ -87,15 +88,10 @@ function callOutcomes(path: readonly Entry[]): Map<string, Outcome> {
     if (e.role === "assistant") {
       settle();
       if (!e.touches?.length) continue; // no file call here: nothing to pair
-      const m = e.data.message;
       entryId = e.id;
-      if (isPlainObject(m) && Array.isArray(m.content))
-        m.content.forEach((b, index) => {
-          if (isPlainObject(b) && b.type === "toolCall")
-            calls.push({ index, id: typeof b.id === "string" ? b.id : "" });
-        });
-    } else if (e.role === "toolResult" && calls.length && isPlainObject(e.data.message)) {
-      const m = e.data.message;
+      for (const b of e.message?.blocks ?? []) if (b.type === "toolCall") calls.push({ index: b.index, id: b.id });
+    } else if (e.role === "toolResult" && calls.length && e.message) {
+      const m = e.message.record;
       results.push({ id: typeof m.toolCallId === "string" ? m.toolCallId : "", error: m.isError === true });
     }
   }
@@ -274,20 +270,20 @@ function turnsOf(after: readonly Entry[]): CompareTurn[] {
   const turns: CompareTurn[] = [];
   for (const e of after) {
     if (e.role !== "user" && e.role !== "assistant") continue;
-    const m = e.data.message;
-    if (!isPlainObject(m)) continue;
+    const m = e.message;
+    if (!m) continue;
     const time = e.timestamp && Number.isFinite(Date.parse(e.timestamp)) ? Date.parse(e.timestamp) : null;
-    const text = contentText(m.content).trim();
+    const text = messageText(m).trim();
     if (e.role === "user") {
       if (text) turns.push({ kind: "user", entryId: e.id, text: truncate(text, TEXT_MAX), time });
       continue;
     }
     if (text) turns.push({ kind: "assistant", entryId: e.id, text: truncate(text, TEXT_MAX), time });
-    for (const b of Array.isArray(m.content) ? m.content : []) {
-      if (!isPlainObject(b) || b.type !== "toolCall") continue;
-      const args = isPlainObject(b.arguments) ? b.arguments : {};
+    for (const b of m.blocks) {
+      if (b.type !== "toolCall") continue;
+      const args = b.arguments ?? {};
       const what = toolPathOf(args) || (typeof args.command === "string" ? args.command : "");
-      const name = typeof b.name === "string" ? b.name : "tool";
+      const name = typeof b.record.name === "string" ? b.name : "tool";
       turns.push({ kind: "tool", entryId: e.id, text: truncate(`${name} ${what}`.trim(), 200), time });
     }
   }

@@ -3,9 +3,9 @@
  * dropped.
  */
 import { buildContext, type ContextMessage } from "../../core/context.js";
-import { contentText } from "../../protocol/format.js";
+import { contentText } from "../../core/entryText.js";
 import { estimateTokens } from "../../core/compact/prepare.js";
-import { isPlainObject, pathTo, type Session } from "../../core/session.js";
+import { narrowContent, pathTo, type Session } from "../../core/session/index.js";
 import type { ContextImage, ContextModel, ContextRow } from "../../protocol/views.js";
 
 function messageText(m: ContextMessage): string {
@@ -13,11 +13,8 @@ function messageText(m: ContextMessage): string {
   const parts: string[] = [];
   const text = contentText(m.content);
   if (text) parts.push(text);
-  if (Array.isArray(m.content)) {
-    for (const b of m.content)
-      if (isPlainObject(b) && b.type === "toolCall")
-        parts.push(`→ ${String(b.name)}(${JSON.stringify(b.arguments ?? {})})`);
-  }
+  for (const b of narrowContent(m.content))
+    if (b.type === "toolCall") parts.push(`→ ${String(b.record.name)}(${JSON.stringify(b.record.arguments ?? {})})`);
   if (typeof m.command === "string") parts.push(`$ ${m.command}`);
   if (typeof m.output === "string") parts.push(m.output);
   return parts.join("\n");
@@ -30,12 +27,11 @@ const BLOB_REF = /^blob:sha256:([0-9a-f]{64})$/;
 /** The images of a message: inline ones with their size; OMP blob references by hash (their size is filled in by
  * the host, which alone may read the blob store). */
 function imagesOf(m: ContextMessage): ContextImage[] {
-  if (!Array.isArray(m.content)) return [];
   const out: ContextImage[] = [];
-  for (const b of m.content) {
-    if (!isPlainObject(b) || b.type !== "image") continue;
-    const mimeType = typeof b.mimeType === "string" ? b.mimeType : "image";
-    const data = typeof b.data === "string" ? b.data : "";
+  for (const b of narrowContent(m.content)) {
+    if (b.type !== "image") continue;
+    const mimeType = typeof b.record.mimeType === "string" ? b.mimeType : "image";
+    const data = b.data;
     const blob = BLOB_REF.exec(data)?.[1] ?? null;
     out.push({ mimeType, bytes: blob ? null : Math.floor((data.length * 3) / 4), blob, missing: false });
   }
@@ -67,7 +63,7 @@ export function contextModel(session: Session, entryId: string | null, title: st
         .slice(0, keptAt)
         .filter((e) => e.type === "message" || e.type === "custom_message" || e.type === "branch_summary");
       const droppedTokens = dropped.reduce(
-        (n, e) => n + (isPlainObject(e.data.message) ? estimateTokens(e.data.message as ContextMessage) : 0),
+        (n, e) => n + (e.message ? estimateTokens(e.message.record as ContextMessage) : 0),
         0,
       );
       return {

@@ -6,7 +6,7 @@
 import { randomBytes } from "node:crypto";
 import { exportHtml } from "../../core/export/html.js";
 import { exportMarkdown } from "../../core/export/markdown.js";
-import type { Session } from "../../core/session.js";
+import type { Session } from "../../core/session/index.js";
 import { transcript, type TranscriptItem } from "../../core/transcript.js";
 import { exportSafe } from "../../protocol/format.js";
 import { agentDirOf, readBlob } from "../blobs.js";

@@ -1,6 +1,6 @@
 /** One session's usage: cost and tokens per branch segment, the per-turn timeline and the context size over time. */
-import { pathTo, type Session } from "../../core/session.js";
-import { entryLabel } from "../../protocol/format.js";
+import { pathTo, type Session } from "../../core/session/index.js";
+import { entryLabel } from "../../core/entryText.js";
 import { addRecord, emptyTotals, usageRecords, type UsageRecord } from "../../core/usage.js";
 import type { SegmentRow, SessionUsageModel } from "../../protocol/views.js";
 import { buckets } from "./dashboard.js";

@@ -3,10 +3,11 @@
  * chunks under a byte budget, with the images, full texts, branch choices and edit texts it asks for. No vscode: the
  * panel (src/extension/webviews/transcriptPanel.ts) and the bench drive the same class.
  */
-import { type Entry, pathTo, type Session } from "../../core/session.js";
+import { type Entry, pathTo, type Session } from "../../core/session/index.js";
 import { branchPath, transcriptItem } from "../../core/transcript.js";
 import { planRows, type RowPlan, rowData, rowImages } from "../../core/transcriptRows.js";
-import { contentText, truncate } from "../../protocol/format.js";
+import { truncate } from "../../protocol/format.js";
+import { contentText } from "../../core/entryText.js";
 import type { TranscriptHeader, TranscriptRow } from "../../protocol/transcript.js";
 import { agentDirOf, readBlob } from "../blobs.js";
 import { sessionTitle, type StoreSession } from "../store/index.js";

@@ -1,3 +1,3 @@
 // Breaks: src/protocol imports only itself and zod.
-import { parseSession } from "../core/session.js";
+import { parseSession } from "../core/session/index.js";
 export const x = parseSession;

@@ -1,3 +1,3 @@
 // Breaks: a webview bundle imports only ../protocol and its browser libraries.
-import { parseSession } from "../core/session.js";
+import { parseSession } from "../core/session/index.js";
 export const x = parseSession;
