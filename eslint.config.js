@@ -13,6 +13,14 @@ const nodeIo = (message) => ({ group: NODE_BUILTINS, message });
 /** An import that reaches another top-level folder of src/ (from any depth). */
 const reaches = (folders, message) => ({ regex: `^(\\.\\./)+(${folders.join("|")})(/|$)`, message });
 
+/**
+ * `node/store` and `node/search` are reached from outside only through their index.ts (their public surfaces). From
+ * src/node a sibling folder is `./store/…` or `../search/…`; from src/cli and src/extension it is `…/node/store/…`.
+ */
+const SURFACE_MESSAGE = "Import node/store and node/search through their index.js.";
+const surfacesFromNode = { regex: "^(\\./|(\\.\\./)+)(store|search)/(?!index\\.js$)", message: SURFACE_MESSAGE };
+const surfacesFromAbove = { regex: "^(\\.\\./)+node/(store|search)/(?!index\\.js$)", message: SURFACE_MESSAGE };
+
 /** One `no-restricted-imports` setting per layer (a later setting for the same files replaces an earlier one). */
 function layer(files, { paths = [], patterns = [] }, ignores = []) {
   return { files, ignores, rules: { "no-restricted-imports": ["error", { paths, patterns }] } };
@@ -90,12 +98,18 @@ export default tseslint.config(
   // src/node: Node I/O over the core (store, library, compaction, views). No vscode.
   layer(["**/src/node/**/*.ts"], {
     paths: [vscode],
-    patterns: [reaches(["extension", "cli", "webview"], "src/node sits below src/extension and src/cli.")],
+    patterns: [
+      reaches(["extension", "cli", "webview"], "src/node sits below src/extension and src/cli."),
+      surfacesFromNode,
+    ],
   }),
   // src/cli: the command line. No vscode.
   layer(["**/src/cli/**/*.ts"], {
     paths: [vscode],
-    patterns: [reaches(["extension", "webview"], "src/cli does not depend on the extension or the webviews.")],
+    patterns: [
+      reaches(["extension", "webview"], "src/cli does not depend on the extension or the webviews."),
+      surfacesFromAbove,
+    ],
   }),
   // src/extension: the VS Code host. The tree is reached through its index only.
   layer(
@@ -104,11 +118,15 @@ export default tseslint.config(
       patterns: [
         reaches(["cli", "webview"], "src/extension does not depend on the CLI or the webview bundles."),
         { regex: "(^|/)tree/(?!index\\.js$)", message: "Import the Sessions tree through tree/index.js." },
+        surfacesFromAbove,
       ],
     },
     ["**/src/extension/tree/**"],
   ),
   layer(["**/src/extension/tree/**/*.ts"], {
-    patterns: [reaches(["cli", "webview"], "src/extension does not depend on the CLI or the webview bundles.")],
+    patterns: [
+      reaches(["cli", "webview"], "src/extension does not depend on the CLI or the webview bundles."),
+      surfacesFromAbove,
+    ],
   }),
 );

@@ -1,7 +1,7 @@
 /**
  * Compiles wasm/envelopeScan.ts (AssemblyScript) and writes the module into src/core/envelopeScan.generated.ts as
  * base64, so that every bundle (the CLI, the extension, the summary worker) and the tests under tsx carry it with no
- * file to find at run time. `npm run build:wasm` after changing the source; test/envelope.test.ts checks that the
+ * file to find at run time. `npm run build:wasm` after changing the source; test/core/envelope.test.ts checks that the
  * generated file is what the source compiles to. Run as `node --import tsx scripts/build-wasm.ts`.
  */
 import { writeFileSync } from "node:fs";

@@ -1,6 +1,6 @@
 // Writes src/core/contextWindows.generated.ts: each model's context window from pi-ai's model data (the dev
 // dependency), so the status bar can say how full a live session's context is without bundling pi-ai (550 KB).
-// Run after upgrading @mariozechner/pi-ai; test/contextWindows.test.ts fails while the table is stale.
+// Run after upgrading @mariozechner/pi-ai; test/core/insight.test.ts fails while the table is stale.
 // Usage: node scripts/context-windows.mjs
 import { writeFileSync } from "node:fs";
 import path from "node:path";

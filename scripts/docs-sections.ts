@@ -1,6 +1,6 @@
 // The README's settings and commands tables and the CLI reference (docs/cli.md) are generated: from package.json
 // (with package.nls.json) and from the CLI's own --help. `node --import tsx scripts/docs-sections.ts` rewrites them;
-// `--check` exits 1 when a file is out of date (test/docs.test.ts runs the same check).
+// `--check` exits 1 when a file is out of date (test/project/docs.test.ts runs the same check).
 import { readFileSync, writeFileSync } from "node:fs";
 import { run } from "../src/cli/main.js";
 import { buildProgram } from "../src/cli/program.js";

@@ -1,6 +1,6 @@
 /**
- * Ancestry in a session's tree, for compactions' kept ranges (`collectCompactions` in session/compactions.ts): is an entry above
- * another, by a walk up or, for many questions at once, by one index of the tree. Pure.
+ * Ancestry in a session's tree, for compactions' kept ranges (`collectCompactions` in session/compactions.ts): is an
+ * entry above another, by a walk up or, for many questions at once, by one index of the tree. Pure.
  */
 import type { Entry } from "./session/entry.js";
 import type { Session } from "./session/model.js";

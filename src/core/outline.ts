@@ -7,8 +7,8 @@
  * Only one level is built per call: expanding a branch of a 20,000-entry session walks that branch's chain and
  * nothing else. Pure: used by the VS Code tree and testable in plain Node.
  */
-import type { Entry, Session } from "./session/index.js";
-import { isTimelineEntry } from "./compact/blackmagic.js";
+import type { CompactionInfo, Entry, Session } from "./session/index.js";
+import { compactionMethod, isTimelineEntry } from "./compact/blackmagic.js";
 import { OMP_ENTRY_TYPES } from "./schema.js";
 import { pathTo } from "./session/index.js";
 
@@ -54,12 +54,21 @@ export interface OutlineItem {
 }
 
 /** Precomputed per session and filter: which entries are visible and which are on the active path. */
+/** What a compaction row of the tree shows (`SessionOutline.compactionFacts`). */
+export interface CompactionFacts {
+  info: CompactionInfo | null;
+  /** The entry the compaction keeps from, when it is on the compaction's path. */
+  kept: Entry | null;
+  method: string | null;
+}
+
 export class SessionOutline {
   readonly activePath: Set<string>;
   /** The row that carries the active-leaf marker: the leaf, or its nearest visible ancestor when the filter
    * hides it. */
   readonly visibleLeafId: string | null;
   private readonly subtreeSizes = new Map<string, number>();
+  private readonly compactionFactsById = new Map<string, CompactionFacts>();
 
   constructor(
     readonly session: Session,
@@ -67,6 +76,21 @@ export class SessionOutline {
   ) {
     this.activePath = new Set(pathTo(session, session.leafId).map((e) => e.id));
     this.visibleLeafId = session.leafId === null ? null : this.nearestVisible(session.leafId);
+  }
+
+  /**
+   * What a compaction row shows: its record (tokens, kept range), the entry it keeps from, and how it was made
+   * ("server · OpenAI", "local fallback (remote_error)"; null for a harness's own). Computed once per outline.
+   */
+  compactionFacts(entry: Entry): CompactionFacts {
+    let facts = this.compactionFactsById.get(entry.id);
+    if (!facts) {
+      const info = this.session.compactions.find((c) => c.id === entry.id) ?? null;
+      const kept = info?.keptFromId ? (this.session.byId.get(info.keptFromId) ?? null) : null;
+      facts = { info, kept, method: compactionMethod(entry.data.details) };
+      this.compactionFactsById.set(entry.id, facts);
+    }
+    return facts;
   }
 
   isVisible(entry: Entry): boolean {

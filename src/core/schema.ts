@@ -127,6 +127,26 @@ const assistantMessageSchema = z.looseObject({
   timestamp: z.number().optional(),
   responseId: z.string().optional(),
   responseModel: z.string().optional(),
+  // pi 1.6: the level asked for, the provider's own effort, Codex's end_turn, and the call's duration.
+  thinkingLevel: z.string().optional(),
+  providerThinkingLevel: z.string().optional(),
+  endTurn: z.boolean().optional(),
+  durationMs: z.number().optional(),
+});
+/** pi 1.6: the calls a tool made through `ctx.executeTool()` (e.g. `codemode`); their usage is in the result's. */
+const nestedCallsSchema = z.looseObject({
+  calls: z.array(
+    z.looseObject({
+      id: z.string(),
+      name: z.string(),
+      arguments: z.unknown().optional(),
+      argumentsBytes: z.number().optional(),
+      status: z.string(),
+      durationMs: z.number().optional(),
+      error: z.string().optional(),
+    }),
+  ),
+  complete: z.boolean(),
 });
 const toolResultMessageSchema = z.looseObject({
   role: z.literal("toolResult"),
@@ -136,6 +156,10 @@ const toolResultMessageSchema = z.looseObject({
   details: z.unknown().optional(),
   isError: z.boolean().optional(),
   timestamp: z.number().optional(),
+  // pi 1.6
+  nestedCalls: nestedCallsSchema.optional(),
+  durationMs: z.number().optional(),
+  usage: usageSchema.optional(),
 });
 const bashExecutionMessageSchema = z.looseObject({
   role: z.literal("bashExecution"),
@@ -157,12 +181,25 @@ const customMessageSchema = z.looseObject({
   details: z.unknown().optional(),
   timestamp: z.number().optional(),
 });
+/**
+ * pi 1.6: the system prompt and tools, persisted at a branch's first request and whenever they change (a section
+ * patch: `null` removes a section). Its shape is known; docs/session-format.md has what it means.
+ */
+const systemMessageSchema = z.looseObject({
+  role: z.literal("system"),
+  content: userContent.optional(),
+  sections: z.record(z.string(), z.string().nullable()).optional(),
+  toolsAdded: z.array(z.unknown()).optional(),
+  toolsRemoved: z.array(z.looseObject({ name: z.string() })).optional(),
+  timestamp: z.number().optional(),
+});
+
 /** OMP-only roles. */
 const developerMessageSchema = z.looseObject({ role: z.literal("developer"), content: userContent });
 const pythonExecutionMessageSchema = z.looseObject({ role: z.literal("pythonExecution") });
 const fileMentionMessageSchema = z.looseObject({ role: z.literal("fileMention") });
 
-const messageSchemas: Record<string, z.ZodType> = {
+const messageSchemas = {
   user: userMessageSchema,
   assistant: assistantMessageSchema,
   toolResult: toolResultMessageSchema,
@@ -173,6 +210,13 @@ const messageSchemas: Record<string, z.ZodType> = {
   pythonExecution: pythonExecutionMessageSchema,
   fileMention: fileMentionMessageSchema,
 };
+
+/**
+ * Shapes pi 1.6 writes, typed here so that code can read them; they are listed as known (no `unknown-role` or
+ * `unknown-entry-type` warning, validated like the rest) once the reader gives them their meaning in context and
+ * usage (the issue on today's agents), not before.
+ */
+const pi16MessageSchemas = { system: systemMessageSchema };
 
 // ---------------------------------------------------------------------------------------------
 // Entries
@@ -203,7 +247,7 @@ const compactionFields = {
   preserveData: z.unknown().optional(),
 };
 
-const entrySchemas: Record<string, z.ZodType> = {
+const entrySchemas = {
   // pi
   message: entry("message", { message: z.looseObject({ role: z.string() }) }),
   thinking_level_change: entry("thinking_level_change", {
@@ -219,7 +263,7 @@ const entrySchemas: Record<string, z.ZodType> = {
   }).refine((e) => (typeof e.provider === "string" && typeof e.modelId === "string") || typeof e.model === "string", {
     message: "model_change needs {provider, modelId} (pi) or {model} (OMP)",
   }),
-  compaction: entry("compaction", compactionFields),
+  compaction: entry("compaction", { ...compactionFields, systemMessage: systemMessageSchema.optional() }),
   branch_summary: entry("branch_summary", {
     fromId: z.string(),
     summary: z.string(),
@@ -267,6 +311,40 @@ const entrySchemas: Record<string, z.ZodType> = {
   mcp_tool_selection: entry("mcp_tool_selection", { selectedToolNames: z.array(z.string()) }),
 };
 
+/** pi 1.6's new entry kinds (see `pi16MessageSchemas`: typed now, known once the reader gives them meaning). */
+const pi16EntrySchemas = {
+  /** A call outside the conversation that costs tokens (the prompt-cache warmer's `cache_warm`). */
+  usage: entry("usage", {
+    kind: z.string(),
+    provider: z.string(),
+    model: z.string(),
+    usage: usageSchema,
+    note: z.string().optional(),
+  }),
+  /** Replaces a target entry's content in context (`replacement: null` drops it); raw history keeps the original. */
+  context_edit: entry("context_edit", {
+    targetId: z.string(),
+    replacement: z.looseObject({ content: userContent }).nullable(),
+  }),
+};
+
+/** A record of one entry type as its schema types it (the shape the agents write; a file may differ). */
+export type EntryRecordOf<T extends keyof typeof entrySchemas | keyof typeof pi16EntrySchemas> = z.infer<
+  (typeof entrySchemas & typeof pi16EntrySchemas)[T]
+>;
+/** A message as its role's schema types it. */
+export type MessageRecordOf<R extends keyof typeof messageSchemas | keyof typeof pi16MessageSchemas> = z.infer<
+  (typeof messageSchemas & typeof pi16MessageSchemas)[R]
+>;
+/** Every entry kind the schemas type, by `type`. */
+export type SessionEntryRecord = {
+  [T in keyof typeof entrySchemas | keyof typeof pi16EntrySchemas]: EntryRecordOf<T>;
+}[keyof typeof entrySchemas | keyof typeof pi16EntrySchemas];
+/** Every message the schemas type, by `role`. */
+export type AgentMessageRecord = {
+  [R in keyof typeof messageSchemas | keyof typeof pi16MessageSchemas]: MessageRecordOf<R>;
+}[keyof typeof messageSchemas | keyof typeof pi16MessageSchemas];
+
 export const OMP_ENTRY_TYPES = [
   "title_change",
   "model_usage",
@@ -290,12 +368,12 @@ export function isKnownRole(role: string): boolean {
 /** Validate a full entry (v2+ shape) and its message body. Returns readable problems, empty when valid. */
 export function validateEntry(record: Record<string, unknown>): string[] {
   const type = String(record.type);
-  const schema = entrySchemas[type];
+  const schema = (entrySchemas as Record<string, z.ZodType>)[type];
   if (!schema) return [];
   const problems = issuesOf(schema.safeParse(record));
   if (type === "message" && record.message && typeof record.message === "object") {
     const role = (record.message as { role?: unknown }).role;
-    const messageSchema = typeof role === "string" ? messageSchemas[role] : undefined;
+    const messageSchema = typeof role === "string" ? (messageSchemas as Record<string, z.ZodType>)[role] : undefined;
     if (messageSchema) problems.push(...issuesOf(messageSchema.safeParse(record.message), "message"));
   }
   return problems;

@@ -8,8 +8,8 @@ import * as vscode from "vscode";
 import { writeExport } from "../node/exportWrite.js";
 import { lastActivity } from "../node/store/index.js";
 import { exportBranch, type ExportFormat } from "../node/views/exportBranch.js";
-import { entryIdOf, fileOf } from "./args.js";
-import { registerCommand } from "./commands.js";
+import { entryIdOf, fileOf } from "./commands/target.js";
+import type { Command } from "./commands/command.js";
 import { CommandId } from "./ids.js";
 import type { Logger } from "./logging.js";
 import type { SessionService } from "./service.js";
@@ -32,10 +32,10 @@ function fileNameOf(title: string): string {
   );
 }
 
-export function registerExportCommand(service: SessionService, logger: Logger): vscode.Disposable {
-  return registerCommand(
-    CommandId.ExportBranch,
-    async (target?: unknown, argsArg?: unknown) => {
+export function exportCommand(service: SessionService, logger: Logger): Command {
+  return {
+    id: CommandId.ExportBranch,
+    execute: async (target?: unknown, argsArg?: unknown) => {
       const args = (argsArg && typeof argsArg === "object" ? argsArg : {}) as ExportArgs;
       await service.ensureStarted();
       const lib = service.lib;
@@ -53,8 +53,7 @@ export function registerExportCommand(service: SessionService, logger: Logger): 
           ?.file;
       }
       if (!file) return undefined;
-      const stored = lib.get(file);
-      if (!stored) throw new Error(vscode.l10n.t("{0} is not a session under the configured session roots", file));
+      const stored = service.resolve(file);
       const format =
         args.format ??
         (
@@ -105,6 +104,5 @@ export function registerExportCommand(service: SessionService, logger: Logger): 
         });
       return uri.fsPath;
     },
-    logger,
-  );
+  };
 }

@@ -7,20 +7,21 @@ import { type FilterMode, isFilterMode } from "../core/outline.js";
 import { SessionsViewId } from "./ids.js";
 import { OutputLogger } from "./logging.js";
 import { readSettings, SessionService } from "./service.js";
-import { applyFilterDescription, registerSessionCommands } from "./sessionCommands.js";
-import { registerCompactCommands } from "./compactCommand.js";
-import { registerPanelCommands } from "./panelCommands.js";
-import { registerExportCommand } from "./exportCommand.js";
+import { applyFilterDescription, sessionCommands } from "./sessionCommands.js";
+import { compactCommands } from "./compactCommand.js";
+import { panelCommands } from "./panelCommands.js";
+import { exportCommand } from "./exportCommand.js";
 import { SessionsTreeProvider, type Element } from "./tree/index.js";
 import { PanelManager } from "./webviews/panels.js";
 import { TranscriptPanels } from "./webviews/transcriptPanel.js";
 import { SearchPanel } from "./webviews/searchPanel.js";
-import { registerSearchCommands } from "./search/searchCommands.js";
+import { searchCommands } from "./search/searchCommands.js";
 import { SearchService } from "./search/searchService.js";
 import { type FileHistoryParts, registerFileHistory } from "./insight/fileHistoryCommands.js";
 import { LiveStatus } from "./insight/liveStatus.js";
-import { registerResumeCommand } from "./insight/resumeTerminal.js";
-import { registerCompareCommands } from "./insight/compareCommands.js";
+import { resumeCommand } from "./insight/resumeTerminal.js";
+import { compareCommands } from "./insight/compareCommands.js";
+import { CommandManager } from "./commands/command.js";
 
 /** What tests (and other extensions) can reach. */
 export interface PiSessionsApi {
@@ -62,52 +63,34 @@ export function activate(context: vscode.ExtensionContext): PiSessionsApi {
     });
     applyFilterDescription(view, filter);
     const transcripts = new TranscriptPanels(context.extensionUri, service, logger);
-    const panels = new PanelManager(
-      context.extensionUri,
-      service,
-      logger,
-      tree.workspaceFolderPaths,
-      transcripts.diffs,
-    );
+    const panels = new PanelManager(context.extensionUri, service, logger, transcripts.diffs);
     const search = new SearchService(
       service,
       vscode.Uri.joinPath(context.extensionUri, "dist", "searchWorker.cjs").fsPath,
       logger,
     );
-    const searchResults = new SearchPanel(
-      context.extensionUri,
-      service,
-      search,
-      transcripts,
-      tree.workspaceFolderPaths,
-      logger,
-    );
+    const searchResults = new SearchPanel(context.extensionUri, service, search, transcripts, logger);
     const fileHistory = registerFileHistory(service, transcripts, logger);
-    const liveStatus = new LiveStatus(service, tree.workspaceFolderPaths);
+    const liveStatus = new LiveStatus(service);
     context.subscriptions.push(
       fileHistory.disposable,
       liveStatus,
-      registerResumeCommand(service, logger),
-      registerCompareCommands(service, panels, logger),
       panels,
       transcripts,
       searchResults,
       search,
-      registerSearchCommands({
-        service,
-        search,
-        transcripts,
-        results: searchResults,
-        workspaceFolders: tree.workspaceFolderPaths,
-        logger,
-      }),
-      registerPanelCommands(service, panels, transcripts, logger),
-      registerExportCommand(service, logger),
-      registerCompactCommands(context, service, panels, logger),
       service,
       tree,
       view,
-      registerSessionCommands({ service, tree, view, logger, state: context.workspaceState }),
+      new CommandManager(logger).register(
+        ...sessionCommands({ service, tree, view, logger, state: context.workspaceState }),
+        ...searchCommands({ service, search, transcripts, results: searchResults, logger }),
+        ...panelCommands(service, panels, transcripts, logger),
+        ...compareCommands(service, panels, logger),
+        ...compactCommands(context, service, panels, logger),
+        exportCommand(service, logger),
+        resumeCommand(service),
+      ),
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (
           e.affectsConfiguration("piSessions.agentDirs") ||

@@ -5,8 +5,8 @@ import { formatTokens, relativeTime } from "../protocol/format.js";
 import { type SessionLibrary } from "../node/library.js";
 import { lastActivity } from "../node/store/index.js";
 import type { StoreSession } from "../node/store/index.js";
-import { entryIdOf, fileOf } from "./args.js";
-import { registerCommand } from "./commands.js";
+import { entryIdOf, fileOf } from "./commands/target.js";
+import type { Command } from "./commands/command.js";
 import { CommandId } from "./ids.js";
 import type { Logger } from "./logging.js";
 import type { SessionService } from "./service.js";
@@ -31,97 +31,136 @@ export async function pickSession(
   return (await vscode.window.showQuickPick(items, { title, matchOnDescription: true }))?.s;
 }
 
-export function registerPanelCommands(
-  service: SessionService,
-  panels: PanelManager,
-  transcripts: TranscriptPanels,
-  logger: Logger,
-): vscode.Disposable {
+function scopeOf(service: SessionService, panels: PanelManager, transcripts: TranscriptPanels, logger: Logger): Scope {
   const lib = () => service.lib;
   const sessionFile = async (arg: unknown, title: string, filter?: (s: StoreSession) => boolean) => {
     await service.ensureStarted();
     const file = fileOf(arg) ?? (await pickSession(lib(), title, filter))?.file;
-    if (file && !lib().get(file))
-      throw new Error(vscode.l10n.t("{0} is not a session under the configured session roots", file));
+    if (file) service.resolve(file);
     return file;
   };
-  return vscode.Disposable.from(
-    registerCommand(
-      CommandId.OpenTranscript,
-      async (arg?: unknown, entryArg?: unknown) => {
-        const file = await sessionFile(arg, vscode.l10n.t("Open the transcript of which session?"));
-        if (!file) return undefined;
-        const entryId = typeof entryArg === "string" ? entryArg : entryIdOf(arg);
-        return transcripts.show(file, entryId);
-      },
-      logger,
-    ),
-    registerCommand(CommandId.ShowUsage, async () => panels.show({ panel: "usage" }), logger),
-    registerCommand(
-      CommandId.ShowSessionUsage,
-      async (arg?: unknown) => {
-        const file = await sessionFile(arg, vscode.l10n.t("Show usage of which session?"));
-        return file ? panels.show({ panel: "sessionUsage", file }) : undefined;
-      },
-      logger,
-    ),
-    registerCommand(
-      CommandId.ShowLineage,
-      async (arg?: unknown) => {
-        const file = await sessionFile(
-          arg,
-          vscode.l10n.t("Show the fork lineage of which session?"),
-          (s) => s.summary.ok && (s.parent !== null || s.children.length > 0 || s.parentState !== "none"),
+  return { service, panels, transcripts, logger, lib, sessionFile };
+}
+
+/** What the commands below share. */
+interface Scope {
+  service: SessionService;
+  panels: PanelManager;
+  transcripts: TranscriptPanels;
+  logger: Logger;
+  lib: () => SessionLibrary;
+  sessionFile: (arg: unknown, title: string, filter?: (s: StoreSession) => boolean) => Promise<string | undefined>;
+}
+
+export function panelCommands(
+  service: SessionService,
+  panels: PanelManager,
+  transcripts: TranscriptPanels,
+  logger: Logger,
+): Command[] {
+  const scope = scopeOf(service, panels, transcripts, logger);
+  return [
+    openTranscriptCommand(scope),
+    showUsageCommand(scope),
+    showSessionUsageCommand(scope),
+    showLineageCommand(scope),
+    showContextCommand(scope),
+    inspectCheckpointCommand(scope),
+  ];
+}
+
+/** `OpenTranscript`. */
+function openTranscriptCommand({ transcripts, sessionFile }: Scope): Command {
+  return {
+    id: CommandId.OpenTranscript,
+    execute: async (arg?: unknown, entryArg?: unknown) => {
+      const file = await sessionFile(arg, vscode.l10n.t("Open the transcript of which session?"));
+      if (!file) return undefined;
+      const entryId = typeof entryArg === "string" ? entryArg : entryIdOf(arg);
+      return transcripts.show(file, entryId);
+    },
+  };
+}
+
+/** `ShowUsage`. */
+function showUsageCommand({ panels }: Scope): Command {
+  return { id: CommandId.ShowUsage, execute: async () => panels.show({ panel: "usage" }) };
+}
+
+/** `ShowSessionUsage`. */
+function showSessionUsageCommand({ panels, sessionFile }: Scope): Command {
+  return {
+    id: CommandId.ShowSessionUsage,
+    execute: async (arg?: unknown) => {
+      const file = await sessionFile(arg, vscode.l10n.t("Show usage of which session?"));
+      return file ? panels.show({ panel: "sessionUsage", file }) : undefined;
+    },
+  };
+}
+
+/** `ShowLineage`. */
+function showLineageCommand({ panels, sessionFile }: Scope): Command {
+  return {
+    id: CommandId.ShowLineage,
+    execute: async (arg?: unknown) => {
+      const file = await sessionFile(
+        arg,
+        vscode.l10n.t("Show the fork lineage of which session?"),
+        (s) => s.summary.ok && (s.parent !== null || s.children.length > 0 || s.parentState !== "none"),
+      );
+      return file ? panels.show({ panel: "lineage", file }) : undefined;
+    },
+  };
+}
+
+/** `ShowContext`. */
+function showContextCommand({ panels, sessionFile }: Scope): Command {
+  return {
+    id: CommandId.ShowContext,
+    execute: async (arg?: unknown, entryArg?: unknown) => {
+      const file = await sessionFile(
+        arg,
+        vscode.l10n.t("Show the effective context of which session (at its active leaf)?"),
+      );
+      if (!file) return undefined;
+      const entryId = typeof entryArg === "string" ? entryArg : entryIdOf(arg);
+      return panels.show({ panel: "context", file, ...(entryId ? { entryId } : {}) });
+    },
+  };
+}
+
+/** `InspectCheckpoint`. */
+function inspectCheckpointCommand({ panels, lib, sessionFile }: Scope): Command {
+  return {
+    id: CommandId.InspectCheckpoint,
+    execute: async (arg?: unknown, entryArg?: unknown) => {
+      const file = await sessionFile(
+        arg,
+        vscode.l10n.t("Inspect a compaction of which session?"),
+        (s) => s.summary.ok && s.summary.compactions > 0,
+      );
+      if (!file) return undefined;
+      let entryId = typeof entryArg === "string" ? entryArg : entryIdOf(arg);
+      if (!entryId) {
+        const r = await lib().open(file);
+        if (!r.ok || !r.session.compactions.length)
+          throw new Error(vscode.l10n.t("{0} has no compaction", basename(file)));
+        const pick = await vscode.window.showQuickPick(
+          r.session.compactions.map((c) => ({
+            label: vscode.l10n.t("Compaction {0}", pickText(c.id)),
+            description:
+              vscode.l10n.t("line {0}", c.line) +
+              (c.tokensBefore === null
+                ? ""
+                : ` · ${vscode.l10n.t("{0} tokens summarized", formatTokens(c.tokensBefore))}`) +
+              (c.onActivePath ? ` · ${vscode.l10n.t("active path")}` : ""),
+            id: c.id,
+          })),
+          { title: vscode.l10n.t("Inspect which compaction?") },
         );
-        return file ? panels.show({ panel: "lineage", file }) : undefined;
-      },
-      logger,
-    ),
-    registerCommand(
-      CommandId.ShowContext,
-      async (arg?: unknown, entryArg?: unknown) => {
-        const file = await sessionFile(
-          arg,
-          vscode.l10n.t("Show the effective context of which session (at its active leaf)?"),
-        );
-        if (!file) return undefined;
-        const entryId = typeof entryArg === "string" ? entryArg : entryIdOf(arg);
-        return panels.show({ panel: "context", file, ...(entryId ? { entryId } : {}) });
-      },
-      logger,
-    ),
-    registerCommand(
-      CommandId.InspectCheckpoint,
-      async (arg?: unknown, entryArg?: unknown) => {
-        const file = await sessionFile(
-          arg,
-          vscode.l10n.t("Inspect a compaction of which session?"),
-          (s) => s.summary.ok && s.summary.compactions > 0,
-        );
-        if (!file) return undefined;
-        let entryId = typeof entryArg === "string" ? entryArg : entryIdOf(arg);
-        if (!entryId) {
-          const r = await lib().open(file);
-          if (!r.ok || !r.session.compactions.length)
-            throw new Error(vscode.l10n.t("{0} has no compaction", basename(file)));
-          const pick = await vscode.window.showQuickPick(
-            r.session.compactions.map((c) => ({
-              label: vscode.l10n.t("Compaction {0}", pickText(c.id)),
-              description:
-                vscode.l10n.t("line {0}", c.line) +
-                (c.tokensBefore === null
-                  ? ""
-                  : ` · ${vscode.l10n.t("{0} tokens summarized", formatTokens(c.tokensBefore))}`) +
-                (c.onActivePath ? ` · ${vscode.l10n.t("active path")}` : ""),
-              id: c.id,
-            })),
-            { title: vscode.l10n.t("Inspect which compaction?") },
-          );
-          entryId = pick?.id;
-        }
-        return entryId ? panels.show({ panel: "checkpoint", file, entryId }) : undefined;
-      },
-      logger,
-    ),
-  );
+        entryId = pick?.id;
+      }
+      return entryId ? panels.show({ panel: "checkpoint", file, entryId }) : undefined;
+    },
+  };
 }

@@ -6,11 +6,14 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import * as vscode from "vscode";
 import { type ChangeSet, SessionLibrary } from "../node/library.js";
-import { resolveRoots, type SessionRoot } from "../node/roots.js";
-import { cacheFileFor } from "../node/store/index.js";
+import type { Session } from "../core/session/index.js";
+import type { HostPaths } from "../core/slug.js";
+import { hostPaths, resolveRoots, type SessionRoot } from "../node/roots.js";
+import { cacheFileFor, type StoreSession } from "../node/store/index.js";
 import { SessionWatcher } from "../node/watcher.js";
 import { ContextKey } from "./ids.js";
 import type { Logger } from "./logging.js";
+import { NotASessionError, UnreadableSessionError } from "./sessionErrors.js";
 
 /**
  * How often every session file is stat'ed behind the watcher's back (`SessionLibrary.sweep`): a lost event shows
@@ -68,6 +71,36 @@ export class SessionService implements vscode.Disposable {
 
   get lib(): SessionLibrary {
     return this.library;
+  }
+
+  /** A session the store listed, or `NotASessionError`: commands open nothing outside the configured roots. */
+  resolve(file: string | undefined): StoreSession {
+    const s = file ? this.library.get(file) : undefined;
+    if (!s) throw new NotASessionError(file || undefined);
+    return s;
+  }
+
+  /** The full model of a listed session, or `NotASessionError` / `UnreadableSessionError`. */
+  async open(file: string | undefined): Promise<Session> {
+    const s = this.resolve(file);
+    const r = await this.library.open(s.file);
+    if (!r.ok) throw new UnreadableSessionError(s.file, r.rejection);
+    return r.session;
+  }
+
+  /** The workspace's folders on disk (remote and virtual folders hold no sessions of this machine). */
+  workspaceFolders(): string[] {
+    return (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === "file").map((f) => f.uri.fsPath);
+  }
+
+  /** The workspace's folders and this host's paths: what a workspace scope is matched with (`inWorkspace`). */
+  workspaceScope(): { folders: string[]; host: HostPaths } {
+    return { folders: this.workspaceFolders(), host: hostPaths() };
+  }
+
+  /** The sessions of the workspace's folders: the one scope the tree, search, the panels and the status bar use. */
+  workspaceSessions(): StoreSession[] {
+    return this.library.workspaceSessions(this.workspaceFolders(), hostPaths());
   }
 
   get roots(): SessionRoot[] {

@@ -3,17 +3,17 @@ import { basename } from "node:path";
 import * as vscode from "vscode";
 import { FILTER_MODES, type FilterMode, isFilterMode } from "../core/outline.js";
 import { clipboardShell, commandLine, resumeArgs, shellKindOf } from "../core/resume.js";
-import { entryIdOf, fileOf } from "./args.js";
+import { entryIdOf, fileOf } from "./commands/target.js";
 import { inspectTail, repairTail } from "../node/repair.js";
-import { registerCommand } from "./commands.js";
+import type { Command } from "./commands/command.js";
 import { requireTrust } from "./trust.js";
 import { CommandId, ContextKey } from "./ids.js";
 import type { Logger } from "./logging.js";
 import type { SessionService } from "./service.js";
 import type { SessionsTreeProvider, Element } from "./tree/index.js";
-import { hostPaths } from "../node/roots.js";
 import { relativeTime, truncate } from "../protocol/format.js";
-import { lastActivity } from "../node/store/index.js";
+import type { SessionLibrary } from "../node/library.js";
+import { lastActivity, type StoreSession } from "../node/store/index.js";
 import { displayTitle, pickText } from "./titles.js";
 
 /** What each filter mode hides, for the filter picker. */
@@ -47,17 +47,12 @@ export function applyFilterDescription(view: vscode.TreeView<Element>, mode: Fil
   void vscode.commands.executeCommand("setContext", ContextKey.Filter, mode);
 }
 
-export function registerSessionCommands(ctx: CommandContext): vscode.Disposable {
+function scopeOf(ctx: CommandContext): Scope {
   const { service, tree, view, logger } = ctx;
   const lib = () => service.lib;
 
   /** Only sessions the store listed (inside the configured roots) are ever opened. */
-  const knownSession = (file: string | undefined) => {
-    if (!file) throw new Error(vscode.l10n.t("no session selected"));
-    const s = lib().get(file);
-    if (!s) throw new Error(vscode.l10n.t("{0} is not a session under the configured session roots", file));
-    return s;
-  };
+  const knownSession = (file: string | undefined) => service.resolve(file);
 
   const revealSession = async (file: string) => {
     knownSession(file);
@@ -76,236 +71,286 @@ export function registerSessionCommands(ctx: CommandContext): vscode.Disposable 
     return el;
   };
 
-  return vscode.Disposable.from(
-    registerCommand(
-      CommandId.Refresh,
-      async () => {
-        service.flushWatcher();
-        await service.refresh();
-      },
-      logger,
-    ),
+  return { ctx, service, tree, view, logger, lib, knownSession, revealSession, revealEntry };
+}
 
-    registerCommand(
-      CommandId.SetFilter,
-      async (mode?: unknown) => {
-        let next: FilterMode | undefined = isFilterMode(mode) ? mode : undefined;
-        if (!next) {
-          const pick = await vscode.window.showQuickPick(
-            FILTER_MODES.map((m) => ({
-              label: m,
-              description: m === tree.filter ? vscode.l10n.t("(current)") : undefined,
-              detail: filterText(m),
-              mode: m,
-            })),
-            {
-              title: vscode.l10n.t("Pi Sessions: filter the entry tree"),
-              placeHolder: vscode.l10n.t("Current: {0}", tree.filter),
-            },
-          );
-          next = pick?.mode;
-        }
-        if (!next) return undefined;
-        tree.setFilter(next);
-        applyFilterDescription(view, next);
-        await ctx.state.update("piSessions.filter", next);
-        return next;
-      },
-      logger,
-    ),
+/** What the commands below share. */
+interface Scope {
+  ctx: CommandContext;
+  service: SessionService;
+  tree: SessionsTreeProvider;
+  view: vscode.TreeView<Element>;
+  logger: Logger;
+  lib: () => SessionLibrary;
+  knownSession: (file: string | undefined) => StoreSession;
+  revealSession: (file: string) => Promise<Element>;
+  revealEntry: (file: string, entryId: string) => Promise<Element>;
+}
 
-    registerCommand(
-      CommandId.Search,
-      async () => {
-        await service.ensureStarted();
-        type Item = vscode.QuickPickItem & { file: string; entryId?: string };
-        const items: Item[] = [];
-        // Newest first, this workspace's sessions before the others.
-        const inWorkspace = new Set(lib().workspaceSessions(tree.workspaceFolderPaths(), hostPaths()));
-        const sessions = lib().sessions.sort(
-          (a, b) => Number(inWorkspace.has(b)) - Number(inWorkspace.has(a)) || lastActivity(b) - lastActivity(a),
+export function sessionCommands(ctx: CommandContext): Command[] {
+  const scope = scopeOf(ctx);
+  return [
+    refreshCommand(scope),
+    setFilterCommand(scope),
+    searchCommand(scope),
+    showLogCommand(scope),
+    openEntryCommand(scope),
+    copyEntryIdCommand(scope),
+    copyResumeCommandCommand(scope),
+    revealParentCommand(scope),
+    repairTailCommand(scope),
+    revealSessionCommand(scope),
+    revealEntryCommand(scope),
+  ];
+}
+
+/** `Refresh`. */
+function refreshCommand({ service }: Scope): Command {
+  return {
+    id: CommandId.Refresh,
+    execute: async () => {
+      service.flushWatcher();
+      await service.refresh();
+    },
+  };
+}
+
+/** `SetFilter`. */
+function setFilterCommand({ ctx, tree, view }: Scope): Command {
+  return {
+    id: CommandId.SetFilter,
+    execute: async (mode?: unknown) => {
+      let next: FilterMode | undefined = isFilterMode(mode) ? mode : undefined;
+      if (!next) {
+        const pick = await vscode.window.showQuickPick(
+          FILTER_MODES.map((m) => ({
+            label: m,
+            description: m === tree.filter ? vscode.l10n.t("(current)") : undefined,
+            detail: filterText(m),
+            mode: m,
+          })),
+          {
+            title: vscode.l10n.t("Pi Sessions: filter the entry tree"),
+            placeHolder: vscode.l10n.t("Current: {0}", tree.filter),
+          },
         );
-        for (const s of sessions) {
-          const sum = s.summary;
-          if (!sum.ok) {
-            items.push({
-              label: `$(error) ${pickText(basename(s.file))}`,
-              description: vscode.l10n.t("not readable"),
-              detail: pickText(sum.rejection.message),
-              file: s.file,
-            });
-            continue;
-          }
-          const title = pickText(displayTitle(s));
-          const forkOf = s.parent
-            ? `${vscode.l10n.t("fork of {0}", pickText(truncate(displayTitle(s.parent), 40)))} · `
-            : sum.parentSession
-              ? `${vscode.l10n.t("orphan fork")} · `
-              : "";
+        next = pick?.mode;
+      }
+      if (!next) return undefined;
+      tree.setFilter(next);
+      applyFilterDescription(view, next);
+      await ctx.state.update("piSessions.filter", next);
+      return next;
+    },
+  };
+}
+
+/** `Search`. */
+function searchCommand({ service, lib, revealSession, revealEntry }: Scope): Command {
+  return {
+    id: CommandId.Search,
+    execute: async () => {
+      await service.ensureStarted();
+      type Item = vscode.QuickPickItem & { file: string; entryId?: string };
+      const items: Item[] = [];
+      // Newest first, this workspace's sessions before the others.
+      const inWorkspace = new Set(service.workspaceSessions());
+      const sessions = lib().sessions.sort(
+        (a, b) => Number(inWorkspace.has(b)) - Number(inWorkspace.has(a)) || lastActivity(b) - lastActivity(a),
+      );
+      for (const s of sessions) {
+        const sum = s.summary;
+        if (!sum.ok) {
           items.push({
-            label: `$(${sum.parentSession ? "repo-forked" : "comment-discussion"}) ${title}`,
-            description: `${forkOf}${pickText(sum.cwd ?? "")} · ${relativeTime(lastActivity(s))}`,
-            detail: sum.name && sum.firstPrompt ? pickText(sum.firstPrompt) : undefined,
+            label: `$(error) ${pickText(basename(s.file))}`,
+            description: vscode.l10n.t("not readable"),
+            detail: pickText(sum.rejection.message),
             file: s.file,
           });
-          for (const [entryId, label] of sum.labels) {
-            items.push({
-              label: `$(tag) ${pickText(label)}`,
-              description: vscode.l10n.t("in {0}", title),
-              file: s.file,
-              entryId,
-            });
-          }
+          continue;
         }
-        const pick = await vscode.window.showQuickPick(items, {
-          title: vscode.l10n.t("Pi Sessions: Find Session by Name"),
-          placeHolder: vscode.l10n.t("Session name, first prompt or label"),
-          matchOnDescription: true,
-          matchOnDetail: true,
+        const title = pickText(displayTitle(s));
+        const forkOf = s.parent
+          ? `${vscode.l10n.t("fork of {0}", pickText(truncate(displayTitle(s.parent), 40)))} · `
+          : sum.parentSession
+            ? `${vscode.l10n.t("orphan fork")} · `
+            : "";
+        items.push({
+          label: `$(${sum.parentSession ? "repo-forked" : "comment-discussion"}) ${title}`,
+          description: `${forkOf}${pickText(sum.cwd ?? "")} · ${relativeTime(lastActivity(s))}`,
+          detail: sum.name && sum.firstPrompt ? pickText(sum.firstPrompt) : undefined,
+          file: s.file,
         });
-        if (!pick) return undefined;
-        if (pick.entryId) await revealEntry(pick.file, pick.entryId);
-        else await revealSession(pick.file);
-        return pick.file;
-      },
-      logger,
-    ),
-
-    registerCommand(CommandId.ShowLog, () => logger.show(), logger),
-
-    registerCommand(
-      CommandId.OpenEntry,
-      async (arg?: unknown, lineArg?: unknown) => {
-        const file = fileOf(arg);
-        knownSession(file);
-        let line = typeof lineArg === "number" ? lineArg : 1;
-        const entryId = entryIdOf(arg);
-        if (entryId) {
-          const r = await lib().open(file!);
-          const e = r.ok ? r.session.byId.get(entryId) : undefined;
-          if (e) line = e.line;
+        for (const [entryId, label] of sum.labels) {
+          items.push({
+            label: `$(tag) ${pickText(label)}`,
+            description: vscode.l10n.t("in {0}", title),
+            file: s.file,
+            entryId,
+          });
         }
-        const position = new vscode.Position(Math.max(0, line - 1), 0);
-        const editor = await vscode.window.showTextDocument(vscode.Uri.file(file!), {
-          selection: new vscode.Range(position, position),
-          preview: true,
-        });
-        editor.revealRange(new vscode.Range(position, position), vscode.TextEditorRevealType.InCenterIfOutsideViewport);
-        return line;
-      },
-      logger,
-    ),
+      }
+      const pick = await vscode.window.showQuickPick(items, {
+        title: vscode.l10n.t("Pi Sessions: Find Session by Name"),
+        placeHolder: vscode.l10n.t("Session name, first prompt or label"),
+        matchOnDescription: true,
+        matchOnDetail: true,
+      });
+      if (!pick) return undefined;
+      if (pick.entryId) await revealEntry(pick.file, pick.entryId);
+      else await revealSession(pick.file);
+      return pick.file;
+    },
+  };
+}
 
-    registerCommand(
-      CommandId.CopyEntryId,
-      async (el?: unknown) => {
-        const id = entryIdOf(el);
-        if (!id) throw new Error(vscode.l10n.t("select an entry to copy its id"));
-        await vscode.env.clipboard.writeText(id);
-        vscode.window.setStatusBarMessage(vscode.l10n.t("Copied entry id {0}", id), 3000);
-        return id;
-      },
-      logger,
-    ),
+/** `ShowLog`. */
+function showLogCommand({ logger }: Scope): Command {
+  return { id: CommandId.ShowLog, execute: () => logger.show() };
+}
 
-    registerCommand(
-      CommandId.CopyResumeCommand,
-      async (el?: unknown) => {
-        const s = knownSession(fileOf(el));
-        // Quoted for the shell it will be pasted into: the default terminal's (PowerShell or cmd.exe on Windows).
-        const shell = clipboardShell(shellKindOf(vscode.env.shell), process.platform === "win32");
-        const cmd = commandLine(resumeArgs(s.summary.ok ? s.summary.flavor : null, s.file), shell);
-        if (cmd === null)
-          throw new Error(
-            vscode.l10n.t("The session's path cannot be quoted for cmd.exe (it holds % or \"); use PowerShell"),
-          );
-        await vscode.env.clipboard.writeText(cmd);
-        vscode.window.setStatusBarMessage(vscode.l10n.t("Copied: {0}", cmd), 3000);
-        return cmd;
-      },
-      logger,
-    ),
+/** `OpenEntry`. */
+function openEntryCommand({ lib, knownSession }: Scope): Command {
+  return {
+    id: CommandId.OpenEntry,
+    execute: async (arg?: unknown, lineArg?: unknown) => {
+      const file = fileOf(arg);
+      knownSession(file);
+      let line = typeof lineArg === "number" ? lineArg : 1;
+      const entryId = entryIdOf(arg);
+      if (entryId) {
+        const r = await lib().open(file!);
+        const e = r.ok ? r.session.byId.get(entryId) : undefined;
+        if (e) line = e.line;
+      }
+      const position = new vscode.Position(Math.max(0, line - 1), 0);
+      const editor = await vscode.window.showTextDocument(vscode.Uri.file(file!), {
+        selection: new vscode.Range(position, position),
+        preview: true,
+      });
+      editor.revealRange(new vscode.Range(position, position), vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+      return line;
+    },
+  };
+}
 
-    registerCommand(
-      CommandId.RevealParent,
-      async (el?: unknown) => {
-        const s = knownSession(fileOf(el));
-        if (!s.summary.ok || !s.summary.parentSession)
-          throw new Error(vscode.l10n.t("{0} is not a fork", basename(s.file)));
-        if (!s.parent) {
-          throw new Error(
-            s.parentState === "ambiguous"
-              ? vscode.l10n.t("several sessions carry the parent id {0}; none is chosen", s.summary.parentSession.raw)
-              : s.parentState === "external"
-                ? vscode.l10n.t(
-                    "the parent {0} is outside the configured session roots; it is not opened",
-                    s.summary.parentSession.raw,
-                  )
-                : vscode.l10n.t(
-                    "the parent {0} is not under the session roots (orphan fork)",
-                    s.summary.parentSession.raw,
-                  ),
-          );
-        }
-        if (s.forkPointId) return revealEntry(s.parent.file, s.forkPointId);
-        return revealSession(s.parent.file);
-      },
-      logger,
-    ),
+/** `CopyEntryId`. */
+function copyEntryIdCommand(_scope: Scope): Command {
+  return {
+    id: CommandId.CopyEntryId,
+    execute: async (el?: unknown) => {
+      const id = entryIdOf(el);
+      if (!id) throw new Error(vscode.l10n.t("select an entry to copy its id"));
+      await vscode.env.clipboard.writeText(id);
+      vscode.window.setStatusBarMessage(vscode.l10n.t("Copied entry id {0}", id), 3000);
+      return id;
+    },
+  };
+}
 
-    registerCommand(
-      CommandId.RepairTail,
-      // The confirmation cannot be skipped by an argument, and the handler checks trust itself.
-      async (el?: unknown) => {
-        requireTrust(vscode.l10n.t("Repair"));
-        const s = knownSession(fileOf(el));
-        const seen = await inspectTail(s.file);
-        if (!seen) {
-          void vscode.window.showInformationMessage(
-            vscode.l10n.t("{0}: the last line is complete; nothing to repair.", basename(s.file)),
-          );
-          return undefined;
-        }
-        {
-          const detail =
-            vscode.l10n.t(
-              "The last line is incomplete ({0} bytes; the agent crashed mid-write, or is still writing):",
-              seen.bytes,
-            ) +
-            `\n\n${seen.text.slice(0, 300)}${seen.text.length > 300 ? "…" : ""}\n\n` +
-            vscode.l10n.t("A backup copy is written next to the file first; nothing else in the file changes.");
-          const removeButton = vscode.l10n.t("Back Up and Remove");
-          const choice = await vscode.window.showWarningMessage(
-            vscode.l10n.t('Remove the incomplete last line of "{0}"?', basename(s.file)),
-            { modal: true, detail },
-            removeButton,
-          );
-          if (choice !== removeButton) return undefined;
-        }
-        const r = await repairTail(s.file, seen);
-        logger.info(`repaired ${s.file}: removed ${r.removedBytes} bytes; backup ${r.backup}`);
-        await service.refreshFile(s.file);
-        void vscode.window.showInformationMessage(
-          vscode.l10n.t(
-            "Removed the incomplete last line ({0} bytes). Backup: {1}",
-            r.removedBytes,
-            basename(r.backup),
-          ),
+/** `CopyResumeCommand`. */
+function copyResumeCommandCommand({ knownSession }: Scope): Command {
+  return {
+    id: CommandId.CopyResumeCommand,
+    execute: async (el?: unknown) => {
+      const s = knownSession(fileOf(el));
+      // Quoted for the shell it will be pasted into: the default terminal's (PowerShell or cmd.exe on Windows).
+      const shell = clipboardShell(shellKindOf(vscode.env.shell), process.platform === "win32");
+      const cmd = commandLine(resumeArgs(s.summary.ok ? s.summary.flavor : null, s.file), shell);
+      if (cmd === null)
+        throw new Error(
+          vscode.l10n.t("The session's path cannot be quoted for cmd.exe (it holds % or \"); use PowerShell"),
         );
-        return r;
-      },
-      logger,
-    ),
+      await vscode.env.clipboard.writeText(cmd);
+      vscode.window.setStatusBarMessage(vscode.l10n.t("Copied: {0}", cmd), 3000);
+      return cmd;
+    },
+  };
+}
 
-    registerCommand(CommandId.RevealSession, async (file?: unknown) => revealSession(fileOf(file) ?? ""), logger),
+/** `RevealParent`. */
+function revealParentCommand({ knownSession, revealSession, revealEntry }: Scope): Command {
+  return {
+    id: CommandId.RevealParent,
+    execute: async (el?: unknown) => {
+      const s = knownSession(fileOf(el));
+      if (!s.summary.ok || !s.summary.parentSession)
+        throw new Error(vscode.l10n.t("{0} is not a fork", basename(s.file)));
+      if (!s.parent) {
+        throw new Error(
+          s.parentState === "ambiguous"
+            ? vscode.l10n.t("several sessions carry the parent id {0}; none is chosen", s.summary.parentSession.raw)
+            : s.parentState === "external"
+              ? vscode.l10n.t(
+                  "the parent {0} is outside the configured session roots; it is not opened",
+                  s.summary.parentSession.raw,
+                )
+              : vscode.l10n.t(
+                  "the parent {0} is not under the session roots (orphan fork)",
+                  s.summary.parentSession.raw,
+                ),
+        );
+      }
+      if (s.forkPointId) return revealEntry(s.parent.file, s.forkPointId);
+      return revealSession(s.parent.file);
+    },
+  };
+}
 
-    registerCommand(
-      CommandId.RevealEntry,
-      async (file?: unknown, entryId?: unknown) => {
-        if (typeof entryId !== "string") throw new Error(vscode.l10n.t("no entry given"));
-        return revealEntry(fileOf(file) ?? "", entryId);
-      },
-      logger,
-    ),
-  );
+/** `RepairTail`. */
+function repairTailCommand({ service, logger, knownSession }: Scope): Command {
+  return {
+    id: CommandId.RepairTail,
+    // The confirmation cannot be skipped by an argument, and the handler checks trust itself.
+    execute: async (el?: unknown) => {
+      requireTrust(vscode.l10n.t("Repair"));
+      const s = knownSession(fileOf(el));
+      const seen = await inspectTail(s.file);
+      if (!seen) {
+        void vscode.window.showInformationMessage(
+          vscode.l10n.t("{0}: the last line is complete; nothing to repair.", basename(s.file)),
+        );
+        return undefined;
+      }
+      {
+        const detail =
+          vscode.l10n.t(
+            "The last line is incomplete ({0} bytes; the agent crashed mid-write, or is still writing):",
+            seen.bytes,
+          ) +
+          `\n\n${seen.text.slice(0, 300)}${seen.text.length > 300 ? "…" : ""}\n\n` +
+          vscode.l10n.t("A backup copy is written next to the file first; nothing else in the file changes.");
+        const removeButton = vscode.l10n.t("Back Up and Remove");
+        const choice = await vscode.window.showWarningMessage(
+          vscode.l10n.t('Remove the incomplete last line of "{0}"?', basename(s.file)),
+          { modal: true, detail },
+          removeButton,
+        );
+        if (choice !== removeButton) return undefined;
+      }
+      const r = await repairTail(s.file, seen);
+      logger.info(`repaired ${s.file}: removed ${r.removedBytes} bytes; backup ${r.backup}`);
+      await service.refreshFile(s.file);
+      void vscode.window.showInformationMessage(
+        vscode.l10n.t("Removed the incomplete last line ({0} bytes). Backup: {1}", r.removedBytes, basename(r.backup)),
+      );
+      return r;
+    },
+  };
+}
+
+/** `RevealSession`. */
+function revealSessionCommand({ revealSession }: Scope): Command {
+  return { id: CommandId.RevealSession, execute: async (file?: unknown) => revealSession(fileOf(file) ?? "") };
+}
+
+/** `RevealEntry`. */
+function revealEntryCommand({ revealEntry }: Scope): Command {
+  return {
+    id: CommandId.RevealEntry,
+    execute: async (file?: unknown, entryId?: unknown) => {
+      if (typeof entryId !== "string") throw new Error(vscode.l10n.t("no entry given"));
+      return revealEntry(fileOf(file) ?? "", entryId);
+    },
+  };
 }

@@ -13,18 +13,36 @@ const id = z.string().min(1).max(200);
 const file = z.string().min(1).max(4096);
 
 /** What a panel is about; also its persisted webview state (revived after a window reload). */
-export const panelStateSchema = z.object({
-  panel: z.enum(PANEL_KINDS),
-  file: file.optional(),
-  entryId: id.optional(),
-  scope: z.enum(["workspace", "all"]).optional(),
-  since: day.nullable().optional(),
-  until: day.nullable().optional(),
-  /** Branch comparison: the second side's session and leaf (the first is `file` and `entryId`). */
-  otherFile: file.optional(),
-  otherEntryId: id.optional(),
-});
+export const panelStateSchema = z.discriminatedUnion("panel", [
+  /** The dashboard: its scope and date range (the page may change them). */
+  z.object({
+    panel: z.literal("usage"),
+    scope: z.enum(["workspace", "all"]).optional(),
+    since: day.nullable().optional(),
+    until: day.nullable().optional(),
+  }),
+  z.object({ panel: z.literal("sessionUsage"), file: file.optional() }),
+  z.object({ panel: z.literal("checkpoint"), file: file.optional(), entryId: id.optional() }),
+  z.object({ panel: z.literal("lineage"), file: file.optional() }),
+  /** The effective context at an entry (the active leaf without one). */
+  z.object({ panel: z.literal("context"), file: file.optional(), entryId: id.optional() }),
+  /** Branch comparison: the first side's session and leaf, and the second's (the same session without one). */
+  z.object({
+    panel: z.literal("compare"),
+    file: file.optional(),
+    entryId: id.optional(),
+    otherFile: file.optional(),
+    otherEntryId: id.optional(),
+  }),
+]);
 export type PanelState = z.infer<typeof panelStateSchema>;
+/** The state of one kind of panel. */
+export type PanelStateOf<K extends PanelKind> = Extract<PanelState, { panel: K }>;
+
+/** The session a panel is about (none for the dashboard). */
+export function panelFile(state: PanelState): string | undefined {
+  return state.panel === "usage" ? undefined : state.file;
+}
 
 /** What a page reports having rendered (counts and figures), for tests and the log. */
 export type Facts = Record<string, string | number | boolean>;

@@ -18,244 +18,269 @@ const kv = (rows: [string, string | Node][]) =>
 const yesNo = (ok: boolean, yes: string, no: string) =>
   h("span", { class: ok ? "ok" : "bad" }, ok ? `✓ ${yes}` : `✗ ${no}`);
 
-boot<CheckpointModel>((m) => {
-  const root = document.getElementById("root")!;
-  const b = m.blackmagic;
-  const status = m.activeCheckpoint
+/** Where the compaction stands: the active checkpoint, superseded, on the active branch or not. */
+function statusText(m: CheckpointModel): string {
+  return m.activeCheckpoint
     ? l10n.t("The active server checkpoint of the current branch.")
     : m.supersededBy
       ? l10n.t("Superseded by the later compaction {0}.", m.supersededBy)
       : m.onActivePath
         ? l10n.t("The latest compaction on the active branch.")
         : l10n.t("Not on the active branch.");
-  mount(
-    root,
+}
+
+/** The title, the status line and whether the fork copied it. */
+function headerOf(m: CheckpointModel): HTMLElement {
+  return h(
+    "header",
+    {},
+    h("h1", {}, l10n.t("Compaction {0}", m.entryId)),
     h(
-      "header",
-      {},
-      h("h1", {}, l10n.t("Compaction {0}", m.entryId)),
-      h(
-        "p",
-        { class: "muted", id: "status" },
-        `${status} ${l10n.t("Line {0}", m.line)}` +
-          (m.timestamp ? ` · ${new Date(m.timestamp).toLocaleString()}` : "") +
-          (m.method ? ` · ${m.method}` : "") +
-          (m.fromExtension ? ` · ${l10n.t("written by an extension")}` : ""),
-      ),
-      m.copiedFromParent
-        ? h(
-            "p",
-            { class: "muted", id: "copied" },
-            l10n.t("Copied from the parent session when this fork was made: written, and paid for, in the parent."),
-          )
-        : null,
+      "p",
+      { class: "muted", id: "status" },
+      `${statusText(m)} ${l10n.t("Line {0}", m.line)}` +
+        (m.timestamp ? ` · ${new Date(m.timestamp).toLocaleString()}` : "") +
+        (m.method ? ` · ${m.method}` : "") +
+        (m.fromExtension ? ` · ${l10n.t("written by an extension")}` : ""),
     ),
-    section(
-      l10n.t("Tokens and ranges"),
-      kv([
-        [
-          "tokensBefore",
-          m.tokensBefore === null ? l10n.t("(not recorded)") : `${tokens(m.tokensBefore)} (${m.tokensBefore})`,
-        ],
-        [
-          "tokensAfter",
-          m.tokensAfter === null ? l10n.t("(not recorded)") : `${tokens(m.tokensAfter)} (${m.tokensAfter})`,
-        ],
-        [
-          l10n.t("Kept"),
-          m.kept
-            ? h(
-                "span",
-                {},
-                action(
-                  m.kept.label,
-                  { type: "revealEntry", file: m.file, entryId: m.kept.id },
-                  l10n.t("Reveal in the Sessions tree"),
-                ),
-                ` · ${l10n.t("{0} entries up to the compaction", m.kept.entries)}`,
-              )
-            : l10n.t("nothing (the context restarts from the summary)"),
-        ],
-        [
-          l10n.t("Replaced"),
-          m.replaced.firstId
-            ? h(
-                "span",
-                {},
-                action(
-                  l10n.t("{0} entries", m.replaced.entries),
-                  { type: "revealEntry", file: m.file, entryId: m.replaced.firstId },
-                  l10n.t("Reveal the first replaced entry"),
-                ),
-                m.replaced.throughId ? ` ${l10n.t("through {0}", m.replaced.throughId)}` : "",
-              )
-            : l10n.t("nothing"),
-        ],
-        [
-          l10n.t("Context here"),
-          action(l10n.t("Show the effective context after this compaction"), {
-            type: "showContext",
-            file: m.file,
-            entryId: m.entryId,
-          }),
-        ],
-      ]),
-    ),
-    section(
-      l10n.t("Readable summary"),
-      renderSummary(m.summary),
-      m.summaryUsage
-        ? h(
-            "p",
-            { class: "muted", id: "summary-usage" },
-            l10n.t(
-              "Written by the harness's own summary call: {0} in · {1} out · {2}",
-              tokens(m.summaryUsage.input),
-              tokens(m.summaryUsage.output),
-              cost(m.summaryUsage.cost),
-            ) +
-              " " +
-              l10n.t("(counted apart from any server compaction)."),
-          )
-        : null,
-    ),
-    section(
-      l10n.t("Files"),
+    m.copiedFromParent
+      ? h(
+          "p",
+          { class: "muted", id: "copied" },
+          l10n.t("Copied from the parent session when this fork was made: written, and paid for, in the parent."),
+        )
+      : null,
+  );
+}
+
+/** Tokens before and after, what is kept and replaced, and the context after it. */
+function tokensSection(m: CheckpointModel): HTMLElement {
+  return section(
+    l10n.t("Tokens and ranges"),
+    kv([
+      [
+        "tokensBefore",
+        m.tokensBefore === null ? l10n.t("(not recorded)") : `${tokens(m.tokensBefore)} (${m.tokensBefore})`,
+      ],
+      [
+        "tokensAfter",
+        m.tokensAfter === null ? l10n.t("(not recorded)") : `${tokens(m.tokensAfter)} (${m.tokensAfter})`,
+      ],
+      [
+        l10n.t("Kept"),
+        m.kept
+          ? h(
+              "span",
+              {},
+              action(
+                m.kept.label,
+                { type: "revealEntry", file: m.file, entryId: m.kept.id },
+                l10n.t("Reveal in the Sessions tree"),
+              ),
+              ` · ${l10n.t("{0} entries up to the compaction", m.kept.entries)}`,
+            )
+          : l10n.t("nothing (the context restarts from the summary)"),
+      ],
+      [
+        l10n.t("Replaced"),
+        m.replaced.firstId
+          ? h(
+              "span",
+              {},
+              action(
+                l10n.t("{0} entries", m.replaced.entries),
+                { type: "revealEntry", file: m.file, entryId: m.replaced.firstId },
+                l10n.t("Reveal the first replaced entry"),
+              ),
+              m.replaced.throughId ? ` ${l10n.t("through {0}", m.replaced.throughId)}` : "",
+            )
+          : l10n.t("nothing"),
+      ],
+      [
+        l10n.t("Context here"),
+        action(l10n.t("Show the effective context after this compaction"), {
+          type: "showContext",
+          file: m.file,
+          entryId: m.entryId,
+        }),
+      ],
+    ]),
+  );
+}
+
+/** The readable summary and the harness's own summary call. */
+function summarySection(m: CheckpointModel): HTMLElement {
+  return section(
+    l10n.t("Readable summary"),
+    renderSummary(m.summary),
+    m.summaryUsage
+      ? h(
+          "p",
+          { class: "muted", id: "summary-usage" },
+          l10n.t(
+            "Written by the harness's own summary call: {0} in · {1} out · {2}",
+            tokens(m.summaryUsage.input),
+            tokens(m.summaryUsage.output),
+            cost(m.summaryUsage.cost),
+          ) +
+            " " +
+            l10n.t("(counted apart from any server compaction)."),
+        )
+      : null,
+  );
+}
+
+/** pi's file lists: read and modified. */
+function filesSection(m: CheckpointModel): HTMLElement {
+  return section(
+    l10n.t("Files"),
+    h(
+      "div",
+      { class: "columns" },
       h(
         "div",
-        { class: "columns" },
-        h(
-          "div",
-          {},
-          h("h3", {}, l10n.t("Read ({0})", m.readFiles.length)),
-          h("ul", {}, ...m.readFiles.map((f) => h("li", {}, h("code", {}, f)))),
-        ),
-        h(
-          "div",
-          {},
-          h("h3", {}, l10n.t("Modified ({0})", m.modifiedFiles.length)),
-          h("ul", {}, ...m.modifiedFiles.map((f) => h("li", {}, h("code", {}, f)))),
-        ),
+        {},
+        h("h3", {}, l10n.t("Read ({0})", m.readFiles.length)),
+        h("ul", {}, ...m.readFiles.map((f) => h("li", {}, h("code", {}, f)))),
+      ),
+      h(
+        "div",
+        {},
+        h("h3", {}, l10n.t("Modified ({0})", m.modifiedFiles.length)),
+        h("ul", {}, ...m.modifiedFiles.map((f) => h("li", {}, h("code", {}, f)))),
       ),
     ),
-    m.omp
-      ? section(
-          l10n.t("Oh My Pi"),
-          kv([
-            ["method", m.omp.method ?? l10n.t("(none)")],
-            ["shortSummary", m.omp.shortSummary ?? l10n.t("(none)")],
-            ["preserveData", m.omp.preserveData ? l10n.t("present") : l10n.t("absent")],
-            ["fromExtension", m.fromExtension ? l10n.t("yes") : l10n.t("no")],
-          ]),
+  );
+}
+
+/** Oh My Pi's fields, when the session is OMP's. */
+function ompSection(m: CheckpointModel, omp: NonNullable<CheckpointModel["omp"]>): HTMLElement {
+  return section(
+    l10n.t("Oh My Pi"),
+    kv([
+      ["method", omp.method ?? l10n.t("(none)")],
+      ["shortSummary", omp.shortSummary ?? l10n.t("(none)")],
+      ["preserveData", omp.preserveData ? l10n.t("present") : l10n.t("absent")],
+      ["fromExtension", m.fromExtension ? l10n.t("yes") : l10n.t("no")],
+    ]),
+  );
+}
+
+/** Blackmagic's server checkpoint: validity, identity, artifact integrity, usage, lineage, replay. */
+function serverSection(m: CheckpointModel, b: NonNullable<CheckpointModel["blackmagic"]>): HTMLElement {
+  return section(
+    l10n.t("Server checkpoint (Blackmagic details)"),
+    kv([
+      [
+        l10n.t("Replays"),
+        b.invalidReason === null ? yesNo(true, l10n.t("valid checkpoint"), "") : yesNo(false, "", b.invalidReason),
+      ],
+      [l10n.t("Made by"), m.method ?? l10n.t("(unknown)")],
+      ["schemaVersion / state", `${JSON.stringify(b.schemaVersion)} / ${b.state ?? l10n.t("(none)")}`],
+      ...Object.entries(b.identity).map(([k, v]) => [`identity.${k}`, v] as [string, string]),
+      ...(b.checkpoint
+        ? ([
+            [
+              l10n.t("Artifact"),
+              l10n.t(
+                "{0} items · {1} bytes · retention {2}",
+                b.checkpoint.items,
+                b.checkpoint.bytes,
+                b.checkpoint.retention ?? l10n.t("(none)"),
+              ),
+            ],
+            [l10n.t("Items by type"), m.itemTypes.map((t) => `${t.type} ×${t.count}`).join(" · ") || l10n.t("(none)")],
+            [
+              "sha256",
+              h(
+                "span",
+                {},
+                yesNo(b.checkpoint.hashOk, l10n.t("matches"), l10n.t("differs")),
+                " ",
+                h("code", {}, b.checkpoint.computedHash),
+              ),
+            ],
+            [
+              "length",
+              h(
+                "span",
+                {},
+                yesNo(b.checkpoint.lengthOk, l10n.t("matches"), l10n.t("differs")),
+                " ",
+                l10n.t(
+                  "computed {0}, stored {1}",
+                  b.checkpoint.computedLength,
+                  b.checkpoint.storedLength ?? l10n.t("(none)"),
+                ),
+              ),
+            ],
+          ] as [string, string | Node][])
+        : [[l10n.t("Artifact"), l10n.t("(none)")] as [string, string]]),
+      [
+        l10n.t("Server compaction usage"),
+        b.usage
+          ? Object.entries(b.usage)
+              .map(([k, v]) => `${k} ${v}`)
+              .join(" · ") + ` ${l10n.t("(the provider gives no price)")}`
+          : l10n.t("(none)"),
+      ],
+      [l10n.t("Server latency"), b.latencyMs === null ? l10n.t("(none)") : `${b.latencyMs} ms`],
+      [
+        l10n.t("Lineage"),
+        b.lineage
+          ? Object.entries(b.lineage)
+              .map(([k, v]) => `${k} ${v}`)
+              .join(" · ")
+          : l10n.t("(none)"),
+      ],
+      [
+        l10n.t("Replay"),
+        b.replay
+          ? (b.replay.namespace ?? l10n.t("(no namespace)")) +
+            (b.replay.scope ? ` · ${l10n.t("scope {0}", b.replay.scope)}` : "") +
+            ` · ${l10n.t("{0} item hashes", b.replay.hashes)}` +
+            (b.replay.hashesWellFormed ? "" : ` ${l10n.t("(malformed)")}`)
+          : l10n.t("(none)"),
+      ],
+      ...(b.fallback
+        ? ([
+            [
+              l10n.t("Local fallback"),
+              [
+                b.fallback.method,
+                b.fallback.failureClass && `(${l10n.t("failure class {0}", b.fallback.failureClass)})`,
+              ]
+                .filter(Boolean)
+                .join(" "),
+            ],
+          ] as [string, string][])
+        : []),
+    ]),
+    b.checkpoint?.encrypted.length
+      ? table(
+          l10n.t("Encrypted content (never shown in full)"),
+          [
+            { title: l10n.t("Length"), value: (e) => e.length, numeric: true },
+            { title: "sha256", value: (e) => h("code", {}, e.sha256) },
+            { title: l10n.t("Prefix"), value: (e) => h("code", {}, `${e.prefix}…`) },
+          ],
+          b.checkpoint.encrypted,
         )
       : null,
-    b
-      ? section(
-          l10n.t("Server checkpoint (Blackmagic details)"),
-          kv([
-            [
-              l10n.t("Replays"),
-              b.invalidReason === null
-                ? yesNo(true, l10n.t("valid checkpoint"), "")
-                : yesNo(false, "", b.invalidReason),
-            ],
-            [l10n.t("Made by"), m.method ?? l10n.t("(unknown)")],
-            ["schemaVersion / state", `${JSON.stringify(b.schemaVersion)} / ${b.state ?? l10n.t("(none)")}`],
-            ...Object.entries(b.identity).map(([k, v]) => [`identity.${k}`, v] as [string, string]),
-            ...(b.checkpoint
-              ? ([
-                  [
-                    l10n.t("Artifact"),
-                    l10n.t(
-                      "{0} items · {1} bytes · retention {2}",
-                      b.checkpoint.items,
-                      b.checkpoint.bytes,
-                      b.checkpoint.retention ?? l10n.t("(none)"),
-                    ),
-                  ],
-                  [
-                    l10n.t("Items by type"),
-                    m.itemTypes.map((t) => `${t.type} ×${t.count}`).join(" · ") || l10n.t("(none)"),
-                  ],
-                  [
-                    "sha256",
-                    h(
-                      "span",
-                      {},
-                      yesNo(b.checkpoint.hashOk, l10n.t("matches"), l10n.t("differs")),
-                      " ",
-                      h("code", {}, b.checkpoint.computedHash),
-                    ),
-                  ],
-                  [
-                    "length",
-                    h(
-                      "span",
-                      {},
-                      yesNo(b.checkpoint.lengthOk, l10n.t("matches"), l10n.t("differs")),
-                      " ",
-                      l10n.t(
-                        "computed {0}, stored {1}",
-                        b.checkpoint.computedLength,
-                        b.checkpoint.storedLength ?? l10n.t("(none)"),
-                      ),
-                    ),
-                  ],
-                ] as [string, string | Node][])
-              : [[l10n.t("Artifact"), l10n.t("(none)")] as [string, string]]),
-            [
-              l10n.t("Server compaction usage"),
-              b.usage
-                ? Object.entries(b.usage)
-                    .map(([k, v]) => `${k} ${v}`)
-                    .join(" · ") + ` ${l10n.t("(the provider gives no price)")}`
-                : l10n.t("(none)"),
-            ],
-            [l10n.t("Server latency"), b.latencyMs === null ? l10n.t("(none)") : `${b.latencyMs} ms`],
-            [
-              l10n.t("Lineage"),
-              b.lineage
-                ? Object.entries(b.lineage)
-                    .map(([k, v]) => `${k} ${v}`)
-                    .join(" · ")
-                : l10n.t("(none)"),
-            ],
-            [
-              l10n.t("Replay"),
-              b.replay
-                ? (b.replay.namespace ?? l10n.t("(no namespace)")) +
-                  (b.replay.scope ? ` · ${l10n.t("scope {0}", b.replay.scope)}` : "") +
-                  ` · ${l10n.t("{0} item hashes", b.replay.hashes)}` +
-                  (b.replay.hashesWellFormed ? "" : ` ${l10n.t("(malformed)")}`)
-                : l10n.t("(none)"),
-            ],
-            ...(b.fallback
-              ? ([
-                  [
-                    l10n.t("Local fallback"),
-                    [
-                      b.fallback.method,
-                      b.fallback.failureClass && `(${l10n.t("failure class {0}", b.fallback.failureClass)})`,
-                    ]
-                      .filter(Boolean)
-                      .join(" "),
-                  ],
-                ] as [string, string][])
-              : []),
-          ]),
-          b.checkpoint?.encrypted.length
-            ? table(
-                l10n.t("Encrypted content (never shown in full)"),
-                [
-                  { title: l10n.t("Length"), value: (e) => e.length, numeric: true },
-                  { title: "sha256", value: (e) => h("code", {}, e.sha256) },
-                  { title: l10n.t("Prefix"), value: (e) => h("code", {}, `${e.prefix}…`) },
-                ],
-                b.checkpoint.encrypted,
-              )
-            : null,
-        )
-      : null,
+  );
+}
+
+boot<CheckpointModel>((m) => {
+  const root = document.getElementById("root")!;
+  const b = m.blackmagic;
+  mount(
+    root,
+    headerOf(m),
+    tokensSection(m),
+    summarySection(m),
+    filesSection(m),
+    m.omp ? ompSection(m, m.omp) : null,
+    b ? serverSection(m, b) : null,
   );
   return {
     entryId: m.entryId,

@@ -93,15 +93,8 @@ function controls(m: DashboardModel): HTMLElement {
   );
 }
 
-boot<DashboardModel>((m) => {
-  for (const c of charts) c.destroy();
-  charts = [];
-  applyTheme();
-  const t = m.totals;
-  const root = document.getElementById("root")!;
-  const card = (label: string, value: string, id: string) =>
-    h("div", { class: "card" }, h("div", { class: "card-label" }, label), h("div", { class: "card-value", id }, value));
-  const models = [...new Set(m.days.flatMap((d) => Object.keys(d.byModel)))].sort();
+/** The daily cost chart, one stacked series per model (drawn once the canvas is mounted). */
+function dailyChart(m: DashboardModel, models: string[]): HTMLCanvasElement {
   const daily = h("canvas");
   charts.push(
     new Chart(daily, {
@@ -121,66 +114,84 @@ boot<DashboardModel>((m) => {
       },
     }),
   );
+  return daily;
+}
+
+/** The title line: how many sessions, which scope and dates, and the unpriced note. */
+function headerOf(m: DashboardModel): HTMLElement {
   const scopeText =
     m.scope === "workspace"
       ? m.folders.length
         ? m.folders.join(", ")
         : l10n.t("no folder open")
       : l10n.t("all projects");
-  mount(
-    root,
+  return h(
+    "header",
+    {},
+    h("h1", {}, l10n.t("Usage & Cost")),
     h(
-      "header",
+      "p",
+      { class: "muted" },
+      l10n.t("{0} sessions · {1}", m.sessions, scopeText) +
+        (m.since || m.until ? ` · ${l10n.t("{0} to {1}", m.since ?? "…", m.until ?? "…")}` : "") +
+        ". " +
+        l10n.t("Forks' inherited turns count once, for their parent."),
+    ),
+    unpricedNote(m.totals.unpriced)
+      ? h("p", { class: "muted", "data-testid": "unpriced-note" }, unpricedNote(m.totals.unpriced)!)
+      : "",
+  );
+}
+
+const card = (label: string, value: string, id: string) =>
+  h("div", { class: "card" }, h("div", { class: "card-label" }, label), h("div", { class: "card-value", id }, value));
+
+/** The totals, one card each. */
+function cardsOf(t: DashboardModel["totals"]): HTMLElement {
+  return h(
+    "div",
+    { class: "cards" },
+    card(l10n.t("Cost"), formatRowCost(t), "total-cost"),
+    card(l10n.t("Active path"), cost(t.activeCost), "active-cost"),
+    card(l10n.t("Inherited by forks (not recounted)"), cost(t.inheritedCost), "inherited-cost"),
+    card(l10n.t("Input"), tokens(t.input), "total-input"),
+    card(l10n.t("Output"), tokens(t.output), "total-output"),
+    card(l10n.t("Cache read"), tokens(t.cacheRead), "total-cache-read"),
+    card(l10n.t("Cache write"), tokens(t.cacheWrite), "total-cache-write"),
+    card(l10n.t("Messages"), String(t.messages), "total-messages"),
+  );
+}
+
+/** The daily cost by model: the chart, and its table with export buttons. */
+function dailySection(m: DashboardModel, models: string[], daily: HTMLCanvasElement): HTMLElement {
+  return section(
+    l10n.t("Daily cost by model"),
+    chartBox(l10n.t("Daily cost, stacked by model"), daily),
+    h(
+      "details",
       {},
-      h("h1", {}, l10n.t("Usage & Cost")),
-      h(
-        "p",
-        { class: "muted" },
-        l10n.t("{0} sessions · {1}", m.sessions, scopeText) +
-          (m.since || m.until ? ` · ${l10n.t("{0} to {1}", m.since ?? "…", m.until ?? "…")}` : "") +
-          ". " +
-          l10n.t("Forks' inherited turns count once, for their parent."),
+      h("summary", {}, l10n.t("Table")),
+      table(
+        l10n.t("Daily cost by model"),
+        [
+          { title: l10n.t("Day"), value: (d) => d.day },
+          ...models.map((model) => ({
+            title: model,
+            value: (d: DashboardModel["days"][number]) => cost(d.byModel[model] ?? 0),
+            numeric: true,
+          })),
+          { title: l10n.t("Total"), value: (d) => cost(d.cost), numeric: true },
+        ],
+        m.days,
       ),
-      unpricedNote(t.unpriced)
-        ? h("p", { class: "muted", "data-testid": "unpriced-note" }, unpricedNote(t.unpriced)!)
-        : "",
+      exportButtons("days"),
     ),
-    controls(m),
-    h(
-      "div",
-      { class: "cards" },
-      card(l10n.t("Cost"), formatRowCost(t), "total-cost"),
-      card(l10n.t("Active path"), cost(t.activeCost), "active-cost"),
-      card(l10n.t("Inherited by forks (not recounted)"), cost(t.inheritedCost), "inherited-cost"),
-      card(l10n.t("Input"), tokens(t.input), "total-input"),
-      card(l10n.t("Output"), tokens(t.output), "total-output"),
-      card(l10n.t("Cache read"), tokens(t.cacheRead), "total-cache-read"),
-      card(l10n.t("Cache write"), tokens(t.cacheWrite), "total-cache-write"),
-      card(l10n.t("Messages"), String(t.messages), "total-messages"),
-    ),
-    section(
-      l10n.t("Daily cost by model"),
-      chartBox(l10n.t("Daily cost, stacked by model"), daily),
-      h(
-        "details",
-        {},
-        h("summary", {}, l10n.t("Table")),
-        table(
-          l10n.t("Daily cost by model"),
-          [
-            { title: l10n.t("Day"), value: (d) => d.day },
-            ...models.map((model) => ({
-              title: model,
-              value: (d: DashboardModel["days"][number]) => cost(d.byModel[model] ?? 0),
-              numeric: true,
-            })),
-            { title: l10n.t("Total"), value: (d) => cost(d.cost), numeric: true },
-          ],
-          m.days,
-        ),
-        exportButtons("days"),
-      ),
-    ),
+  );
+}
+
+/** Cost by model, by project, and the top sessions. */
+function breakdownSections(m: DashboardModel): HTMLElement[] {
+  return [
     section(
       l10n.t("By model"),
       barChart(l10n.t("Cost by model"), m.models, seriesColor(0)),
@@ -221,7 +232,18 @@ boot<DashboardModel>((m) => {
       ),
       exportButtons("sessions"),
     ),
-  );
+  ];
+}
+
+boot<DashboardModel>((m) => {
+  for (const c of charts) c.destroy();
+  charts = [];
+  applyTheme();
+  const t = m.totals;
+  const root = document.getElementById("root")!;
+  const models = [...new Set(m.days.flatMap((d) => Object.keys(d.byModel)))].sort();
+  const daily = dailyChart(m, models);
+  mount(root, headerOf(m), controls(m), cardsOf(t), dailySection(m, models, daily), ...breakdownSections(m));
   return {
     sessions: m.sessions,
     cost: t.cost.toFixed(6),

@@ -5,7 +5,7 @@ import * as assert from "node:assert/strict";
 import * as vscode from "vscode";
 import type { PiSessionsApi } from "../../src/extension/extension.js";
 import { CommandId } from "../../src/extension/ids.js";
-import { waitFor } from "../helpers.js";
+import { waitFor } from "../support/helpers.js";
 
 suite("Activation cost", () => {
   test("activating reads no session file; showing the view lists them", async () => {

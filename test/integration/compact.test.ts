@@ -5,10 +5,11 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 import type { PiSessionsApi } from "../../src/extension/extension.js";
 import type { RowNode } from "../../src/extension/tree/index.js";
-import { fakeCodexToken, type MockProvider, startMockProvider } from "../mockProvider.js";
-import { waitFor } from "../helpers.js";
+import { fakeCodexToken, type MockProvider, startMockProvider } from "../support/mockProvider.js";
+import { waitFor } from "../support/helpers.js";
 import { stubUi } from "./stubs.js";
 import { piSlug } from "../../src/core/slug.js";
+import { activateExtension } from "./harness.js";
 
 const HOME = process.env.PI_SESSIONS_FIXTURE_HOME ?? "";
 const PI = path.join(HOME, ".pi", "agent", "sessions");
@@ -52,8 +53,7 @@ suite("Compact Branch in a real VS Code", () => {
   };
 
   suiteSetup(async () => {
-    api = await vscode.extensions.getExtension<PiSessionsApi>("pi-session-explorer.pi-session-explorer")!.activate();
-    await api.service.ensureStarted();
+    api = await activateExtension();
     mock = await startMockProvider({
       apiKey: KEY,
       azureKey: AZURE_KEY,

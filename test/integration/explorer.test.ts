@@ -4,12 +4,13 @@ import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
-import { fork, message } from "../builders.js";
-import { jsonl, waitFor } from "../helpers.js";
+import { fork, message } from "../support/builders.js";
+import { jsonl, waitFor } from "../support/helpers.js";
 import type { PiSessionsApi } from "../../src/extension/extension.js";
 import type { Element, RowNode, SessionNode } from "../../src/extension/tree/index.js";
 import { piSlug } from "../../src/core/slug.js";
 import { treeText } from "./fixtureHome.js";
+import { activateExtension } from "./harness.js";
 
 const HOME = process.env.PI_SESSIONS_FIXTURE_HOME ?? "";
 const PI = path.join(HOME, ".pi", "agent", "sessions");
@@ -38,11 +39,7 @@ suite("Pi Sessions explorer in a real VS Code", () => {
 
   suiteSetup(async () => {
     assert.ok(HOME && fs.existsSync(PI), `fixture HOME at ${HOME}`);
-    const ext = vscode.extensions.getExtension<PiSessionsApi>("pi-session-explorer.pi-session-explorer");
-    assert.ok(ext, "the extension is loaded from the working tree");
-    api = await ext.activate();
-    await vscode.commands.executeCommand("workbench.view.extension.piSessions");
-    await api.service.ensureStarted();
+    api = await activateExtension({ showView: true });
   });
 
   teardown(async () => {

@@ -5,11 +5,12 @@ import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
-import { fork, message } from "../builders.js";
-import { jsonl, waitFor } from "../helpers.js";
+import { fork, message } from "../support/builders.js";
+import { jsonl, waitFor } from "../support/helpers.js";
 import type { PiSessionsApi } from "../../src/extension/extension.js";
 import type { Element, SessionNode } from "../../src/extension/tree/index.js";
 import { HOME, PROJ, projSession, storeFiles, treeText } from "./fixtureHome.js";
+import { activateExtension } from "./harness.js";
 
 const S2 = () => projSession("d4f8"); // named "Stats helpers (sum/avg/median)"
 const S5A = () => projSession("d64a"); // its /fork
@@ -53,11 +54,7 @@ suite("Pi Sessions fork families in a real VS Code", () => {
   };
 
   suiteSetup(async () => {
-    const ext = vscode.extensions.getExtension<PiSessionsApi>("pi-session-explorer.pi-session-explorer")!;
-    api = await ext.activate();
-    await vscode.commands.executeCommand("workbench.view.extension.piSessions");
-    await api.service.ensureStarted();
-    await api.service.lib.whenComplete();
+    api = await activateExtension({ showView: true, complete: true });
   });
 
   test("This Workspace shows one row per family: no fork whose parent is listed there too", async () => {

@@ -14,9 +14,10 @@ import type { PiSessionsApi } from "../../src/extension/extension.js";
 import { SessionTouches, TouchItem } from "../../src/extension/insight/agentHistoryView.js";
 import { execFileSync } from "node:child_process";
 import type { CompareModel } from "../../src/protocol/views.js";
-import { header, message, usage } from "../builders.js";
-import { jsonl, waitFor } from "../helpers.js";
+import { header, message, usage } from "../support/builders.js";
+import { jsonl, waitFor } from "../support/helpers.js";
 import { storeFiles } from "./fixtureHome.js";
+import { activateExtension, closeEditors } from "./harness.js";
 
 const HOME = process.env.PI_SESSIONS_FIXTURE_HOME ?? "";
 const WORKSPACE = path.join(HOME, "src", "proj");
@@ -107,15 +108,10 @@ suite("IDE insight in a real VS Code", () => {
   };
 
   suiteSetup(async () => {
-    const ext = vscode.extensions.getExtension<PiSessionsApi>("pi-session-explorer.pi-session-explorer")!;
-    api = await ext.activate();
-    await api.service.ensureStarted();
-    await api.service.lib.whenComplete();
+    api = await activateExtension({ complete: true });
   });
 
-  suiteTeardown(async () => {
-    await vscode.commands.executeCommand("workbench.action.closeAllEditors");
-  });
+  suiteTeardown(closeEditors);
 
   test("the CodeLens counts the agent turns that touched a file; its quick pick opens the newest turn", async () => {
     const want = rawTouches(MATH);
@@ -309,9 +305,7 @@ suite("IDE insight in a real VS Code", () => {
     };
     const panelOf = (file: string, other: string | undefined) =>
       waitFor("the comparison rendered", () =>
-        api.panels.panels.find(
-          (p) => p.kind === "compare" && p.state.file === file && p.state.otherFile === other && p.facts,
-        ),
+        api.panels.find("compare", (p) => p.state.file === file && p.state.otherFile === other && p.facts),
       );
 
     await vscode.commands.executeCommand("piSessions.compareWithParent", fork);
@@ -378,7 +372,7 @@ suite("IDE insight in a real VS Code", () => {
         item: { id: "xr" },
       });
       const panel = await waitFor("the comparison rendered", () =>
-        api.panels.panels.find((p) => p.kind === "compare" && p.state.file === file && p.facts),
+        api.panels.find("compare", (p) => p.state.file === file && p.facts),
       );
       const model = panel.model as CompareModel;
       const json = JSON.parse(

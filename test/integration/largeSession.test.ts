@@ -4,23 +4,20 @@ import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
-import { header, iso, message } from "../builders.js";
-import { jsonl, waitFor } from "../helpers.js";
+import { header, iso, message } from "../support/builders.js";
+import { jsonl, waitFor } from "../support/helpers.js";
 import type { PiSessionsApi } from "../../src/extension/extension.js";
 import type { Element } from "../../src/extension/tree/index.js";
 import { piSlug } from "../../src/core/slug.js";
 import { HOME, projSession, treeText } from "./fixtureHome.js";
+import { activateExtension } from "./harness.js";
 
 suite("Pi Sessions: a large session, tail-first", () => {
   let api: PiSessionsApi;
   const { label, kids } = treeText(() => api);
 
   suiteSetup(async () => {
-    const ext = vscode.extensions.getExtension<PiSessionsApi>("pi-session-explorer.pi-session-explorer");
-    assert.ok(ext, "the extension is loaded from the working tree");
-    api = await ext.activate();
-    await vscode.commands.executeCommand("workbench.view.extension.piSessions");
-    await api.service.ensureStarted();
+    api = await activateExtension({ showView: true });
   });
 
   test("a large session shows its latest turns at once, then the whole of it when its read ends", async function () {

@@ -4,8 +4,8 @@ import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
-import { message } from "../builders.js";
-import { jsonl, waitFor } from "../helpers.js";
+import { message } from "../support/builders.js";
+import { jsonl, waitFor } from "../support/helpers.js";
 import type { PiSessionsApi } from "../../src/extension/extension.js";
 import type { Element, RowNode } from "../../src/extension/tree/index.js";
 import type { OpenPanel } from "../../src/extension/webviews/panels.js";
@@ -18,6 +18,7 @@ import type {
 } from "../../src/protocol/views.js";
 import { piSlug } from "../../src/core/slug.js";
 import { formatRowCost } from "../../src/protocol/format.js";
+import { activateExtension, closeEditors } from "./harness.js";
 
 const HOME = process.env.PI_SESSIONS_FIXTURE_HOME ?? "";
 const PI = path.join(HOME, ".pi", "agent", "sessions");
@@ -31,21 +32,17 @@ const file = (part: string) =>
 suite("Pi Sessions panels in a real VS Code", () => {
   let api: PiSessionsApi;
   /** The panel of a kind once its page rendered the latest model. */
-  const rendered = (kind: OpenPanel["kind"], seqAtLeast = 1) =>
+  const rendered = <K extends OpenPanel["kind"]>(kind: K, seqAtLeast = 1) =>
     waitFor(`the ${kind} panel to render`, () =>
       // `facts` is reset with each model posted, and set by the page's "rendered" for that model only.
-      api.panels.panels.find((p) => p.kind === kind && p.facts !== null && p.seq >= seqAtLeast),
+      api.panels.find(kind, (p) => p.facts !== null && p.seq >= seqAtLeast),
     );
 
   suiteSetup(async () => {
-    const ext = vscode.extensions.getExtension<PiSessionsApi>("pi-session-explorer.pi-session-explorer")!;
-    api = await ext.activate();
-    await api.service.ensureStarted();
+    api = await activateExtension();
   });
 
-  suiteTeardown(async () => {
-    await vscode.commands.executeCommand("workbench.action.closeAllEditors");
-  });
+  suiteTeardown(closeEditors);
 
   test("Usage & Cost opens from the palette, renders fork-aware totals, and re-renders for a new range", async () => {
     await vscode.commands.executeCommand("piSessions.showUsage");
@@ -160,7 +157,7 @@ suite("Pi Sessions panels in a real VS Code", () => {
     const s1 = file("d404");
     await vscode.commands.executeCommand("piSessions.showContext", s1);
     const p = await waitFor("the S1 context panel", () =>
-      api.panels.panels.find((x) => x.kind === "context" && x.state.file === s1 && x.facts),
+      api.panels.find("context", (x) => x.state.file === s1 && x.facts),
     );
     const before = (p.model as ContextModel).rows.length;
     const lines = fs.readFileSync(s1, "utf8").trimEnd().split("\n");

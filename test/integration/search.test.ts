@@ -6,10 +6,11 @@ import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
-import { sleep, waitFor } from "../helpers.js";
+import { sleep, waitFor } from "../support/helpers.js";
 import type { PiSessionsApi } from "../../src/extension/extension.js";
 import { piSlug } from "../../src/core/slug.js";
 import { storeFiles } from "./fixtureHome.js";
+import { activateExtension, closeEditors } from "./harness.js";
 
 const HOME = process.env.PI_SESSIONS_FIXTURE_HOME ?? "";
 const PROJ = path.join(HOME, ".pi", "agent", "sessions", piSlug(path.join(HOME, "src", "proj")));
@@ -65,14 +66,10 @@ suite("Pi Sessions search in a real VS Code", () => {
   const search = (text: string) => api.search.query({ text, limit: 50, files: null, roles: null });
 
   suiteSetup(async () => {
-    const ext = vscode.extensions.getExtension<PiSessionsApi>("pi-session-explorer.pi-session-explorer")!;
-    api = await ext.activate();
-    await api.service.ensureStarted();
+    api = await activateExtension();
   });
 
-  suiteTeardown(async () => {
-    await vscode.commands.executeCommand("workbench.action.closeAllEditors");
-  });
+  suiteTeardown(closeEditors);
 
   /** Start the index (a search does) and wait until it holds every listed session. */
   const indexed = async () => {

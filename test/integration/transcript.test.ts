@@ -5,13 +5,14 @@ import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
-import { waitFor } from "../helpers.js";
+import { waitFor } from "../support/helpers.js";
 import { stubUi } from "./stubs.js";
 import type { PiSessionsApi } from "../../src/extension/extension.js";
 import type { Element, RowNode } from "../../src/extension/tree/index.js";
 import type { OpenTranscript } from "../../src/extension/webviews/transcriptPanel.js";
 import { piSlug } from "../../src/core/slug.js";
 import { projSession } from "./fixtureHome.js";
+import { activateExtension, closeEditors } from "./harness.js";
 
 const HOME = process.env.PI_SESSIONS_FIXTURE_HOME ?? "";
 const PROJ = path.join(HOME, ".pi", "agent", "sessions", piSlug(path.join(HOME, "src", "proj")));
@@ -67,14 +68,10 @@ suite("Pi Sessions transcript in a real VS Code", () => {
     });
 
   suiteSetup(async () => {
-    const ext = vscode.extensions.getExtension<PiSessionsApi>("pi-session-explorer.pi-session-explorer")!;
-    api = await ext.activate();
-    await api.service.ensureStarted();
+    api = await activateExtension();
   });
 
-  suiteTeardown(async () => {
-    await vscode.commands.executeCommand("workbench.action.closeAllEditors");
-  });
+  suiteTeardown(closeEditors);
 
   test("Open Transcript shows the active branch to its last entry, titled with the session's name", async () => {
     const file = S2();

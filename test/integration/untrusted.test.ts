@@ -7,9 +7,10 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 import { piSlug } from "../../src/core/slug.js";
 import type { PiSessionsApi } from "../../src/extension/extension.js";
-import { header, message } from "../builders.js";
-import { jsonl, waitFor } from "../helpers.js";
+import { header, message } from "../support/builders.js";
+import { jsonl, waitFor } from "../support/helpers.js";
 import { stubUi } from "./stubs.js";
+import { activateExtension } from "./harness.js";
 
 const HOME = process.env.PI_SESSIONS_FIXTURE_HOME ?? "";
 const PROJ = path.join(HOME, ".pi", "agent", "sessions", piSlug(path.join(HOME, "src", "proj")));
@@ -20,8 +21,7 @@ suite("Restricted Mode: the writers refuse in their handlers", () => {
 
   suiteSetup(async () => {
     assert.equal(vscode.workspace.isTrusted, false, "this pass runs in an untrusted workspace");
-    api = await vscode.extensions.getExtension<PiSessionsApi>("pi-session-explorer.pi-session-explorer")!.activate();
-    await api.service.ensureStarted();
+    api = await activateExtension();
     truncated = path.join(PROJ, "2026-11-30T09-00-00-000Z_untrusted.jsonl");
     fs.writeFileSync(
       truncated,

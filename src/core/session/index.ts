@@ -25,6 +25,7 @@ export type {
   ToolCallBlock,
 } from "./message.js";
 export { narrowContent } from "./message.js";
+export type { AgentMessageRecord, EntryRecordOf, MessageRecordOf, SessionEntryRecord } from "../schema.js";
 export { parseSession, SessionReader } from "./reader.js";
 export { pathTo, settingsAt, splitModel } from "./queries.js";
 export { isPlainObject } from "../jsonShape.js";

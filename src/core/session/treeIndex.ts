@@ -1,4 +1,4 @@
-/** The tree indexes of a session's entries (ids, children, roots, labels, names), built once and extended on appends. */
+/** The tree indexes of a session's entries (ids, children, roots, labels, names), built once, extended on appends. */
 import type { Diagnostic } from "../diagnostics.js";
 import type { SessionHeader, TitleSlot } from "../schema.js";
 import { collectCompactions, type CompactionFacts } from "./compactions.js";

@@ -8,8 +8,8 @@ import type { Session } from "../../core/session/index.js";
 import { promptBefore } from "../../core/toolFiles.js";
 import { relativeTime, truncate } from "../../protocol/format.js";
 import { lastActivity } from "../../node/store/index.js";
-import { entryIdOf, fileOf } from "../args.js";
-import { registerCommand } from "../commands.js";
+import { entryIdOf, fileOf } from "../commands/target.js";
+import type { Command } from "../commands/command.js";
 import { CommandId } from "../ids.js";
 import type { Logger } from "../logging.js";
 import { pickSession } from "../panelCommands.js";
@@ -49,11 +49,7 @@ function sideItems(service: SessionService, file: string, session: Session): Sid
   return items;
 }
 
-export function registerCompareCommands(
-  service: SessionService,
-  panels: PanelManager,
-  logger: Logger,
-): vscode.Disposable {
+function scopeOf(service: SessionService, panels: PanelManager, logger: Logger): Scope {
   const show = (a: Side, b: Side) =>
     panels.show({
       panel: "compare",
@@ -62,54 +58,74 @@ export function registerCompareCommands(
       otherFile: b.file === a.file ? undefined : b.file,
       otherEntryId: b.leafId,
     });
-  return vscode.Disposable.from(
-    registerCommand(
-      CommandId.CompareBranches,
-      async (arg?: unknown) => {
-        await service.ensureStarted();
-        const file =
-          fileOf(arg) ??
-          (await pickSession(service.lib, vscode.l10n.t("Compare the branches of which session?")))?.file;
-        if (!file) return undefined;
-        const items = sideItems(service, file, await opened(service, file));
-        if (items.length < 2)
-          throw new Error(vscode.l10n.t("This session has one branch and no fork: nothing to compare"));
-        const a = await vscode.window.showQuickPick(items, {
-          title: vscode.l10n.t("Compare Branches (1/2): the first side"),
-          matchOnDescription: true,
-        });
-        if (!a) return undefined;
-        const b = await vscode.window.showQuickPick(
-          items.filter((i) => i !== a),
-          { title: vscode.l10n.t("Compare Branches (2/2): the other side"), matchOnDescription: true },
-        );
-        if (!b) return undefined;
-        return show(a.side, b.side).state;
-      },
-      logger,
-    ),
-    registerCommand(
-      CommandId.CompareWithActiveBranch,
-      async (arg?: unknown) => {
-        await service.ensureStarted();
-        const file = fileOf(arg);
-        const entryId = entryIdOf(arg);
-        if (!file || !entryId) throw new Error(vscode.l10n.t("Choose a branch in the Sessions view"));
-        const session = await opened(service, file);
-        // Side A follows the active leaf as the session grows (no leaf given).
-        return show({ file }, { file, leafId: newestLeafBelow(session, entryId) }).state;
-      },
-      logger,
-    ),
-    registerCommand(
-      CommandId.CompareWithParent,
-      async (arg?: unknown) => {
-        await service.ensureStarted();
-        const s = service.lib.get(fileOf(arg) ?? "");
-        if (!s?.parent) throw new Error(vscode.l10n.t("Choose a fork whose parent session is listed"));
-        return show({ file: s.parent.file }, { file: s.file }).state;
-      },
-      logger,
-    ),
-  );
+  return { service, panels, logger, show };
+}
+
+/** What the commands below share. */
+interface Scope {
+  service: SessionService;
+  panels: PanelManager;
+  logger: Logger;
+  show: (a: Side, b: Side) => ReturnType<PanelManager["show"]>;
+}
+
+export function compareCommands(service: SessionService, panels: PanelManager, logger: Logger): Command[] {
+  const scope = scopeOf(service, panels, logger);
+  return [compareBranchesCommand(scope), compareWithActiveBranchCommand(scope), compareWithParentCommand(scope)];
+}
+
+/** `CompareBranches`. */
+function compareBranchesCommand({ service, show }: Scope): Command {
+  return {
+    id: CommandId.CompareBranches,
+    execute: async (arg?: unknown) => {
+      await service.ensureStarted();
+      const file =
+        fileOf(arg) ?? (await pickSession(service.lib, vscode.l10n.t("Compare the branches of which session?")))?.file;
+      if (!file) return undefined;
+      const items = sideItems(service, file, await opened(service, file));
+      if (items.length < 2)
+        throw new Error(vscode.l10n.t("This session has one branch and no fork: nothing to compare"));
+      const a = await vscode.window.showQuickPick(items, {
+        title: vscode.l10n.t("Compare Branches (1/2): the first side"),
+        matchOnDescription: true,
+      });
+      if (!a) return undefined;
+      const b = await vscode.window.showQuickPick(
+        items.filter((i) => i !== a),
+        { title: vscode.l10n.t("Compare Branches (2/2): the other side"), matchOnDescription: true },
+      );
+      if (!b) return undefined;
+      return show(a.side, b.side).state;
+    },
+  };
+}
+
+/** `CompareWithActiveBranch`. */
+function compareWithActiveBranchCommand({ service, show }: Scope): Command {
+  return {
+    id: CommandId.CompareWithActiveBranch,
+    execute: async (arg?: unknown) => {
+      await service.ensureStarted();
+      const file = fileOf(arg);
+      const entryId = entryIdOf(arg);
+      if (!file || !entryId) throw new Error(vscode.l10n.t("Choose a branch in the Sessions view"));
+      const session = await opened(service, file);
+      // Side A follows the active leaf as the session grows (no leaf given).
+      return show({ file }, { file, leafId: newestLeafBelow(session, entryId) }).state;
+    },
+  };
+}
+
+/** `CompareWithParent`. */
+function compareWithParentCommand({ service, show }: Scope): Command {
+  return {
+    id: CommandId.CompareWithParent,
+    execute: async (arg?: unknown) => {
+      await service.ensureStarted();
+      const s = service.lib.get(fileOf(arg) ?? "");
+      if (!s?.parent) throw new Error(vscode.l10n.t("Choose a fork whose parent session is listed"));
+      return show({ file: s.parent.file }, { file: s.file }).state;
+    },
+  };
 }

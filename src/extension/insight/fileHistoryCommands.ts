@@ -3,7 +3,7 @@
  * History of This File, Show Edit Diff, Compare with Current File).
  */
 import * as vscode from "vscode";
-import { registerCommand } from "../commands.js";
+import { registerCommand } from "../commands/command.js";
 import { AgentHistoryViewId, CommandId } from "../ids.js";
 import type { Logger } from "../logging.js";
 import type { SessionService } from "../service.js";

@@ -15,7 +15,6 @@ import {
   relativeTime,
   truncate,
 } from "../../protocol/format.js";
-import { hostPaths } from "../../node/roots.js";
 import { agentDirOf, type CompactionSettings, piCompactionSettings } from "../../node/piSettings.js";
 import { lastActivity, ownCost, type StoreSession } from "../../node/store/index.js";
 import { CommandId } from "../ids.js";
@@ -41,10 +40,7 @@ export class LiveStatus implements vscode.Disposable {
   private readonly timer: NodeJS.Timeout;
   private readonly subscriptions: vscode.Disposable[];
 
-  constructor(
-    private readonly service: SessionService,
-    private readonly workspaceFolders: () => string[],
-  ) {
+  constructor(private readonly service: SessionService) {
     this.item = vscode.window.createStatusBarItem("piSessions.live", vscode.StatusBarAlignment.Left, 50);
     this.item.name = vscode.l10n.t("Pi Session (live)");
     this.timer = setInterval(() => this.update(), CHECK_MS);
@@ -65,7 +61,7 @@ export class LiveStatus implements vscode.Disposable {
   }
 
   private workspaceSessions(): StoreSession[] {
-    return this.service.lib.workspaceSessions(this.workspaceFolders(), hostPaths());
+    return this.service.workspaceSessions();
   }
 
   /** The newest session of the workspace written within the live window, if any (shown by the next update). */

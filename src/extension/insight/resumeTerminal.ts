@@ -8,10 +8,9 @@ import * as vscode from "vscode";
 import { commandLine, hasControlCharacters, resumeArgs, shellKindOf } from "../../core/resume.js";
 import { oneLine, truncate } from "../../protocol/format.js";
 import { type StoreSession } from "../../node/store/index.js";
-import { fileOf } from "../args.js";
-import { registerCommand } from "../commands.js";
+import { fileOf } from "../commands/target.js";
+import type { Command } from "../commands/command.js";
 import { CommandId } from "../ids.js";
-import type { Logger } from "../logging.js";
 import { pickSession } from "../panelCommands.js";
 import type { SessionService } from "../service.js";
 import { displayTitle } from "../titles.js";
@@ -72,18 +71,15 @@ function resumeInTerminal(s: StoreSession): vscode.Terminal {
   return terminal;
 }
 
-export function registerResumeCommand(service: SessionService, logger: Logger): vscode.Disposable {
-  return registerCommand(
-    CommandId.ResumeInTerminal,
-    async (arg?: unknown) => {
+export function resumeCommand(service: SessionService): Command {
+  return {
+    id: CommandId.ResumeInTerminal,
+    execute: async (arg?: unknown) => {
       await service.ensureStarted();
       const file =
         fileOf(arg) ?? (await pickSession(service.lib, vscode.l10n.t("Resume which session in a terminal?")))?.file;
       if (!file) return undefined;
-      const s = service.lib.get(file);
-      if (!s) throw new Error(vscode.l10n.t("{0} is not a session under the configured session roots", file));
-      return resumeInTerminal(s);
+      return resumeInTerminal(service.resolve(file));
     },
-    logger,
-  );
+  };
 }

@@ -6,9 +6,9 @@
 import * as vscode from "vscode";
 import { relativeTime } from "../../protocol/format.js";
 import type { SearchRole, SearchScope } from "../../protocol/search.js";
-import type { SearchAnswer } from "../../node/search/workerProtocol.js";
-import type { SearchHit } from "../../node/search/queryIndex.js";
-import { registerCommand } from "../commands.js";
+import type { SearchAnswer } from "../../node/search/index.js";
+import type { SearchHit } from "../../node/search/index.js";
+import type { Command } from "../commands/command.js";
 import { CommandId } from "../ids.js";
 import type { Logger } from "../logging.js";
 import type { SessionService } from "../service.js";
@@ -41,7 +41,6 @@ export interface SearchCommandContext {
   search: SearchService;
   transcripts: TranscriptPanels;
   results: SearchPanel;
-  workspaceFolders: () => string[];
   logger: Logger;
 }
 
@@ -56,7 +55,7 @@ function indexNote(search: SearchService, answer: SearchAnswer): string {
   return "";
 }
 
-export function registerSearchCommands(ctx: SearchCommandContext): vscode.Disposable {
+function scopeOf(ctx: SearchCommandContext): Scope {
   const { service, search, transcripts, results, logger } = ctx;
   const titleOf = (file: string) => {
     const s = service.lib.get(file);
@@ -94,131 +93,149 @@ export function registerSearchCommands(ctx: SearchCommandContext): vscode.Dispos
     return items;
   };
 
-  return vscode.Disposable.from(
-    registerCommand(
-      CommandId.SearchContent,
-      async (initial?: unknown) => {
-        await service.ensureStarted();
-        const folders = ctx.workspaceFolders();
-        let scope: SearchScope = defaultScope(service, folders);
-        const pick = vscode.window.createQuickPick<Item>();
-        const scopeButton = (): vscode.QuickInputButton =>
-          scope === "workspace"
-            ? { iconPath: new vscode.ThemeIcon("globe"), tooltip: vscode.l10n.t("Search All Projects") }
-            : { iconPath: new vscode.ThemeIcon("folder"), tooltip: vscode.l10n.t("Search This Workspace") };
-        const title = () =>
-          scope === "workspace"
-            ? vscode.l10n.t("Search Session Content: This Workspace")
-            : vscode.l10n.t("Search Session Content: All Projects");
-        const showAllButton: vscode.QuickInputButton = {
-          iconPath: new vscode.ThemeIcon("list-flat"),
-          tooltip: vscode.l10n.t("Show All Results"),
-        };
-        pick.title = title();
-        pick.buttons = [scopeButton(), showAllButton];
-        pick.placeholder = vscode.l10n.t(
-          'Words, "a phrase", prefix*, -exclude, role:user, tool:bash, since:2026-11-01',
-        );
-        pick.matchOnDescription = false;
-        pick.matchOnDetail = false;
-        let seq = 0;
-        let timer: NodeJS.Timeout | undefined;
-        const run = async (text: string) => {
-          const mine = ++seq;
-          if (!text.trim()) {
-            pick.items = [];
-            pick.busy = false;
+  return { service, search, transcripts, results, logger, titleOf, itemsOf };
+}
+
+/** What the commands below share. */
+interface Scope {
+  service: SessionService;
+  search: SearchService;
+  transcripts: TranscriptPanels;
+  results: SearchPanel;
+  logger: Logger;
+  titleOf: (file: string) => string | undefined;
+  itemsOf: (answer: SearchAnswer, text: string) => Item[];
+}
+
+export function searchCommands(ctx: SearchCommandContext): Command[] {
+  const scope = scopeOf(ctx);
+  return [searchContentCommand(scope), showSearchResultsCommand(scope)];
+}
+
+/** `SearchContent`. */
+function searchContentCommand({ service, search, transcripts, results, logger, itemsOf }: Scope): Command {
+  return {
+    id: CommandId.SearchContent,
+    execute: async (initial?: unknown) => {
+      await service.ensureStarted();
+      let scope: SearchScope = defaultScope(service);
+      const pick = vscode.window.createQuickPick<Item>();
+      const scopeButton = (): vscode.QuickInputButton =>
+        scope === "workspace"
+          ? { iconPath: new vscode.ThemeIcon("globe"), tooltip: vscode.l10n.t("Search All Projects") }
+          : { iconPath: new vscode.ThemeIcon("folder"), tooltip: vscode.l10n.t("Search This Workspace") };
+      const title = () =>
+        scope === "workspace"
+          ? vscode.l10n.t("Search Session Content: This Workspace")
+          : vscode.l10n.t("Search Session Content: All Projects");
+      const showAllButton: vscode.QuickInputButton = {
+        iconPath: new vscode.ThemeIcon("list-flat"),
+        tooltip: vscode.l10n.t("Show All Results"),
+      };
+      pick.title = title();
+      pick.buttons = [scopeButton(), showAllButton];
+      pick.placeholder = vscode.l10n.t('Words, "a phrase", prefix*, -exclude, role:user, tool:bash, since:2026-11-01');
+      pick.matchOnDescription = false;
+      pick.matchOnDetail = false;
+      let seq = 0;
+      let timer: NodeJS.Timeout | undefined;
+      const run = async (text: string) => {
+        const mine = ++seq;
+        if (!text.trim()) {
+          pick.items = [];
+          pick.busy = false;
+          return;
+        }
+        pick.busy = true;
+        try {
+          const answer = await search.query({
+            text,
+            limit: QUICK_PICK_HITS,
+            files: scopeFiles(service, scope),
+            roles: null,
+          });
+          if (mine !== seq) return;
+          // Searched again while the reader is in the list (the index grew): they stay on the hit they were on.
+          const was = pick.activeItems[0]?.hit;
+          pick.items = itemsOf(answer, text);
+          const same = was && pick.items.find((i) => i.hit?.file === was.file && i.hit.entryId === was.entryId);
+          if (same) pick.activeItems = [same];
+        } catch (err) {
+          logger.error("search failed", err);
+          if (mine === seq) pick.items = [{ label: `$(error) ${String(err)}`, alwaysShow: true }];
+        } finally {
+          if (mine === seq) pick.busy = false;
+        }
+      };
+      const chosen = new Promise<{ file: string; entryId: string } | { all: string } | undefined>((resolve) => {
+        pick.onDidChangeValue((text) => {
+          clearTimeout(timer);
+          timer = setTimeout(() => void run(text), DEBOUNCE_MS);
+        });
+        pick.onDidTriggerButton((button) => {
+          if (button === showAllButton) {
+            resolve({ all: pick.value });
+            pick.hide();
             return;
           }
-          pick.busy = true;
-          try {
-            const answer = await search.query({
-              text,
-              limit: QUICK_PICK_HITS,
-              files: scopeFiles(service, scope, folders),
-              roles: null,
-            });
-            if (mine !== seq) return;
-            // Searched again while the reader is in the list (the index grew): they stay on the hit they were on.
-            const was = pick.activeItems[0]?.hit;
-            pick.items = itemsOf(answer, text);
-            const same = was && pick.items.find((i) => i.hit?.file === was.file && i.hit.entryId === was.entryId);
-            if (same) pick.activeItems = [same];
-          } catch (err) {
-            logger.error("search failed", err);
-            if (mine === seq) pick.items = [{ label: `$(error) ${String(err)}`, alwaysShow: true }];
-          } finally {
-            if (mine === seq) pick.busy = false;
-          }
+          scope = scope === "workspace" ? "all" : "workspace";
+          pick.title = title();
+          pick.buttons = [scopeButton(), showAllButton];
+          void run(pick.value);
+        });
+        pick.onDidAccept(() => {
+          const item = pick.selectedItems[0];
+          if (item?.showAll) resolve({ all: pick.value });
+          else if (item?.hit) resolve({ file: item.hit.file, entryId: item.hit.entryId });
+          else return;
+          pick.hide();
+        });
+        // While the index is built, what it has grows: the results are searched again as it does.
+        const again = () => {
+          if (pick.value.trim() && !pick.busy) void run(pick.value);
         };
-        const chosen = new Promise<{ file: string; entryId: string } | { all: string } | undefined>((resolve) => {
-          pick.onDidChangeValue((text) => {
-            clearTimeout(timer);
-            timer = setTimeout(() => void run(text), DEBOUNCE_MS);
-          });
-          pick.onDidTriggerButton((button) => {
-            if (button === showAllButton) {
-              resolve({ all: pick.value });
-              pick.hide();
-              return;
-            }
-            scope = scope === "workspace" ? "all" : "workspace";
-            pick.title = title();
-            pick.buttons = [scopeButton(), showAllButton];
-            void run(pick.value);
-          });
-          pick.onDidAccept(() => {
-            const item = pick.selectedItems[0];
-            if (item?.showAll) resolve({ all: pick.value });
-            else if (item?.hit) resolve({ file: item.hit.file, entryId: item.hit.entryId });
-            else return;
-            pick.hide();
-          });
-          // While the index is built, what it has grows: the results are searched again as it does.
-          const again = () => {
-            if (pick.value.trim() && !pick.busy) void run(pick.value);
-          };
-          const indexed = search.onDidIndex(again);
-          const growing = setInterval(() => {
-            const s = search.lastAnswer?.state;
-            if (search.building || (s?.pending && !s.readOnly)) again();
-          }, GROWING_REFRESH_MS);
-          pick.onDidHide(() => {
-            clearTimeout(timer);
-            clearInterval(growing);
-            indexed.dispose();
-            resolve(undefined);
-            pick.dispose();
-          });
+        const indexed = search.onDidIndex(again);
+        const growing = setInterval(() => {
+          const s = search.lastAnswer?.state;
+          if (search.building || (s?.pending && !s.readOnly)) again();
+        }, GROWING_REFRESH_MS);
+        pick.onDidHide(() => {
+          clearTimeout(timer);
+          clearInterval(growing);
+          indexed.dispose();
+          resolve(undefined);
+          pick.dispose();
         });
-        if (typeof initial === "string" && initial) {
-          pick.value = initial;
-          void run(initial);
-        }
-        pick.show();
-        const result = await chosen;
-        if (!result) return undefined;
-        if ("all" in result) {
-          results.show({ text: result.all, roles: [], scope });
-          return result;
-        }
-        // A unit of the OMP title slot has no entry: the transcript opens at its end.
-        transcripts.show(result.file, result.entryId || undefined);
+      });
+      if (typeof initial === "string" && initial) {
+        pick.value = initial;
+        void run(initial);
+      }
+      pick.show();
+      const result = await chosen;
+      if (!result) return undefined;
+      if ("all" in result) {
+        results.show({ text: result.all, roles: [], scope });
         return result;
-      },
-      logger,
-    ),
-    registerCommand(
-      CommandId.ShowSearchResults,
-      async (text?: unknown) => {
-        await service.ensureStarted();
-        return results.show({
-          text: typeof text === "string" ? text : "",
-          roles: [],
-          scope: defaultScope(service, ctx.workspaceFolders()),
-        });
-      },
-      logger,
-    ),
-  );
+      }
+      // A unit of the OMP title slot has no entry: the transcript opens at its end.
+      transcripts.show(result.file, result.entryId || undefined);
+      return result;
+    },
+  };
+}
+
+/** `ShowSearchResults`. */
+function showSearchResultsCommand({ service, results }: Scope): Command {
+  return {
+    id: CommandId.ShowSearchResults,
+    execute: async (text?: unknown) => {
+      await service.ensureStarted();
+      return results.show({
+        text: typeof text === "string" ? text : "",
+        roles: [],
+        scope: defaultScope(service),
+      });
+    },
+  };
 }

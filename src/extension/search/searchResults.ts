@@ -1,20 +1,19 @@
 /** What the quick pick and the results panel show of search hits: one line of snippet, the scope's files, groups. */
-import { hostPaths } from "../../node/roots.js";
-import type { SearchHit } from "../../node/search/queryIndex.js";
+import type { SearchHit } from "../../node/search/index.js";
 import { oneLine, truncate } from "../../protocol/format.js";
 import type { SearchResultGroup, SearchScope } from "../../protocol/search.js";
 import type { SessionService } from "../service.js";
 import { pickText } from "../titles.js";
 
 /** The files a scope searches: the workspace's sessions, or null for every session. */
-export function scopeFiles(service: SessionService, scope: SearchScope, folders: string[]): string[] | null {
+export function scopeFiles(service: SessionService, scope: SearchScope): string[] | null {
   if (scope === "all") return null;
-  return service.lib.workspaceSessions(folders, hostPaths()).map((s) => s.file);
+  return service.workspaceSessions().map((s) => s.file);
 }
 
 /** The scope a search starts in: this workspace when it has sessions, else every project. */
-export function defaultScope(service: SessionService, folders: string[]): SearchScope {
-  return folders.length && service.lib.workspaceSessions(folders, hostPaths()).length ? "workspace" : "all";
+export function defaultScope(service: SessionService): SearchScope {
+  return service.workspaceFolders().length && service.workspaceSessions().length ? "workspace" : "all";
 }
 
 /**

@@ -8,10 +8,10 @@ import { existsSync } from "node:fs";
 import * as vscode from "vscode";
 import { cacheDir } from "../../node/cacheDir.js";
 import type { ChangeSet, SessionLibrary } from "../../node/library.js";
-import { SearchClient } from "../../node/search/searchClient.js";
-import { indexFileFor } from "../../node/search/indexName.js";
-import { indexTargets } from "../../node/search/targets.js";
-import type { IndexState, SearchAnswer, SearchRequest } from "../../node/search/workerProtocol.js";
+import { SearchClient } from "../../node/search/index.js";
+import { indexFileFor } from "../../node/search/index.js";
+import { indexTargets } from "../../node/search/index.js";
+import type { IndexState, SearchAnswer, SearchRequest } from "../../node/search/index.js";
 import type { Logger } from "../logging.js";
 import type { SessionService } from "../service.js";
 

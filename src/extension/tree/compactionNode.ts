@@ -4,25 +4,24 @@
  * the kept range and the replaced range.
  */
 import * as vscode from "vscode";
-import { compactionMethod } from "../../core/compact/blackmagic.js";
 import { formatTokens, truncate } from "../../protocol/format.js";
 import { entryLabel } from "../../core/entryText.js";
 import { ContextValue, type DetailKind } from "./contextValues.js";
 import { type RowContext, RowNode } from "./rowNode.js";
 
 export class CompactionNode extends RowNode {
-  protected override details({ session, entry }: Omit<RowContext, "desc" | "forks">): DetailKind[] {
-    const info = session.compactions.find((c) => c.id === entry.id);
+  protected override details({ outline, entry }: Omit<RowContext, "desc" | "forks">): DetailKind[] {
+    const { info, method } = outline.compactionFacts(entry);
     const out: DetailKind[] = ["summary"];
-    if (compactionMethod(entry.data.details)) out.push("method");
+    if (method) out.push("method");
     if (info?.keptFromId) out.push("kept");
     if (info?.replacesThroughId) out.push("replaced");
     return out;
   }
 
-  protected render(t: vscode.TreeItem, { session, entry, desc }: RowContext): void {
-    const info = session.compactions.find((c) => c.id === entry.id);
-    const kept = info?.keptFromId ? session.byId.get(info.keptFromId) : undefined;
+  protected render(t: vscode.TreeItem, { outline, entry, desc }: RowContext): void {
+    // The outline computes a compaction's facts once (its record, the kept entry, how it was made).
+    const { info, kept, method } = outline.compactionFacts(entry);
     const tokens =
       info?.tokensBefore != null
         ? vscode.l10n.t("{0} tokens summarized", formatTokens(info.tokensBefore))
@@ -37,7 +36,6 @@ export class CompactionNode extends RowNode {
     t.contextValue = ContextValue.Compaction;
     if (info?.tokensAfter != null) desc.push(`→ ${formatTokens(info.tokensAfter)}`);
     // How it was made (Blackmagic's format, ours too): "server · OpenAI", "local fallback (remote_error)".
-    const method = compactionMethod(entry.data.details);
     if (method) desc.push(method);
   }
 }

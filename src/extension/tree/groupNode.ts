@@ -1,6 +1,5 @@
 /** The two top-level groups: This Workspace (its sessions) and All Projects (one node per project). */
 import * as vscode from "vscode";
-import { hostPaths } from "../../node/roots.js";
 import { ContextValue } from "./contextValues.js";
 import { InfoNode } from "./infoNode.js";
 import { TreeNode } from "./node.js";
@@ -25,7 +24,7 @@ export class GroupNode extends TreeNode {
 
   private workspaceChildren(): TreeNode[] {
     const folders = this.tree.workspaceFolderPaths();
-    const sessions = this.tree.lib.workspaceSessions(folders, hostPaths());
+    const sessions = this.tree.workspaceSessions();
     if (!sessions.length) {
       // VS Code shows viewsWelcome only for an empty view, so an empty group gets a placeholder row of its own.
       const tooltip =
@@ -60,7 +59,7 @@ export class GroupNode extends TreeNode {
     const lib = this.tree.lib;
     if (workspace) {
       item.collapsibleState = vscode.TreeItemCollapsibleState.Expanded;
-      item.description = sessionsText(lib.workspaceSessions(this.tree.workspaceFolderPaths(), hostPaths()).length);
+      item.description = sessionsText(this.tree.workspaceSessions().length);
       item.iconPath = new vscode.ThemeIcon("root-folder");
     } else {
       item.description = `${sessionsText(lib.sessions.length)} · ${projectsText(lib.projects().length)}`;

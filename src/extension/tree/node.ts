@@ -7,6 +7,7 @@
 import type * as vscode from "vscode";
 import type { FilterMode, OutlineItem, SessionOutline } from "../../core/outline.js";
 import type { SessionLibrary } from "../../node/library.js";
+import type { StoreSession } from "../../node/store/index.js";
 
 /** What nodes need from the tree they are in. The provider implements it. */
 export interface TreeContext {
@@ -15,6 +16,8 @@ export interface TreeContext {
   /** `nested`: one row per fork family, forks under "Forks (N)"; `flat`: one row per session. */
   readonly forkDisplay: ForkDisplay;
   workspaceFolderPaths(): string[];
+  /** The sessions of the workspace's folders (the service's one workspace scope). */
+  workspaceSessions(): StoreSession[];
   /** The session's outline for the current filter, parsed on first use. */
   outline(file: string): Promise<SessionOutline | null>;
   /** The outline if it is already built, or a large session's tail-first preview (rendering never reads files). */

@@ -2,16 +2,14 @@
  * The Sessions tree's data provider: structure (roots, children, parents), refresh, interning, and finding the node
  * of a session or an entry for `reveal`. Each node kind renders itself (`./*Node.ts`); this class only routes.
  * Nodes are interned by id so that a change refreshes exactly one session's nodes and expansion survives refreshes.
- * Children are built one level at a time from the core's `SessionOutline`.
+ * Children are built one level at a time from the core's `SessionOutline`; outlines, previews, keys and live marks
+ * are the model's (model.ts), which says what changed.
  */
-import { basename } from "node:path";
 import * as vscode from "vscode";
 import { type FilterMode, type OutlineItem, SessionOutline } from "../../core/outline.js";
 import { pathTo } from "../../core/session/index.js";
 import type { SessionLibrary } from "../../node/library.js";
-import { lastActivity } from "../../node/store/index.js";
-import { readTailPreview } from "../../node/tailPreview.js";
-import { formatBytes } from "../../protocol/format.js";
+import type { StoreSession } from "../../node/store/index.js";
 import type { SessionService } from "../service.js";
 import { BranchNode } from "./branchNode.js";
 import { BranchSummaryNode } from "./branchSummaryNode.js";
@@ -21,62 +19,32 @@ import { GroupNode } from "./groupNode.js";
 import type { Element } from "./elements.js";
 import type { FileNode, ForkDisplay, TreeContext, TreeNode } from "./node.js";
 import { ForksNode } from "./forksNode.js";
-import { LIVE_MS } from "./present.js";
+import { SessionsTreeModel } from "./model.js";
 import type { RowNode } from "./rowNode.js";
 import { SessionNode } from "./sessionNode.js";
 import { TurnNode } from "./turnNode.js";
-
-/** Sessions larger than this show progress while they are read. */
-const LARGE_SESSION_BYTES = 8 * 1024 * 1024;
-/**
- * Sessions larger than this show the latest turns of their active branch at once, read from the end of the file
- * (`readTailPreview`), until their parse ends: it takes half a second and more from here (a 1 GB session: seconds).
- */
-const PREVIEW_BYTES = 64 * 1024 * 1024;
 
 export class SessionsTreeProvider implements vscode.TreeDataProvider<Element>, TreeContext, vscode.Disposable {
   private readonly emitter = new vscode.EventEmitter<Element | Element[] | undefined>();
   readonly onDidChangeTreeData = this.emitter.event;
   private readonly nodes = new Map<string, TreeNode>();
-  private readonly outlines = new Map<string, SessionOutline>();
-  /** Outlines being built (one parse per session, however many ask). */
-  private readonly loading = new Map<string, Promise<SessionOutline | null>>();
-  /** Tail-first outlines of large sessions whose parse has not ended (`preview`). */
-  private readonly previews = new Map<string, SessionOutline>();
-  private readonly keys = new Map<string, string>();
-  private readonly liveFiles = new Set<string>();
-  private readonly liveTimer: NodeJS.Timeout;
+  /** The caches, keys, live marks and settings the tree shows (model.ts). */
+  readonly model: SessionsTreeModel;
   private readonly disposables: vscode.Disposable[] = [];
-  private filterMode: FilterMode;
-  private forkDisplayMode: ForkDisplay = readForkDisplay();
 
   constructor(
     private readonly service: SessionService,
     filter: FilterMode,
-    readonly workspaceFolderPaths: () => string[] = () =>
-      (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === "file").map((f) => f.uri.fsPath),
   ) {
-    this.filterMode = filter;
+    this.model = new SessionsTreeModel(service, filter);
     this.disposables.push(
-      service.onDidChange((set) => {
-        if (!set || set.structural) return this.refreshAll();
-        const files = new Set(set.changes.map((c) => c.file));
-        for (const f of files) {
-          this.outlines.delete(f);
-          this.previews.delete(f);
-        }
-        this.fireFamilies(files);
+      this.model,
+      this.model.onDidChange((change) => {
+        if (change.kind === "all") this.emitter.fire(undefined);
+        else if (change.kind === "families") this.fireFamilies(change.files);
+        else this.fireSessions(change.match);
       }),
     );
-    this.disposables.push(
-      vscode.workspace.onDidChangeConfiguration((e) => {
-        if (!e.affectsConfiguration("piSessions.forks.display")) return;
-        this.forkDisplayMode = readForkDisplay();
-        this.refreshAll();
-      }),
-    );
-    // The "live" marker fades a minute after the last write.
-    this.liveTimer = setInterval(() => this.expireLive(), 15_000);
   }
 
   get lib(): SessionLibrary {
@@ -84,25 +52,19 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<Element>, T
   }
 
   get filter(): FilterMode {
-    return this.filterMode;
+    return this.model.filter;
   }
 
   get forkDisplay(): ForkDisplay {
-    return this.forkDisplayMode;
+    return this.model.forkDisplay;
   }
 
   setFilter(mode: FilterMode): void {
-    this.filterMode = mode;
-    this.outlines.clear();
-    this.previews.clear();
-    this.fireSessions(() => true);
+    this.model.setFilter(mode);
   }
 
   refreshAll(): void {
-    this.outlines.clear();
-    this.previews.clear();
-    this.loading.clear(); // reads of a library replaced meanwhile are not joined
-    this.emitter.fire(undefined);
+    this.model.refreshAll();
   }
 
   /**
@@ -133,20 +95,7 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<Element>, T
   }
 
   markLive(file: string): void {
-    this.liveFiles.add(file);
-  }
-
-  private expireLive(): void {
-    const now = Date.now();
-    const expired = new Set(
-      [...this.liveFiles].filter((f) => {
-        const s = this.service.lib.get(f);
-        return !s || now - lastActivity(s) >= LIVE_MS;
-      }),
-    );
-    if (!expired.size) return;
-    for (const f of expired) this.liveFiles.delete(f);
-    this.fireSessions((file) => expired.has(file));
+    this.model.markLive(file);
   }
 
   intern<T extends TreeNode>(node: T): T {
@@ -159,22 +108,16 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<Element>, T
     return node;
   }
 
-  /** `session:<id>`, made unique when two files carry the same session id (a copied file). */
-  private refreshKeys(): void {
-    this.keys.clear();
-    const used = new Set<string>();
-    const sessions = this.service.lib.sessions.sort((a, b) => a.file.localeCompare(b.file));
-    for (const s of sessions) {
-      let key = s.summary.ok ? `session:${s.summary.id}` : `file:${s.file}`;
-      if (used.has(key)) key = `${key}@${s.file}`;
-      used.add(key);
-      this.keys.set(s.file, key);
-    }
+  keyOf(file: string): string {
+    return this.model.keyOf(file);
   }
 
-  keyOf(file: string): string {
-    if (!this.keys.has(file)) this.refreshKeys();
-    return this.keys.get(file) ?? `file:${file}`;
+  workspaceFolderPaths(): string[] {
+    return this.service.workspaceFolders();
+  }
+
+  workspaceSessions(): StoreSession[] {
+    return this.service.workspaceSessions();
   }
 
   sessionNode(file: string, parent: Element): SessionNode {
@@ -224,7 +167,7 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<Element>, T
   private roots(): Element[] {
     const state = this.service.state;
     if (state === "noAgentDir" || state === "noSessions") return []; // viewsWelcome explains
-    this.refreshKeys();
+    this.model.refreshKeys();
     const out: Element[] = [];
     if (this.workspaceFolderPaths().length) out.push(this.intern(new GroupNode("ws", "workspace", this)));
     out.push(this.intern(new GroupNode("all", "all", this)));
@@ -232,68 +175,15 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<Element>, T
   }
 
   loadedOutline(file: string): SessionOutline | undefined {
-    return this.outlines.get(file) ?? this.previews.get(file);
+    return this.model.loadedOutline(file);
   }
 
-  /** The session's model and its outline for the current filter (parsed on first use, then followed live). */
   outline(file: string): Promise<SessionOutline | null> {
-    const cached = this.outlines.get(file);
-    if (cached) return Promise.resolve(cached);
-    let pending = this.loading.get(file);
-    if (!pending) {
-      const read = this.readOutline(file).finally(() => {
-        if (this.loading.get(file) === read) this.loading.delete(file);
-      });
-      this.loading.set(file, (pending = read));
-    }
-    return pending;
+    return this.model.outline(file);
   }
 
-  private async readOutline(file: string): Promise<SessionOutline | null> {
-    // A large session that is not followed yet takes a moment to read: say so in the window's progress area.
-    const lib = this.service.lib;
-    const size = lib.get(file)?.sizeBytes ?? 0;
-    const title = vscode.l10n.t("Reading {0} ({1})", basename(file), formatBytes(size));
-    let result;
-    try {
-      result =
-        !lib.isFollowed(file) && size > LARGE_SESSION_BYTES
-          ? await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title }, () => lib.open(file))
-          : await lib.open(file);
-    } finally {
-      if (lib === this.service.lib) this.previews.delete(file);
-    }
-    if (!result.ok) return null;
-    const outline = new SessionOutline(result.session, this.filterMode);
-    // A library replaced meanwhile (new settings) reads its own: this one is answered, not kept.
-    if (lib === this.service.lib) this.outlines.set(file, outline);
-    return outline;
-  }
-
-  /**
-   * For a large session not read yet: the latest turns of its active branch, read from the end of the file, while
-   * the whole of it is read in the background; its nodes are rendered again when that ends. Null otherwise.
-   */
-  async preview(file: string): Promise<SessionOutline | null> {
-    const lib = this.service.lib;
-    if (this.outlines.has(file)) return null;
-    const known = this.previews.get(file);
-    if (known) return known;
-    if (lib.isFollowed(file) || (lib.get(file)?.sizeBytes ?? 0) <= PREVIEW_BYTES) return null;
-    let session;
-    try {
-      session = await readTailPreview(file);
-    } catch {
-      session = null; // the full read reports why the file cannot be read
-    }
-    if (!session) return null;
-    const outline = new SessionOutline(session, this.filterMode);
-    this.previews.set(file, outline);
-    void this.outline(file).then(
-      () => this.fireSessions((f) => f === file),
-      () => this.fireSessions((f) => f === file),
-    );
-    return outline;
+  preview(file: string): Promise<SessionOutline | null> {
+    return this.model.preview(file);
   }
 
   // ----------------------------------------------------------------------------------------------
@@ -307,7 +197,7 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<Element>, T
     await this.service.ensureStarted();
     const target = this.service.lib.get(file);
     if (!target) return undefined;
-    const chain = this.forkDisplayMode === "nested" ? this.service.lib.families().chain(target) : [target];
+    const chain = this.forkDisplay === "nested" ? this.service.lib.families().chain(target) : [target];
     const roots = this.roots();
     const groups = prefer === "workspace" ? roots : [...roots].reverse();
     /** `chain[at]`'s node in `level`, then down the chain to the target. */
@@ -363,12 +253,7 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<Element>, T
   }
 
   dispose(): void {
-    clearInterval(this.liveTimer);
     for (const d of this.disposables) d.dispose();
     this.emitter.dispose();
   }
-}
-
-function readForkDisplay(): ForkDisplay {
-  return vscode.workspace.getConfiguration("piSessions").get<string>("forks.display") === "flat" ? "flat" : "nested";
 }

@@ -4,7 +4,7 @@
  */
 import { basename } from "node:path";
 import * as vscode from "vscode";
-import type { PanelState } from "../../protocol/messages.js";
+import type { PanelStateOf } from "../../protocol/messages.js";
 import { truncate } from "../../protocol/format.js";
 import type { CompareEnd } from "../../node/views/compare.js";
 import {
@@ -19,21 +19,18 @@ import type { DiffTexts } from "./diffTexts.js";
 import { displayTitle } from "../titles.js";
 
 async function end(service: SessionService, file: string, leafId: string | undefined, forked: boolean) {
-  const s = service.lib.get(file);
-  if (!s) throw new Error(vscode.l10n.t("{0} is not a session under the configured session roots", file));
-  const r = await service.lib.open(file);
-  if (!r.ok)
-    throw new Error(
-      vscode.l10n.t("{0} cannot be read: line {1}: {2}", basename(file), r.rejection.line, r.rejection.message),
-    );
-  const session = r.session;
+  const s = service.resolve(file);
+  const session = await service.open(file);
   const leaf = leafId ?? session.leafId;
   if (leaf !== null && !session.byId.has(leaf))
     throw new Error(vscode.l10n.t("{0} has no entry {1}", basename(file), leaf));
   return { s, session, leafId: leaf, forked };
 }
 
-export async function compareEnds(service: SessionService, state: PanelState): Promise<[CompareEnd, CompareEnd]> {
+export async function compareEnds(
+  service: SessionService,
+  state: PanelStateOf<"compare">,
+): Promise<[CompareEnd, CompareEnd]> {
   await service.ensureStarted();
   if (!state.file) throw new Error(vscode.l10n.t("no session given"));
   const otherFile = state.otherFile ?? state.file;
@@ -78,7 +75,7 @@ export async function compareAnswer(
 export async function diffFinalTexts(
   service: SessionService,
   diffs: DiffTexts,
-  state: PanelState,
+  state: PanelStateOf<"compare">,
   path: string,
 ): Promise<void> {
   const [a, b] = await compareEnds(service, state);

@@ -1,99 +1,111 @@
 /**
- * The webview panels: one manager opens, revives (WebviewPanelSerializer) and refreshes them. Each panel is a
- * PanelState (what it is about) rendered from a view model; the webview says "ready" before anything is posted, and
- * every message it sends is validated before it is acted on.
+ * The webview panels: one manager opens, revives and refreshes them, over one `WebviewHost` per panel kind
+ * (webviewHost.ts: serialization, the ready handshake, validation, debounce, dispose). Each panel is a `PanelState`
+ * (what it is about) rendered from the view model its kind's provider builds (panelProviders.ts).
  */
 import { writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { basename } from "node:path";
 import * as vscode from "vscode";
-import { truncate } from "../../protocol/format.js";
-import { describeEntry } from "../../core/entryText.js";
+import type { ChangeSet } from "../../node/library.js";
 import {
   type Facts,
+  type FromWebview,
   fromWebviewSchema,
+  PANEL_KINDS,
   type PanelKind,
   type PanelState,
+  type PanelStateOf,
   panelStateSchema,
   type ToWebview,
 } from "../../protocol/messages.js";
 import type { DashboardModel, PanelModel } from "../../protocol/views.js";
-import { ownCost } from "../../node/store/index.js";
-import type { StoreSession } from "../../node/store/index.js";
-import { checkpointModel } from "../../node/views/checkpoint.js";
-import { agentDirOfRoot, describeBlobImages } from "../../node/blobs.js";
-import { contextModel } from "../../node/views/context.js";
-import { dashboardModel, exportTable } from "../../node/views/dashboard.js";
-import { lineageMembers, lineageModel } from "../../node/views/lineage.js";
-import { sessionUsageModel } from "../../node/views/sessionUsage.js";
+import { exportTable } from "../../node/views/dashboard.js";
 import { CommandId, PanelViewType } from "../ids.js";
 import type { Logger } from "../logging.js";
 import type { SessionService } from "../service.js";
-import { renderHtml, webviewOptions } from "./html.js";
-import { compareAnswer, compareEnds, diffFinalTexts } from "./compareSides.js";
+import { diffFinalTexts } from "./compareSides.js";
 import type { DiffTexts } from "./diffTexts.js";
-import { hostPaths } from "../../node/roots.js";
-import { displayTitle } from "../titles.js";
+import { type PanelProvider, panelProviders, type PanelProviders } from "./panelProviders.js";
+import { type HostedPage, WebviewHost } from "./webviewHost.js";
 
-export interface OpenPanel {
+export interface OpenPanel extends HostedPage<PanelState> {
   kind: PanelKind;
-  state: PanelState;
-  panel: vscode.WebviewPanel;
   /** The last model posted, and what the page reported rendering for it (null until it has). */
   model: PanelModel | null;
   facts: Facts | null;
-  seq: number;
-  ready: boolean;
-  dirty: boolean;
-  timer?: NodeJS.Timeout;
 }
+
+/** An open panel of one kind. */
+export type PanelOf<K extends PanelKind> = OpenPanel & { kind: K; state: PanelStateOf<K> };
+
+/** Changes come in bursts (an agent writing): a panel is rebuilt this long after the last one. */
+const REFRESH_MS = 300;
 
 const keyOf = (s: PanelState) =>
   s.panel === "usage"
     ? "usage"
-    : `${s.panel}:${s.file ?? ""}:${s.entryId ?? ""}` +
+    : `${s.panel}:${s.file ?? ""}:${"entryId" in s ? (s.entryId ?? "") : ""}` +
       (s.panel === "compare" ? `:${s.otherFile ?? ""}:${s.otherEntryId ?? ""}` : "");
 
 export class PanelManager implements vscode.Disposable {
-  readonly panels: OpenPanel[] = [];
+  private readonly hosts = new Map<PanelKind, WebviewHost<PanelState, FromWebview, OpenPanel>>();
+  private readonly providers: PanelProviders;
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(
-    private readonly extensionUri: vscode.Uri,
+    extensionUri: vscode.Uri,
     private readonly service: SessionService,
     private readonly logger: Logger,
-    private readonly workspaceFolders: () => string[],
     private readonly diffs: DiffTexts,
   ) {
+    this.providers = panelProviders(service);
+    for (const kind of PANEL_KINDS) this.hosts.set(kind, this.hostFor(extensionUri, kind));
     this.disposables.push(
+      ...this.hosts.values(),
       service.onDidChange((set) => {
-        for (const p of this.panels) {
-          if (
-            !set ||
-            set.structural ||
-            p.kind === "usage" ||
-            p.kind === "lineage" ||
-            set.changes.some((c) => c.file === p.state.file || c.file === p.state.otherFile)
-          )
-            this.schedule(p);
-        }
+        for (const p of this.panels) if (this.affected(p, set)) this.schedule(p);
+      }),
+      // A panel revived after a reload may come before the listing: name it once the sessions are known.
+      service.onDidStart(() => {
+        for (const host of this.hosts.values()) host.retitle();
       }),
     );
-    for (const kind of Object.keys(PanelViewType) as PanelKind[]) {
-      this.disposables.push(
-        vscode.window.registerWebviewPanelSerializer(PanelViewType[kind], {
-          deserializeWebviewPanel: async (panel, raw) => {
-            const parsed = panelStateSchema.safeParse(raw);
-            if (!parsed.success || parsed.data.panel !== kind) {
-              logger.warn(`not restoring a ${kind} panel: its saved state is not valid`);
-              panel.dispose();
-              return;
-            }
-            this.attach(panel, parsed.data);
-          },
-        }),
-      );
-    }
+  }
+
+  private hostFor(extensionUri: vscode.Uri, kind: PanelKind): WebviewHost<PanelState, FromWebview, OpenPanel> {
+    return new WebviewHost(extensionUri, this.logger, {
+      viewType: PanelViewType[kind],
+      page: kind,
+      stateSchema: panelStateSchema.refine((s) => s.panel === kind, `not a ${kind} panel`),
+      messageSchema: fromWebviewSchema,
+      restorable: true,
+      html: kind === "compare" ? { stylesheet: "compare.css" } : {},
+      create: (panel, state) => ({ kind, state, panel, model: null, facts: null, seq: 0, ready: false, dirty: false }),
+      title: (p) => this.provider(p.state).title(p.state),
+      receive: (p, msg) => this.receive(p, msg),
+      shown: (p) => {
+        if (p.dirty) this.schedule(p);
+      },
+    });
+  }
+
+  private provider<S extends PanelState>(state: S): PanelProvider<S["panel"]> {
+    return this.providers[state.panel] as unknown as PanelProvider<S["panel"]>;
+  }
+
+  private affected(p: OpenPanel, set: ChangeSet | undefined): boolean {
+    return !set || this.provider(p.state).affectedBy(p.state, set);
+  }
+
+  /** Every open panel, of every kind. */
+  get panels(): OpenPanel[] {
+    return [...this.hosts.values()].flatMap((h) => h.pages);
+  }
+
+  /** The open panel of `kind` that `where` accepts, with its state typed (what tests and commands look up). */
+  find<K extends PanelKind>(kind: K, where: (p: PanelOf<K>) => unknown = () => true): PanelOf<K> | undefined {
+    return this.panels.find((p): p is PanelOf<K> => p.kind === kind && Boolean(where(p as PanelOf<K>)));
   }
 
   /** Open a panel (or reveal the one already showing the same thing). */
@@ -109,68 +121,7 @@ export class PanelManager implements vscode.Disposable {
       void this.post(existing);
       return existing;
     }
-    const panel = vscode.window.createWebviewPanel(
-      PanelViewType[state.panel],
-      "Pi Sessions",
-      vscode.ViewColumn.Active,
-      webviewOptions(this.extensionUri),
-    );
-    return this.attach(panel, state);
-  }
-
-  private attach(panel: vscode.WebviewPanel, state: PanelState): OpenPanel {
-    panel.webview.options = webviewOptions(this.extensionUri);
-    panel.iconPath = vscode.Uri.joinPath(this.extensionUri, "media", "pi-sessions.svg");
-    const p: OpenPanel = {
-      kind: state.panel,
-      state,
-      panel,
-      model: null,
-      facts: null,
-      seq: 0,
-      ready: false,
-      dirty: false,
-    };
-    this.panels.push(p);
-    panel.title = this.title(state);
-    panel.webview.html = renderHtml(panel.webview, this.extensionUri, state.panel, panel.title, state, {
-      stylesheet: state.panel === "compare" ? "compare.css" : undefined,
-    });
-    // A panel revived after a reload may come before the listing: name it once the session is known.
-    void this.service.ensureStarted().then(() => {
-      if (this.panels.includes(p)) panel.title = this.title(p.state);
-    });
-    const subs = [
-      panel.webview.onDidReceiveMessage((raw: unknown) => void this.receive(p, raw)),
-      panel.onDidChangeViewState(() => {
-        if (panel.visible && p.dirty) this.schedule(p);
-      }),
-    ];
-    panel.onDidDispose(() => {
-      for (const s of subs) s.dispose();
-      if (p.timer) clearTimeout(p.timer);
-      this.panels.splice(this.panels.indexOf(p), 1);
-    });
-    return p;
-  }
-
-  private title(state: PanelState): string {
-    const s = state.file ? this.service.lib.get(state.file) : undefined;
-    const name = s ? truncate(displayTitle(s), 40) : state.file ? basename(state.file) : "";
-    switch (state.panel) {
-      case "usage":
-        return vscode.l10n.t("Usage & Cost");
-      case "sessionUsage":
-        return vscode.l10n.t("Usage: {0}", name);
-      case "checkpoint":
-        return vscode.l10n.t("Checkpoint {0}", state.entryId ?? "");
-      case "lineage":
-        return vscode.l10n.t("Lineage: {0}", name);
-      case "context":
-        return vscode.l10n.t("Context: {0}", name);
-      case "compare":
-        return vscode.l10n.t("Compare: {0}", name);
-    }
+    return this.hosts.get(state.panel)!.open(state, "Pi Sessions");
   }
 
   private schedule(p: OpenPanel): void {
@@ -179,8 +130,7 @@ export class PanelManager implements vscode.Disposable {
       p.dirty = true;
       return;
     }
-    if (p.timer) clearTimeout(p.timer);
-    p.timer = setTimeout(() => void this.post(p), 300);
+    this.hosts.get(p.kind)!.debounce(p, REFRESH_MS, () => this.post(p));
   }
 
   private async post(p: OpenPanel): Promise<void> {
@@ -196,16 +146,10 @@ export class PanelManager implements vscode.Disposable {
       this.logger.error(`${p.kind} panel`, err);
       message = { type: "error", message: err instanceof Error ? err.message : String(err) };
     }
-    if (this.panels.includes(p)) await p.panel.webview.postMessage(message);
+    await this.hosts.get(p.kind)!.post(p, message);
   }
 
-  private async receive(p: OpenPanel, raw: unknown): Promise<void> {
-    const parsed = fromWebviewSchema.safeParse(raw);
-    if (!parsed.success) {
-      this.logger.warn(`${p.kind} panel sent a message that is not valid; ignored`);
-      return;
-    }
-    const msg = parsed.data;
+  private async receive(p: OpenPanel, msg: FromWebview): Promise<void> {
     switch (msg.type) {
       case "ready":
         p.ready = true;
@@ -230,13 +174,14 @@ export class PanelManager implements vscode.Disposable {
         this.show({ panel: "sessionUsage", file: msg.file });
         return;
       case "diffFinalTexts":
-        if (p.kind !== "compare") return;
+        if (p.state.panel !== "compare") return;
         await diffFinalTexts(this.service, this.diffs, p.state, msg.path).catch((err: unknown) => {
           this.logger.warn(`diff of final texts: ${String(err)}`);
           void vscode.window.showWarningMessage(err instanceof Error ? err.message : String(err));
         });
         return;
       case "setRange":
+        if (p.state.panel !== "usage") return;
         p.state = { ...p.state, scope: msg.scope, since: msg.since, until: msg.until };
         await this.post(p);
         return;
@@ -272,86 +217,13 @@ export class PanelManager implements vscode.Disposable {
     return uri;
   }
 
-  private session(file: string | undefined): StoreSession {
-    const s = file ? this.service.lib.get(file) : undefined;
-    if (!s)
-      throw new Error(
-        vscode.l10n.t("{0} is not a session under the configured session roots", file ?? vscode.l10n.t("(no file)")),
-      );
-    return s;
-  }
-
-  private async opened(file: string | undefined) {
-    const s = this.session(file);
-    const r = await this.service.lib.open(s.file);
-    if (!r.ok)
-      throw new Error(
-        vscode.l10n.t("{0} cannot be read: line {1}: {2}", basename(s.file), r.rejection.line, r.rejection.message),
-      );
-    return { s, session: r.session };
-  }
-
   /** The view model of a panel state (pure functions over the library). */
   async model(state: PanelState): Promise<PanelModel> {
     await this.service.ensureStarted();
-    const lib = this.service.lib;
-    switch (state.panel) {
-      case "usage": {
-        await lib.whenComplete();
-        const folders = this.workspaceFolders();
-        return dashboardModel(lib.sessions, {
-          scope: state.scope ?? (folders.length ? "workspace" : "all"),
-          since: state.since ?? null,
-          until: state.until ?? null,
-          folders,
-          host: hostPaths(),
-        });
-      }
-      case "sessionUsage": {
-        const { s, session } = await this.opened(state.file);
-        return sessionUsageModel(session, s.inherited, displayTitle(s));
-      }
-      case "checkpoint": {
-        const { s, session } = await this.opened(state.file);
-        if (!state.entryId) throw new Error(vscode.l10n.t("no compaction entry given"));
-        // A fork's copy of its parent's compaction has the parent's id: ownership says it was inherited.
-        return checkpointModel(session, state.entryId, { copiedFromParent: s.inherited.has(state.entryId) });
-      }
-      case "context": {
-        const { s, session } = await this.opened(state.file);
-        // OMP images stored as blobs: sized from the agent dir of the session's store root, or marked missing.
-        const model = contextModel(session, state.entryId ?? null, displayTitle(s));
-        return describeBlobImages(model, agentDirOfRoot(s.root.dir));
-      }
-      case "compare": {
-        const [a, b] = await compareEnds(this.service, state);
-        const answer = await compareAnswer(this.service, a, b, { kind: "model" });
-        if (!("model" in answer)) throw new Error(vscode.l10n.t("the compare worker answered another question"));
-        return answer.model;
-      }
-      case "lineage": {
-        await lib.whenComplete();
-        const focus = this.session(state.file);
-        // Fork points are described from the parents' entries: read the parents in the graph.
-        for (const m of lineageMembers(focus)) if (m.children.length) await lib.open(m.file).catch(() => undefined);
-        return lineageModel(focus, {
-          title: displayTitle,
-          ownCost,
-          keyOf: (s) => s.file,
-          forkLabel: (c) => {
-            if (!c.forkPointId)
-              return c.summary.ok && c.summary.subagent ? vscode.l10n.t("subagent") : vscode.l10n.t("new conversation");
-            const r = c.parent ? lib.peek(c.parent.file) : undefined;
-            const e = r?.ok ? r.session.byId.get(c.forkPointId) : undefined;
-            return vscode.l10n.t("at {0}", e ? truncate(describeEntry(e), 40) : c.forkPointId);
-          },
-        });
-      }
-    }
+    return this.provider(state).model(state);
   }
 
   dispose(): void {
     for (const d of this.disposables) d.dispose();
-    for (const p of [...this.panels]) p.panel.dispose();
   }
 }

@@ -7,8 +7,10 @@ import * as vscode from "vscode";
 import { truncate } from "../../protocol/format.js";
 import {
   DEFAULT_SEARCH_ROLES,
+  type FromSearchPage,
   fromSearchPageSchema,
   type SearchState,
+  searchStateSchema,
   type ToSearchPage,
 } from "../../protocol/search.js";
 import { SearchResultsViewType } from "../ids.js";
@@ -17,7 +19,7 @@ import type { SessionService } from "../service.js";
 import { groupHits, scopeFiles } from "../search/searchResults.js";
 import type { SearchService } from "../search/searchService.js";
 import type { TranscriptPanels } from "./transcriptPanel.js";
-import { renderHtml, webviewOptions } from "./html.js";
+import { type HostedPage, WebviewHost } from "./webviewHost.js";
 import { displayTitle } from "../titles.js";
 
 /** After the index takes in a change, the panel searches again this much later (changes in a burst, once). */
@@ -25,26 +27,42 @@ const REFRESH_AFTER_INDEX_MS = 1000;
 /** The panel lists at most this many hits (the best ones). */
 const PANEL_HITS = 500;
 
+type SearchPage = HostedPage<SearchState>;
+
 export class SearchPanel implements vscode.Disposable {
-  private panel: vscode.WebviewPanel | null = null;
+  private readonly host: WebviewHost<SearchState, FromSearchPage, SearchPage>;
   private state: SearchState | null = null;
-  private ready = false;
-  private seq = 0;
   private readonly disposables: vscode.Disposable[] = [];
   private again: NodeJS.Timeout | undefined;
   /** What the page shows, for tests. */
   shown: ToSearchPage | null = null;
 
   constructor(
-    private readonly extensionUri: vscode.Uri,
+    extensionUri: vscode.Uri,
     private readonly service: SessionService,
     private readonly search: SearchService,
     private readonly transcripts: TranscriptPanels,
-    private readonly workspaceFolders: () => string[],
     private readonly logger: Logger,
   ) {
+    this.host = new WebviewHost(extensionUri, logger, {
+      viewType: SearchResultsViewType,
+      page: "search",
+      stateSchema: searchStateSchema,
+      messageSchema: fromSearchPageSchema,
+      restorable: false,
+      html: { stylesheet: "search.css" },
+      panelOptions: { enableFindWidget: true, retainContextWhenHidden: false },
+      unreadyWhenHidden: true,
+      create: (panel, state) => ({ panel, state, ready: false, seq: 0, dirty: false }),
+      title: () => vscode.l10n.t("Search Sessions"),
+      receive: (_page, m) => this.receive(m),
+      disposed: () => {
+        this.shown = null;
+      },
+    });
     // The index took in a change: search again, once things settle (an agent writing sends one per debounce).
     this.disposables.push(
+      this.host,
       search.onDidIndex(() => {
         clearTimeout(this.again);
         this.again = setTimeout(() => void this.refresh(), REFRESH_AFTER_INDEX_MS);
@@ -52,49 +70,26 @@ export class SearchPanel implements vscode.Disposable {
     );
   }
 
+  /** The one results page, when it is open. */
+  private get page(): SearchPage | undefined {
+    return this.host.pages[0];
+  }
+
   show(state: SearchState): ToSearchPage | null {
     this.state = { ...state, roles: state.roles.length ? state.roles : [...DEFAULT_SEARCH_ROLES] };
-    if (this.panel) {
-      this.panel.reveal();
+    if (this.page) {
+      this.page.panel.reveal();
       void this.refresh();
       return this.shown;
     }
-    const panel = vscode.window.createWebviewPanel(
-      SearchResultsViewType,
-      vscode.l10n.t("Search Sessions"),
-      vscode.ViewColumn.Active,
-      { ...webviewOptions(this.extensionUri), enableFindWidget: true, retainContextWhenHidden: false },
-    );
-    panel.iconPath = vscode.Uri.joinPath(this.extensionUri, "media", "pi-sessions.svg");
-    this.panel = panel;
-    this.ready = false;
-    panel.webview.html = renderHtml(panel.webview, this.extensionUri, "search", panel.title, this.state, {
-      stylesheet: "search.css",
-    });
-    const subs = [
-      panel.webview.onDidReceiveMessage((raw: unknown) => void this.receive(raw)),
-      panel.onDidChangeViewState(() => {
-        if (!panel.visible) this.ready = false;
-      }),
-    ];
-    panel.onDidDispose(() => {
-      for (const s of subs) s.dispose();
-      this.panel = null;
-      this.shown = null;
-    });
+    this.host.open(this.state, vscode.l10n.t("Search Sessions"));
     return null;
   }
 
-  private async receive(raw: unknown): Promise<void> {
-    const parsed = fromSearchPageSchema.safeParse(raw);
-    if (!parsed.success) {
-      this.logger.warn("the search results page sent a message that is not valid; ignored");
-      return;
-    }
-    const m = parsed.data;
+  private async receive(m: FromSearchPage): Promise<void> {
     try {
       if (m.type === "ready") {
-        this.ready = true;
+        this.page!.ready = true;
         await this.refresh();
       } else if (m.type === "search") {
         this.state = m.state;
@@ -111,10 +106,11 @@ export class SearchPanel implements vscode.Disposable {
 
   /** Search with the panel's state and send the results. */
   async refresh(): Promise<void> {
-    const panel = this.panel;
+    const page = this.page;
     const state = this.state;
-    if (!panel || !state || !this.ready) return;
-    const mine = ++this.seq;
+    if (!page || !state || !page.ready) return;
+    const panel = page.panel;
+    const mine = ++page.seq;
     panel.title = state.text.trim()
       ? vscode.l10n.t("Search: {0}", truncate(state.text, 30))
       : vscode.l10n.t("Search Sessions");
@@ -127,10 +123,10 @@ export class SearchPanel implements vscode.Disposable {
       const answer = await this.search.query({
         text: state.text,
         limit: PANEL_HITS,
-        files: scopeFiles(this.service, state.scope, this.workspaceFolders()),
+        files: scopeFiles(this.service, state.scope),
         roles: state.roles,
       });
-      if (mine !== this.seq || this.panel !== panel) return;
+      if (mine !== page.seq || this.page !== page) return;
       const index = { ...answer.state, building: this.search.building };
       if (!answer.ok) message = { ...base, problem: answer.message, index };
       else {
@@ -142,12 +138,11 @@ export class SearchPanel implements vscode.Disposable {
       }
     }
     this.shown = message;
-    await panel.webview.postMessage(message);
+    await this.host.post(page, message);
   }
 
   dispose(): void {
     clearTimeout(this.again);
-    this.panel?.dispose();
     for (const d of this.disposables) d.dispose();
   }
 }

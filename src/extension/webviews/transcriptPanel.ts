@@ -18,56 +18,72 @@ import { TranscriptDocument } from "../../node/views/transcript.js";
 import { CommandId, TranscriptViewType } from "../ids.js";
 import type { Logger } from "../logging.js";
 import type { SessionService } from "../service.js";
-import { renderHtml, webviewOptions } from "./html.js";
+import { type HostedPage, WebviewHost } from "./webviewHost.js";
 import { DiffTexts } from "./diffTexts.js";
 import { displayTitle, pickText } from "../titles.js";
 
 /** A chunk of rows the page asked for stays under this (at least one row). */
 const FETCH_BYTES = 1024 * 1024;
 
-export interface OpenTranscript {
+export interface OpenTranscript extends HostedPage<TranscriptState> {
   file: string;
-  panel: vscode.WebviewPanel;
   doc: TranscriptDocument | null;
-  seq: number;
-  ready: boolean;
   /** Where to go once ready (an entry to reveal), and what the page last reported. */
   pendingEntry: string | null;
   /** From a revived state: the branch the reader chose, and the entry they had at the top. */
   restore: { leafId?: string; top?: string };
   facts: Facts | null;
-  timer?: NodeJS.Timeout;
 }
 
 export class TranscriptPanels implements vscode.Disposable {
-  readonly open: OpenTranscript[] = [];
+  private readonly host: WebviewHost<TranscriptState, FromTranscript, OpenTranscript>;
   private readonly disposables: vscode.Disposable[] = [];
   /** The in-memory texts of diff editors (the Agent History view opens its diffs here too). */
   readonly diffs: DiffTexts;
 
   constructor(
-    private readonly extensionUri: vscode.Uri,
+    extensionUri: vscode.Uri,
     private readonly service: SessionService,
     private readonly logger: Logger,
   ) {
     this.diffs = new DiffTexts();
+    this.host = new WebviewHost(extensionUri, logger, {
+      viewType: TranscriptViewType,
+      page: "transcript",
+      stateSchema: transcriptStateSchema,
+      messageSchema: fromTranscriptSchema,
+      restorable: true,
+      html: { sessionImages: true, stylesheet: "transcript.css" },
+      panelOptions: { enableFindWidget: true },
+      // A hidden webview is torn down: when it shows again it says "ready" and gets the rows around where it was.
+      unreadyWhenHidden: true,
+      create: (panel, state) => ({
+        file: state.file,
+        state,
+        panel,
+        doc: null,
+        seq: 0,
+        ready: false,
+        dirty: false,
+        pendingEntry: state.entryId ?? null,
+        restore: { leafId: state.leafId, top: state.top },
+        facts: null,
+      }),
+      title: (t) => this.title(t.file),
+      receive: (t, msg) => this.receive(t, msg),
+    });
     this.disposables.push(
+      this.host,
       this.diffs,
       service.onDidChange((set) => {
         for (const t of this.open) if (!set || set.changes.some((c) => c.file === t.file)) this.scheduleUpdate(t);
       }),
-      vscode.window.registerWebviewPanelSerializer(TranscriptViewType, {
-        deserializeWebviewPanel: async (panel, raw) => {
-          const parsed = transcriptStateSchema.safeParse(raw);
-          if (!parsed.success) {
-            logger.warn("not restoring a transcript: its saved state is not valid");
-            panel.dispose();
-            return;
-          }
-          this.attach(panel, parsed.data);
-        },
-      }),
     );
+  }
+
+  /** The open transcripts. */
+  get open(): OpenTranscript[] {
+    return this.host.pages;
   }
 
   /** Open the transcript of `file` (or reveal the one open), at `entryId` when given, else at the end. */
@@ -78,46 +94,7 @@ export class TranscriptPanels implements vscode.Disposable {
       if (entryId) void this.reveal(existing, entryId);
       return existing;
     }
-    const panel = vscode.window.createWebviewPanel(TranscriptViewType, basename(file), vscode.ViewColumn.Active, {
-      ...webviewOptions(this.extensionUri),
-      enableFindWidget: true,
-    });
-    return this.attach(panel, { file, ...(entryId ? { entryId } : {}) });
-  }
-
-  private attach(panel: vscode.WebviewPanel, state: TranscriptState): OpenTranscript {
-    panel.webview.options = webviewOptions(this.extensionUri);
-    panel.iconPath = vscode.Uri.joinPath(this.extensionUri, "media", "pi-sessions.svg");
-    const t: OpenTranscript = {
-      file: state.file,
-      panel,
-      doc: null,
-      seq: 0,
-      ready: false,
-      pendingEntry: state.entryId ?? null,
-      restore: { leafId: state.leafId, top: state.top },
-      facts: null,
-    };
-    this.open.push(t);
-    const title = this.title(state.file);
-    panel.title = title;
-    panel.webview.html = renderHtml(panel.webview, this.extensionUri, "transcript", title, state, {
-      sessionImages: true,
-      stylesheet: "transcript.css",
-    });
-    const subs = [
-      panel.webview.onDidReceiveMessage((raw: unknown) => void this.receive(t, raw)),
-      // A hidden webview is torn down: when it shows again it says "ready" and gets the rows around where it was.
-      panel.onDidChangeViewState(() => {
-        if (!panel.visible) t.ready = false;
-      }),
-    ];
-    panel.onDidDispose(() => {
-      for (const s of subs) s.dispose();
-      if (t.timer) clearTimeout(t.timer);
-      this.open.splice(this.open.indexOf(t), 1);
-    });
-    return t;
+    return this.host.open({ file, ...(entryId ? { entryId } : {}) }, basename(file));
   }
 
   /** The session's title from the listing until the document is read (a revived panel may come first: the file). */
@@ -128,22 +105,16 @@ export class TranscriptPanels implements vscode.Disposable {
 
   private async load(t: OpenTranscript): Promise<TranscriptDocument> {
     await this.service.ensureStarted();
-    const lib = this.service.lib;
-    const stored = lib.get(t.file);
-    if (!stored) throw new Error(vscode.l10n.t("{0} is not a session under the configured session roots", t.file));
-    const r = await lib.open(t.file);
-    if (!r.ok)
-      throw new Error(
-        vscode.l10n.t("{0} cannot be read: line {1}: {2}", basename(t.file), r.rejection.line, r.rejection.message),
-      );
-    if (t.doc) t.doc.rebuild(r.session, stored);
-    else t.doc = new TranscriptDocument(r.session, stored, t.restore.leafId);
+    const stored = this.service.resolve(t.file);
+    const session = await this.service.open(t.file);
+    if (t.doc) t.doc.rebuild(session, stored);
+    else t.doc = new TranscriptDocument(session, stored, t.restore.leafId);
     t.panel.title = truncate(t.doc.title, 40);
     return t.doc;
   }
 
   private async post(t: OpenTranscript, message: ToTranscript): Promise<void> {
-    if (this.open.includes(t)) await t.panel.webview.postMessage(message);
+    await this.host.post(t, message);
   }
 
   /** Send the page a fresh start: the header and the rows around `anchor` (or the end). */
@@ -188,8 +159,7 @@ export class TranscriptPanels implements vscode.Disposable {
   }
 
   private scheduleUpdate(t: OpenTranscript): void {
-    if (t.timer) clearTimeout(t.timer);
-    t.timer = setTimeout(() => void this.update(t), 100);
+    this.host.debounce(t, 100, () => this.update(t));
   }
 
   /** The session changed on disk: send the new rows (or start over when the branch is no longer a prefix). */
@@ -241,13 +211,7 @@ export class TranscriptPanels implements vscode.Disposable {
     }
   }
 
-  private async receive(t: OpenTranscript, raw: unknown): Promise<void> {
-    const parsed = fromTranscriptSchema.safeParse(raw);
-    if (!parsed.success) {
-      this.logger.warn("the transcript sent a message that is not valid; ignored");
-      return;
-    }
-    const msg = parsed.data;
+  private async receive(t: OpenTranscript, msg: FromTranscript): Promise<void> {
     try {
       await this.handle(t, msg);
     } catch (err) {
@@ -372,7 +336,6 @@ export class TranscriptPanels implements vscode.Disposable {
 
   dispose(): void {
     for (const d of this.disposables) d.dispose();
-    for (const t of [...this.open]) t.panel.dispose();
   }
 }
 
