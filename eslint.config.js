@@ -1,5 +1,5 @@
 // The layers of docs/architecture.md, enforced per directory (GitLens keeps its layers the same way), plus the
-// type-aware promise rules. test/lint.test.ts proves each layer rule with a file under test/lint-fixtures/ that
+// type-aware promise rules. test/project/lint.test.ts proves each layer rule with a file under test/lint-fixtures/ that
 // breaks it. Globs start with `**/` so that those fixtures (which mirror src/) fall under the same rules.
 import { builtinModules } from "node:module";
 import stylistic from "@stylistic/eslint-plugin";

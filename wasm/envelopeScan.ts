@@ -26,7 +26,7 @@ const USAGE: i32 = 11;
 const NUMBER_KEYS: i32 = FIELDS;
 const COST: i32 = 5;
 const TOTAL: i32 = 6;
-/** core/jsonl.ts MAX_NESTING (test/envelope.test.ts checks that the two agree). */
+/** core/jsonl.ts MAX_NESTING (test/core/envelope.test.ts checks that the two agree). */
 const MAX_NESTING: i32 = 1000;
 
 /**

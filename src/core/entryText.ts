@@ -13,7 +13,7 @@ export type EntryLike = Pick<Entry, "type" | "role" | "known" | "data" | "messag
 const EMPTY_PROMPT = "(empty prompt)";
 
 /** The text blocks of typed content, joined by a space (blocks whose text is not a string are none). */
-export function blocksText(blocks: readonly ContentBlock[]): string {
+function blocksText(blocks: readonly ContentBlock[]): string {
   const parts: string[] = [];
   for (const b of blocks) if (b.type === "text" && typeof b.record.text === "string") parts.push(b.text);
   return parts.join(" ");

@@ -127,11 +127,12 @@ const assistantMessageSchema = z.looseObject({
   timestamp: z.number().optional(),
   responseId: z.string().optional(),
   responseModel: z.string().optional(),
-  // pi 1.6: the level asked for, the provider's own effort, Codex's end_turn, and the call's duration.
-  thinkingLevel: z.string().optional(),
-  providerThinkingLevel: z.string().optional(),
-  endTurn: z.boolean().optional(),
-  durationMs: z.number().optional(),
+  // pi 1.6: the level asked for, the provider's own effort, Codex's end_turn, and the call's duration. Typed, never a
+  // diagnostic (`catch`): other writers may use these names otherwise, and nothing reads them yet.
+  thinkingLevel: z.string().optional().catch(undefined),
+  providerThinkingLevel: z.string().optional().catch(undefined),
+  endTurn: z.boolean().optional().catch(undefined),
+  durationMs: z.number().optional().catch(undefined),
 });
 /** pi 1.6: the calls a tool made through `ctx.executeTool()` (e.g. `codemode`); their usage is in the result's. */
 const nestedCallsSchema = z.looseObject({
@@ -156,10 +157,10 @@ const toolResultMessageSchema = z.looseObject({
   details: z.unknown().optional(),
   isError: z.boolean().optional(),
   timestamp: z.number().optional(),
-  // pi 1.6
-  nestedCalls: nestedCallsSchema.optional(),
-  durationMs: z.number().optional(),
-  usage: usageSchema.optional(),
+  // pi 1.6 (typed, never a diagnostic until the reader uses them, as for the assistant's new fields)
+  nestedCalls: nestedCallsSchema.optional().catch(undefined),
+  durationMs: z.number().optional().catch(undefined),
+  usage: usageSchema.optional().catch(undefined),
 });
 const bashExecutionMessageSchema = z.looseObject({
   role: z.literal("bashExecution"),
@@ -263,7 +264,10 @@ const entrySchemas = {
   }).refine((e) => (typeof e.provider === "string" && typeof e.modelId === "string") || typeof e.model === "string", {
     message: "model_change needs {provider, modelId} (pi) or {model} (OMP)",
   }),
-  compaction: entry("compaction", { ...compactionFields, systemMessage: systemMessageSchema.optional() }),
+  compaction: entry("compaction", {
+    ...compactionFields,
+    systemMessage: systemMessageSchema.optional().catch(undefined),
+  }),
   branch_summary: entry("branch_summary", {
     fromId: z.string(),
     summary: z.string(),
@@ -327,6 +331,21 @@ const pi16EntrySchemas = {
     replacement: z.looseObject({ content: userContent }).nullable(),
   }),
 };
+
+/**
+ * Problems of a record of a shape pi 1.6 writes (a `usage` or `context_edit` entry, a `system` message), against its
+ * schema; empty when it matches, or when the record is none of them. Not part of the diagnostics yet (see
+ * `pi16MessageSchemas`): tests hold the schemas to what the real pi 1.6 writes.
+ */
+export function pi16ShapeProblems(record: Record<string, unknown>): string[] {
+  const type = String(record.type);
+  const schema = (pi16EntrySchemas as Record<string, z.ZodType>)[type];
+  if (schema) return issuesOf(schema.safeParse(record));
+  const message = record.message as { role?: unknown } | undefined;
+  if (type === "message" && message && typeof message === "object" && message.role === "system")
+    return issuesOf(pi16MessageSchemas.system.safeParse(message), "message");
+  return [];
+}
 
 /** A record of one entry type as its schema types it (the shape the agents write; a file may differ). */
 export type EntryRecordOf<T extends keyof typeof entrySchemas | keyof typeof pi16EntrySchemas> = z.infer<

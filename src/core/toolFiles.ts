@@ -15,6 +15,7 @@
 import { messageText } from "./entryText.js";
 import { isPlainObject } from "./jsonShape.js";
 import type { Entry, TouchKind, ToolTouch } from "./session/entry.js";
+import { narrowBlock } from "./session/message.js";
 import type { Session } from "./session/model.js";
 
 export type { TouchKind, ToolTouch };
@@ -113,7 +114,9 @@ export function toolCallArgs(
   entry: Entry,
   touch: Pick<ToolTouch, "index" | "toolCallId">,
 ): Record<string, unknown> | null {
-  const b = entry.message?.blocks.find((x) => x.index === touch.index);
+  // The call at its position in the content (one block narrowed: a message may hold thousands of calls).
+  const content = entry.message?.content;
+  const b = Array.isArray(content) ? narrowBlock(content[touch.index], touch.index) : undefined;
   if (b?.type !== "toolCall" || b.id !== touch.toolCallId) return null;
   return b.arguments ?? null;
 }

@@ -7,13 +7,13 @@ import type { Provider } from "../core/compact/identity.js";
 import type { CompactPlan, CompactResult } from "../node/compact/run.js";
 import { lastActivity } from "../node/store/index.js";
 import { formatCostAtMost } from "../protocol/format.js";
-import { fileOf } from "./commands/target.js";
+import { targetOf } from "./commands/target.js";
 import type { SessionService } from "./service.js";
 import type { PanelManager } from "./webviews/panels.js";
 import { displayTitle, pickText } from "./titles.js";
 
 /** The providers Compact Branch offers (product names stay as they are; what they call is described). */
-export function providers(): { id: Provider; label: string; detail: string }[] {
+function providers(): { id: Provider; label: string; detail: string }[] {
   return [
     { id: "openai", label: "OpenAI", detail: vscode.l10n.t("responses.compact on api.openai.com (API key)") },
     {
@@ -31,7 +31,7 @@ export function providers(): { id: Provider; label: string; detail: string }[] {
 
 /** The session to compact: the command's target, else one picked among the sessions pi can resume (version 3). */
 export async function pickCompactFile(service: SessionService, target: unknown): Promise<string | undefined> {
-  let file = fileOf(target);
+  let file = targetOf(target).file;
   if (!file) {
     const items = service.lib.sessions
       .filter((s) => s.summary.ok && s.summary.version >= 3)

@@ -12,7 +12,7 @@ import type { FailureClass } from "../node/compact/failure.js";
 import { type Credentials, readCodexToken } from "../node/compact/credentials.js";
 import { type CompactResult, compactBranch } from "../node/compact/run.js";
 import { piKeepRecentTokens } from "../node/compact/settings.js";
-import { entryIdOf } from "./commands/target.js";
+import { targetOf } from "./commands/target.js";
 import type { Command } from "./commands/command.js";
 import { CommandId } from "./ids.js";
 import { requireTrust } from "./trust.js";
@@ -151,7 +151,7 @@ function compactBranchCommand({ service, panels, logger, run, describe }: Scope)
       const file = await pickCompactFile(service, target);
       if (!file) return undefined;
       service.resolve(file);
-      const leafId = args.leafId ?? entryIdOf(target);
+      const leafId = args.leafId ?? targetOf(target).entryId;
       const route = await pickRoute(args);
       if (!route) return undefined;
       const { provider, model } = route;
@@ -159,7 +159,7 @@ function compactBranchCommand({ service, panels, logger, run, describe }: Scope)
       if (plan.state !== "planned")
         throw new Error(vscode.l10n.t("cannot compact {0}: {1}", basename(file), describe(plan)));
       const p = plan.plan;
-      const summary = args.summary ?? (await pickSummary(p));
+      const summary = args.summary || (await pickSummary(p));
       if (!summary || !(await confirmPlan(service, file, p, summary))) return undefined;
       let result = await vscode.window.withProgress(
         {

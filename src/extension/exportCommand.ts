@@ -8,7 +8,7 @@ import * as vscode from "vscode";
 import { writeExport } from "../node/exportWrite.js";
 import { lastActivity } from "../node/store/index.js";
 import { exportBranch, type ExportFormat } from "../node/views/exportBranch.js";
-import { entryIdOf, fileOf } from "./commands/target.js";
+import { targetOf } from "./commands/target.js";
 import type { Command } from "./commands/command.js";
 import { CommandId } from "./ids.js";
 import type { Logger } from "./logging.js";
@@ -39,7 +39,7 @@ export function exportCommand(service: SessionService, logger: Logger): Command 
       const args = (argsArg && typeof argsArg === "object" ? argsArg : {}) as ExportArgs;
       await service.ensureStarted();
       const lib = service.lib;
-      let file = fileOf(target);
+      let file = targetOf(target).file;
       if (!file) {
         const items = lib.sessions
           .filter((s) => s.summary.ok)
@@ -77,7 +77,7 @@ export function exportCommand(service: SessionService, logger: Logger): Command 
           });
       if (!uri) return undefined;
       if (/\.jsonl$/i.test(uri.fsPath)) throw new Error(vscode.l10n.t("an export is not written over a .jsonl file"));
-      const leafId = entryIdOf(target);
+      const leafId = targetOf(target).entryId;
       const written = await vscode.window.withProgress(
         {
           location: vscode.ProgressLocation.Notification,

@@ -5,7 +5,7 @@ import { formatTokens, relativeTime } from "../protocol/format.js";
 import { type SessionLibrary } from "../node/library.js";
 import { lastActivity } from "../node/store/index.js";
 import type { StoreSession } from "../node/store/index.js";
-import { entryIdOf, fileOf } from "./commands/target.js";
+import { targetOf } from "./commands/target.js";
 import type { Command } from "./commands/command.js";
 import { CommandId } from "./ids.js";
 import type { Logger } from "./logging.js";
@@ -35,7 +35,7 @@ function scopeOf(service: SessionService, panels: PanelManager, transcripts: Tra
   const lib = () => service.lib;
   const sessionFile = async (arg: unknown, title: string, filter?: (s: StoreSession) => boolean) => {
     await service.ensureStarted();
-    const file = fileOf(arg) ?? (await pickSession(lib(), title, filter))?.file;
+    const file = targetOf(arg).file ?? (await pickSession(lib(), title, filter))?.file;
     if (file) service.resolve(file);
     return file;
   };
@@ -76,7 +76,7 @@ function openTranscriptCommand({ transcripts, sessionFile }: Scope): Command {
     execute: async (arg?: unknown, entryArg?: unknown) => {
       const file = await sessionFile(arg, vscode.l10n.t("Open the transcript of which session?"));
       if (!file) return undefined;
-      const entryId = typeof entryArg === "string" ? entryArg : entryIdOf(arg);
+      const entryId = typeof entryArg === "string" ? entryArg : targetOf(arg).entryId;
       return transcripts.show(file, entryId);
     },
   };
@@ -123,7 +123,7 @@ function showContextCommand({ panels, sessionFile }: Scope): Command {
         vscode.l10n.t("Show the effective context of which session (at its active leaf)?"),
       );
       if (!file) return undefined;
-      const entryId = typeof entryArg === "string" ? entryArg : entryIdOf(arg);
+      const entryId = typeof entryArg === "string" ? entryArg : targetOf(arg).entryId;
       return panels.show({ panel: "context", file, ...(entryId ? { entryId } : {}) });
     },
   };
@@ -140,7 +140,7 @@ function inspectCheckpointCommand({ panels, lib, sessionFile }: Scope): Command 
         (s) => s.summary.ok && s.summary.compactions > 0,
       );
       if (!file) return undefined;
-      let entryId = typeof entryArg === "string" ? entryArg : entryIdOf(arg);
+      let entryId = typeof entryArg === "string" ? entryArg : targetOf(arg).entryId;
       if (!entryId) {
         const r = await lib().open(file);
         if (!r.ok || !r.session.compactions.length)

@@ -3,7 +3,7 @@ import { basename } from "node:path";
 import * as vscode from "vscode";
 import { FILTER_MODES, type FilterMode, isFilterMode } from "../core/outline.js";
 import { clipboardShell, commandLine, resumeArgs, shellKindOf } from "../core/resume.js";
-import { entryIdOf, fileOf } from "./commands/target.js";
+import { targetOf } from "./commands/target.js";
 import { inspectTail, repairTail } from "../node/repair.js";
 import type { Command } from "./commands/command.js";
 import { requireTrust } from "./trust.js";
@@ -214,10 +214,10 @@ function openEntryCommand({ lib, knownSession }: Scope): Command {
   return {
     id: CommandId.OpenEntry,
     execute: async (arg?: unknown, lineArg?: unknown) => {
-      const file = fileOf(arg);
+      const file = targetOf(arg).file;
       knownSession(file);
       let line = typeof lineArg === "number" ? lineArg : 1;
-      const entryId = entryIdOf(arg);
+      const entryId = targetOf(arg).entryId;
       if (entryId) {
         const r = await lib().open(file!);
         const e = r.ok ? r.session.byId.get(entryId) : undefined;
@@ -239,7 +239,7 @@ function copyEntryIdCommand(_scope: Scope): Command {
   return {
     id: CommandId.CopyEntryId,
     execute: async (el?: unknown) => {
-      const id = entryIdOf(el);
+      const id = targetOf(el).entryId;
       if (!id) throw new Error(vscode.l10n.t("select an entry to copy its id"));
       await vscode.env.clipboard.writeText(id);
       vscode.window.setStatusBarMessage(vscode.l10n.t("Copied entry id {0}", id), 3000);
@@ -253,7 +253,7 @@ function copyResumeCommandCommand({ knownSession }: Scope): Command {
   return {
     id: CommandId.CopyResumeCommand,
     execute: async (el?: unknown) => {
-      const s = knownSession(fileOf(el));
+      const s = knownSession(targetOf(el).file);
       // Quoted for the shell it will be pasted into: the default terminal's (PowerShell or cmd.exe on Windows).
       const shell = clipboardShell(shellKindOf(vscode.env.shell), process.platform === "win32");
       const cmd = commandLine(resumeArgs(s.summary.ok ? s.summary.flavor : null, s.file), shell);
@@ -273,7 +273,7 @@ function revealParentCommand({ knownSession, revealSession, revealEntry }: Scope
   return {
     id: CommandId.RevealParent,
     execute: async (el?: unknown) => {
-      const s = knownSession(fileOf(el));
+      const s = knownSession(targetOf(el).file);
       if (!s.summary.ok || !s.summary.parentSession)
         throw new Error(vscode.l10n.t("{0} is not a fork", basename(s.file)));
       if (!s.parent) {
@@ -304,7 +304,7 @@ function repairTailCommand({ service, logger, knownSession }: Scope): Command {
     // The confirmation cannot be skipped by an argument, and the handler checks trust itself.
     execute: async (el?: unknown) => {
       requireTrust(vscode.l10n.t("Repair"));
-      const s = knownSession(fileOf(el));
+      const s = knownSession(targetOf(el).file);
       const seen = await inspectTail(s.file);
       if (!seen) {
         void vscode.window.showInformationMessage(
@@ -341,7 +341,7 @@ function repairTailCommand({ service, logger, knownSession }: Scope): Command {
 
 /** `RevealSession`. */
 function revealSessionCommand({ revealSession }: Scope): Command {
-  return { id: CommandId.RevealSession, execute: async (file?: unknown) => revealSession(fileOf(file) ?? "") };
+  return { id: CommandId.RevealSession, execute: async (file?: unknown) => revealSession(targetOf(file).file ?? "") };
 }
 
 /** `RevealEntry`. */
@@ -350,7 +350,7 @@ function revealEntryCommand({ revealEntry }: Scope): Command {
     id: CommandId.RevealEntry,
     execute: async (file?: unknown, entryId?: unknown) => {
       if (typeof entryId !== "string") throw new Error(vscode.l10n.t("no entry given"));
-      return revealEntry(fileOf(file) ?? "", entryId);
+      return revealEntry(targetOf(file).file ?? "", entryId);
     },
   };
 }

@@ -20,11 +20,27 @@ export interface ToolTouch {
   path: string;
 }
 
-/** Lazily parsed bodies recently read (readers often read one entry's `data` several times in a row). */
-const recentBodies = new Map<Entry, Record<string, unknown>>();
-const RECENT_BODIES = 64;
-/** Message views recently narrowed (the same readers read one entry's `message` several times in a row). */
-const recentMessages = new Map<Entry, MessageView | undefined>();
+/**
+ * Entries recently read: a large record's parsed body, and a message's narrowed view (readers often read one entry
+ * several times in a row). One slot per entry, so a view never holds a body the cache has let go.
+ */
+interface RecentSlot {
+  /** The body parsed again from its bytes (large records only; small ones hold theirs). */
+  data?: Record<string, unknown>;
+  /** The narrowed message; null when the entry's `message` is not an object. */
+  message?: MessageView | null;
+}
+const recent = new Map<Entry, RecentSlot>();
+const RECENT_ENTRIES = 64;
+
+function slotOf(entry: Entry): RecentSlot {
+  let slot = recent.get(entry);
+  if (!slot) {
+    recent.set(entry, (slot = {}));
+    if (recent.size > RECENT_ENTRIES) recent.delete(recent.keys().next().value!);
+  }
+  return slot;
+}
 
 /**
  * One non-header record, in file order. The envelope (`type`, `id`, `parentId`, `timestamp`) and the facts that
@@ -82,15 +98,14 @@ export class Entry {
   get data(): Record<string, unknown> {
     const body = this.#body;
     if (!this.#end) return body as Record<string, unknown>;
-    let d = recentBodies.get(this);
-    if (d) return d;
-    d =
+    const known = recent.get(this)?.data;
+    if (known) return known;
+    let d =
       body instanceof Uint8Array
         ? parseBody(body.subarray(this.#start, this.#end))
         : this.#fromSource(body as BodySource);
     if (this.#hook) d = migrateHook(d);
-    recentBodies.set(this, d);
-    if (recentBodies.size > RECENT_BODIES) recentBodies.delete(recentBodies.keys().next().value!);
+    slotOf(this).data = d;
     return d;
   }
 
@@ -100,11 +115,14 @@ export class Entry {
    */
   get message(): MessageView | undefined {
     if (this.type !== "message") return undefined;
-    if (recentMessages.has(this)) return recentMessages.get(this);
-    const view = narrowMessage(this.data.message);
-    recentMessages.set(this, view);
-    if (recentMessages.size > RECENT_BODIES) recentMessages.delete(recentMessages.keys().next().value!);
-    return view;
+    // A small record holds its body: its view is made again (cheap; the blocks are narrowed on first use), so that
+    // walks over thousands of small entries never push a large body out of the cache.
+    if (!this.#end) return narrowMessage(this.data.message);
+    const known = recent.get(this)?.message;
+    if (known !== undefined) return known ?? undefined;
+    const view = narrowMessage(this.data.message) ?? null;
+    slotOf(this).message = view;
+    return view ?? undefined;
   }
 
   /** The body read back from the file, checked to be this record; else the record as the file holds it now. */

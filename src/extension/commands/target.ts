@@ -19,16 +19,6 @@ export function targetOf(arg: unknown): CommandTarget {
   return { file, entryId: entryIdOfNode(arg as Element) };
 }
 
-/** The session file of a tree node, or the argument itself when it is a path. */
-export function fileOf(arg: unknown): string | undefined {
-  return targetOf(arg).file;
-}
-
-/** The entry a tree node stands for. */
-export function entryIdOf(arg: unknown): string | undefined {
-  return targetOf(arg).entryId;
-}
-
 function entryIdOfNode(e: Element): string | undefined {
   if (e.kind === "row") return e.item.id;
   if (e.kind === "entry" || e.kind === "detail") return e.entryId;

@@ -8,7 +8,7 @@ import type { Session } from "../../core/session/index.js";
 import { promptBefore } from "../../core/toolFiles.js";
 import { relativeTime, truncate } from "../../protocol/format.js";
 import { lastActivity } from "../../node/store/index.js";
-import { entryIdOf, fileOf } from "../commands/target.js";
+import { targetOf } from "../commands/target.js";
 import type { Command } from "../commands/command.js";
 import { CommandId } from "../ids.js";
 import type { Logger } from "../logging.js";
@@ -81,7 +81,8 @@ function compareBranchesCommand({ service, show }: Scope): Command {
     execute: async (arg?: unknown) => {
       await service.ensureStarted();
       const file =
-        fileOf(arg) ?? (await pickSession(service.lib, vscode.l10n.t("Compare the branches of which session?")))?.file;
+        targetOf(arg).file ??
+        (await pickSession(service.lib, vscode.l10n.t("Compare the branches of which session?")))?.file;
       if (!file) return undefined;
       const items = sideItems(service, file, await opened(service, file));
       if (items.length < 2)
@@ -107,8 +108,8 @@ function compareWithActiveBranchCommand({ service, show }: Scope): Command {
     id: CommandId.CompareWithActiveBranch,
     execute: async (arg?: unknown) => {
       await service.ensureStarted();
-      const file = fileOf(arg);
-      const entryId = entryIdOf(arg);
+      const file = targetOf(arg).file;
+      const entryId = targetOf(arg).entryId;
       if (!file || !entryId) throw new Error(vscode.l10n.t("Choose a branch in the Sessions view"));
       const session = await opened(service, file);
       // Side A follows the active leaf as the session grows (no leaf given).
@@ -123,7 +124,7 @@ function compareWithParentCommand({ service, show }: Scope): Command {
     id: CommandId.CompareWithParent,
     execute: async (arg?: unknown) => {
       await service.ensureStarted();
-      const s = service.lib.get(fileOf(arg) ?? "");
+      const s = service.lib.get(targetOf(arg).file ?? "");
       if (!s?.parent) throw new Error(vscode.l10n.t("Choose a fork whose parent session is listed"));
       return show({ file: s.parent.file }, { file: s.file }).state;
     },

@@ -8,7 +8,7 @@ import * as vscode from "vscode";
 import { commandLine, hasControlCharacters, resumeArgs, shellKindOf } from "../../core/resume.js";
 import { oneLine, truncate } from "../../protocol/format.js";
 import { type StoreSession } from "../../node/store/index.js";
-import { fileOf } from "../commands/target.js";
+import { targetOf } from "../commands/target.js";
 import type { Command } from "../commands/command.js";
 import { CommandId } from "../ids.js";
 import { pickSession } from "../panelCommands.js";
@@ -77,7 +77,8 @@ export function resumeCommand(service: SessionService): Command {
     execute: async (arg?: unknown) => {
       await service.ensureStarted();
       const file =
-        fileOf(arg) ?? (await pickSession(service.lib, vscode.l10n.t("Resume which session in a terminal?")))?.file;
+        targetOf(arg).file ??
+        (await pickSession(service.lib, vscode.l10n.t("Resume which session in a terminal?")))?.file;
       if (!file) return undefined;
       return resumeInTerminal(service.resolve(file));
     },

@@ -1,8 +1,8 @@
 /**
  * Every `contextValue` a Sessions tree node can carry, named in one place. package.json's `view/item/context` menus
- * match these (`viewItem =~ /^piSessions:session:(pi|omp)/`); `test/extension/tree/contextValues.test.ts` checks each menu against
- * every value listed here. A value is a kind, then `:`-separated flags (as GitHub Pull Requests composes them).
- * No `vscode` import: the manifest test imports this module.
+ * match these (`viewItem =~ /^piSessions:session:(pi|omp)/`); `test/extension/tree/contextValues.test.ts` checks
+ * each menu against every value listed here. A value is a kind, then `:`-separated flags (as GitHub Pull Requests
+ * composes them). No `vscode` import: the manifest test imports this module.
  */
 
 const PREFIX = "piSessions";

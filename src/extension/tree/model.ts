@@ -24,9 +24,7 @@ const PREVIEW_BYTES = 64 * 1024 * 1024;
 
 /** What the tree must show again: everything, these sessions, or these sessions and their families. */
 export type TreeChange =
-  | { kind: "all" }
-  | { kind: "sessions"; match: (file: string) => boolean }
-  | { kind: "families"; files: Set<string> };
+  { kind: "all" } | { kind: "sessions"; match: (file: string) => boolean } | { kind: "families"; files: Set<string> };
 
 export class SessionsTreeModel implements vscode.Disposable {
   private readonly emitter = new vscode.EventEmitter<TreeChange>();

@@ -13,18 +13,19 @@ import {
   type CompareAnswer,
   compareInWorker,
   type CompareQuestion,
+  sideRoles,
 } from "../../node/views/compareWork.js";
 import type { SessionService } from "../service.js";
 import type { DiffTexts } from "./diffTexts.js";
 import { displayTitle } from "../titles.js";
 
-async function end(service: SessionService, file: string, leafId: string | undefined, forked: boolean) {
+async function end(service: SessionService, file: string, leafId: string | undefined) {
   const s = service.resolve(file);
   const session = await service.open(file);
   const leaf = leafId ?? session.leafId;
   if (leaf !== null && !session.byId.has(leaf))
     throw new Error(vscode.l10n.t("{0} has no entry {1}", basename(file), leaf));
-  return { s, session, leafId: leaf, forked };
+  return { s, session, leafId: leaf };
 }
 
 export async function compareEnds(
@@ -33,22 +34,17 @@ export async function compareEnds(
 ): Promise<[CompareEnd, CompareEnd]> {
   await service.ensureStarted();
   if (!state.file) throw new Error(vscode.l10n.t("no session given"));
-  const otherFile = state.otherFile ?? state.file;
-  const same = otherFile === state.file;
-  const a = await end(service, state.file, state.entryId, false);
-  const b = await end(service, otherFile, state.otherEntryId, false);
-  const role = (x: typeof a, other: typeof a): CompareEnd["role"] => {
-    if (same) return x.leafId === x.session.leafId ? "active" : "branch";
-    return x.s.parent?.file === other.s.file ? "fork" : other.s.parent?.file === x.s.file ? "parent" : "branch";
-  };
-  const toEnd = (x: typeof a, other: typeof a): CompareEnd => ({
+  const a = await end(service, state.file, state.entryId);
+  const b = await end(service, state.otherFile ?? state.file, state.otherEntryId);
+  const [roleA, roleB] = sideRoles(a, b);
+  const toEnd = (x: typeof a, role: CompareEnd["role"]): CompareEnd => ({
     file: x.s.file,
     title: displayTitle(x.s),
     session: x.session,
     leafId: x.leafId,
-    role: role(x, other),
+    role,
   });
-  return [toEnd(a, b), toEnd(b, a)];
+  return [toEnd(a, roleA), toEnd(b, roleB)];
 }
 
 /**

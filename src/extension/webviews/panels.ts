@@ -66,10 +66,6 @@ export class PanelManager implements vscode.Disposable {
       service.onDidChange((set) => {
         for (const p of this.panels) if (this.affected(p, set)) this.schedule(p);
       }),
-      // A panel revived after a reload may come before the listing: name it once the sessions are known.
-      service.onDidStart(() => {
-        for (const host of this.hosts.values()) host.retitle();
-      }),
     );
   }
 
@@ -81,7 +77,11 @@ export class PanelManager implements vscode.Disposable {
       messageSchema: fromWebviewSchema,
       restorable: true,
       html: kind === "compare" ? { stylesheet: "compare.css" } : {},
-      create: (panel, state) => ({ kind, state, panel, model: null, facts: null, seq: 0, ready: false, dirty: false }),
+      create: (panel, state) => {
+        // A panel revived after a reload may come before the listing: start it, and name the panel once it is known.
+        void this.service.ensureStarted().then(() => this.hosts.get(kind)?.retitle());
+        return { kind, state, panel, model: null, facts: null, seq: 0, ready: false, dirty: false };
+      },
       title: (p) => this.provider(p.state).title(p.state),
       receive: (p, msg) => this.receive(p, msg),
       shown: (p) => {

@@ -13,9 +13,9 @@ import { parseSession, type Session } from "../../core/session/index.js";
 import type { CompactionFailure } from "./failure.js";
 import type { ProviderResult } from "./providers.js";
 
-export const PRODUCER = "pi-session-explorer";
+const PRODUCER = "pi-session-explorer";
 
-export const sha256 = (s: string) => createHash("sha256").update(s, "utf8").digest("hex");
+const sha256 = (s: string) => createHash("sha256").update(s, "utf8").digest("hex");
 
 /** A fresh 8-hex-digit entry id, as pi makes them: in use neither in the session nor among `taken`. */
 export function newEntryId(session: Session, ...taken: string[]): string {

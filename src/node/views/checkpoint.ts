@@ -178,7 +178,8 @@ export function checkpointModel(
     blackmagic,
     record,
     method: compactionMethod(details),
-    itemTypes: blackmagic?.checkpoint ? itemTypes((details!.checkpoint as { artifact: unknown[] }).artifact) : [],
+    // An artifact that is not an array has no items (the inspector says the artifact is missing).
+    itemTypes: blackmagic?.checkpoint ? itemTypes(details?.checkpoint?.artifact ?? []) : [],
     summaryUsage: summaryUsage(d.usage),
     copiedFromParent: options.copiedFromParent === true,
   };

@@ -35,7 +35,7 @@ export function checkpointInvalidReason(details: CompactionDetails): string | nu
   if (!hashes.every((h) => typeof h === "string" && HASH.test(h)))
     return "a replacedItemHash is not 64 lowercase hex digits";
   const cp = details.checkpoint ?? {};
-  if (!cp.artifact || cp.artifact.length === 0) return "the checkpoint artifact is empty";
+  if (!Array.isArray(cp.artifact) || cp.artifact.length === 0) return "the checkpoint artifact is empty";
   const json = JSON.stringify(cp.artifact);
   if (cp.hash !== sha256(json)) return "the artifact's sha256 does not match checkpoint.hash";
   if (cp.length !== json.length) return "the artifact's length does not match checkpoint.length";

@@ -8,7 +8,9 @@
 import { Worker } from "node:worker_threads";
 import { compareBranches } from "../../core/compare.js";
 import type { CompareModel } from "../../protocol/views.js";
+import type { Session } from "../../core/session/index.js";
 import { readSessionFile } from "../readSession.js";
+import type { StoreSession } from "../store/index.js";
 import { type CompareEnd, compareModel, finalTextOf } from "./compare.js";
 
 /** Both sessions together larger than this are compared in a worker (a few MB of crafted calls took seconds). */
@@ -36,6 +38,26 @@ async function sideOf(spec: CompareSideSpec): Promise<CompareEnd> {
 }
 
 /** The answer to `work`'s question over two sides already read (the host's small pairs, and the worker). */
+/** What a compared side opened from the store is: its session, its listing, and the leaf compared. */
+export interface StoredSide {
+  s: StoreSession;
+  session: Session;
+  leafId: string | null;
+}
+
+/**
+ * Each side's role, as the panel and `compare` name them: two leaves of one session are the active one and a branch;
+ * a fork and the parent the store linked it to are "fork" and "parent"; anything else is a branch.
+ */
+export function sideRoles(a: StoredSide, b: StoredSide): [CompareEnd["role"], CompareEnd["role"]] {
+  const same = a.s.file === b.s.file;
+  const role = (x: StoredSide, other: StoredSide): CompareEnd["role"] => {
+    if (same) return x.leafId === x.session.leafId ? "active" : "branch";
+    return x.s.parent?.file === other.s.file ? "fork" : other.s.parent?.file === x.s.file ? "parent" : "branch";
+  };
+  return [role(a, b), role(b, a)];
+}
+
 export function answerOf(work: CompareQuestion, a: CompareEnd, b: CompareEnd): CompareAnswer {
   if (work.kind === "model") return { ok: true, model: compareModel(a, b, work.home) };
   const c = compareBranches(a, b);
