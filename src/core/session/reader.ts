@@ -17,7 +17,7 @@ import {
 } from "../schema.js";
 import { type Entry, migrateHook } from "./entry.js";
 import type { ChunkOrigin, ParseOptions, ParseResult } from "./model.js";
-import { checkEnvelope, makeEntry, type RawRecord, validateOne } from "./records.js";
+import { checkEnvelope, makeEntry, missingType, type RawRecord, validateOne } from "./records.js";
 import { buildIndex, extendIndex, type Index, sessionOf } from "./treeIndex.js";
 
 /** Records up to this many bytes keep their parsed object; longer ones are parsed again from their bytes when read. */
@@ -291,12 +291,7 @@ export class SessionReader {
   private v1Entry({ line, value }: RawRecord): Entry | null {
     const diagnostics = this.lineDiagnostics;
     if (typeof value.type !== "string") {
-      diagnostics.push({
-        line,
-        severity: "error",
-        code: "missing-type",
-        message: "record has no string `type`; line skipped",
-      });
+      diagnostics.push(missingType(line));
       this.v1RecordIds.push(null);
       return null;
     }

@@ -9,18 +9,18 @@ import { Entry } from "./entry.js";
 
 export type RawRecord = { line: number; value: Record<string, unknown> };
 
+/** A record without a string `type` is no entry (all versions). */
+export function missingType(line: number): Diagnostic {
+  return { line, severity: "error", code: "missing-type", message: "record has no string `type`; line skipped" };
+}
+
 /** The id and parent of a v2+ record, or null (with a diagnostic) when it cannot be an entry. */
 export function checkEnvelope(
   { line, value }: RawRecord,
   diagnostics: Diagnostic[],
 ): { id: string; parentId: string | null } | null {
   if (typeof value.type !== "string") {
-    diagnostics.push({
-      line,
-      severity: "error",
-      code: "missing-type",
-      message: "record has no string `type`; line skipped",
-    });
+    diagnostics.push(missingType(line));
     return null;
   }
   if (typeof value.id !== "string" || value.id === "") {

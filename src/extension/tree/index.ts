@@ -1,35 +1,8 @@
 /**
  * The Sessions tree's public surface. Modules outside `src/extension/tree/` import from here only (lint enforces
- * it): the provider, and the node types commands and tests look at.
+ * it): the provider, and the node types commands and tests look at (`Element`, the union of them, and each class).
  */
-import type {
-  BranchNode,
-  DetailNode,
-  Element,
-  FoldedEntryNode,
-  ForkedFromNode,
-  ForkNode,
-  ForksNode,
-  GroupNode,
-  InfoNode,
-  ProjectNode,
-  RowNode,
-  SessionNode,
-} from "./elements.js";
+export type * from "./elements.js";
 export { SessionsTreeProvider } from "./provider.js";
 export { LIVE_MS } from "./present.js";
 export type { TreeNode } from "./node.js";
-export type { Element };
-export type {
-  BranchNode,
-  DetailNode,
-  FoldedEntryNode,
-  ForkedFromNode,
-  ForkNode,
-  ForksNode,
-  GroupNode,
-  InfoNode,
-  ProjectNode,
-  RowNode,
-  SessionNode,
-};

@@ -41,6 +41,19 @@ export interface Answered {
   postHashes: string[];
 }
 
+/** A compaction entry's own fields: what pi's `appendCompaction` writes before the producer's `details`. */
+function compactionRecord(entryId: string, leafId: string, summary: string, prep: Preparation) {
+  return {
+    type: "compaction",
+    id: entryId,
+    parentId: leafId,
+    timestamp: new Date().toISOString(),
+    summary,
+    firstKeptEntryId: prep.firstKeptEntryId,
+    tokensBefore: prep.tokensBefore,
+  };
+}
+
 /**
  * The replay hashes: every item of the post-compaction conversation as pi will send it (the summary, then the kept
  * messages), or null when the compacted branch cannot be serialized.
@@ -52,15 +65,7 @@ export function replayHashes(
   leafId: string,
   summary: string,
 ): string[] | null {
-  const synthetic = {
-    type: "compaction",
-    id: entryId,
-    parentId: leafId,
-    timestamp: new Date().toISOString(),
-    summary,
-    firstKeptEntryId: prep.firstKeptEntryId,
-    tokensBefore: prep.tokensBefore,
-  };
+  const synthetic = compactionRecord(entryId, leafId, summary, prep);
   const after = parseSession(file, Buffer.concat([bytes, Buffer.from(`${JSON.stringify(synthetic)}\n`)]));
   if (!after.ok) return null;
   return contextInput(model, buildContext(after.session, entryId).messages)
@@ -106,13 +111,7 @@ export function compactionLines(
     details = { ...local, schemaVersion: 1, state: "local_fallback", failureClass: failure!.failureClass, producer };
   }
   const entry: Record<string, unknown> = {
-    type: "compaction",
-    id: entryId,
-    parentId: leafId,
-    timestamp: new Date().toISOString(),
-    summary,
-    firstKeptEntryId: prep.firstKeptEntryId,
-    tokensBefore: prep.tokensBefore,
+    ...compactionRecord(entryId, leafId, summary, prep),
     details,
     ...(session.flavor === "omp" ? { fromExtension: true } : { fromHook: true }),
   };
