@@ -72,6 +72,12 @@ export function describeEntry(entry: EntryLike): string {
       return `model usage (${String(d.purpose ?? "side call")}) ${String(d.model ?? "")}`;
     case "reset_boundary":
       return "reset (/clear)";
+    case "usage":
+      return `usage (${String(d.kind ?? "call")}) ${String(d.model ?? "")}`.trim();
+    case "context_edit":
+      return d.replacement === null
+        ? `context edit: ${String(d.targetId)} left out of context`
+        : `context edit: ${String(d.targetId)} replaced in context`;
     default:
       return entry.known ? entry.type.replace(/_/g, " ") : `${entry.type} (unknown type)`;
   }

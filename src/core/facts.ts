@@ -26,7 +26,17 @@ export interface TokenBuckets {
  * but it carries no price, so its cost is unknown, not zero (`isPriced`).
  */
 export interface UsageFacts extends TokenBuckets {
-  source: "assistant" | "model_usage" | "task" | "compaction_summary" | "server_compaction";
+  source:
+    | "assistant"
+    | "model_usage"
+    | "task"
+    | "compaction_summary"
+    | "server_compaction"
+    // pi 1.6: a call outside the conversation (`usage` entries: the prompt-cache warmer), a branch summary's own
+    // call, and a tool result's (the usage of the calls a tool made, `nestedCalls`).
+    | "usage_entry"
+    | "branch_summary"
+    | "tool_result";
   provider: string;
   /** The served model: `responseModel` if present, else `model`. */
   model: string;
@@ -127,9 +137,17 @@ export function usageFacts(type: string, d: Record<string, unknown>): UsageFacts
     const all = compactionFacts(d);
     return all.length === 0 ? undefined : all.length === 1 ? all[0] : all;
   }
-  if (type === "model_usage") {
+  if (type === "usage" || type === "model_usage") {
+    // pi 1.6's `usage` entry names the model served (`responseModel ?? model`, as its cache warmer writes it).
     const usage = summaryUsageOf(d.usage);
-    return usage ? facts("model_usage", String(d.provider ?? ""), String(d.model ?? ""), usage, usage.cost) : undefined;
+    const source = type === "usage" ? "usage_entry" : "model_usage";
+    return usage ? facts(source, String(d.provider ?? ""), String(d.model ?? ""), usage, usage.cost) : undefined;
+  }
+  if (type === "branch_summary") {
+    // The summary call's model is the one in effect (named by the reader, as for a compaction's summary).
+    const usage = summaryUsageOf(d.usage);
+    const summary = usage ? facts("branch_summary", "", "", usage, usage.cost) : undefined;
+    return summary && (summary.totalTokens > 0 || summary.cost > 0) ? summary : undefined;
   }
   const view = type === "message" ? narrowMessage(d.message) : undefined;
   if (!view) return undefined;
@@ -149,6 +167,11 @@ export function usageFacts(type: string, d: Record<string, unknown>): UsageFacts
       taskUsage,
       taskUsage.cost,
     );
+  }
+  // pi 1.6: a tool result's own usage (its nested calls' usage merged there), counted by pi's session totals.
+  if (view.role === "toolResult" && view.usage) {
+    const tool = typeof m.toolName === "string" ? m.toolName : "tool";
+    return facts("tool_result", "tool", tool, view.usage, view.cost);
   }
   return undefined;
 }

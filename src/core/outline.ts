@@ -29,6 +29,9 @@ const BOOKKEEPING = new Set<string>([
   "model_change",
   "thinking_level_change",
   "session_info",
+  // pi 1.6: a call outside the conversation, and an edit of what another entry puts in context (pi's /tree hides both)
+  "usage",
+  "context_edit",
   ...OMP_ENTRY_TYPES.filter((t) => t !== "reset_boundary"),
 ]);
 

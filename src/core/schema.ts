@@ -213,9 +213,9 @@ const messageSchemas = {
 };
 
 /**
- * Shapes pi 1.6 writes, typed here so that code can read them; they are listed as known (no `unknown-role` or
- * `unknown-entry-type` warning, validated like the rest) once the reader gives them their meaning in context and
- * usage (the issue on today's agents), not before.
+ * Shapes pi 1.6 writes: known kinds (validated like the rest, no `unknown-role` or `unknown-entry-type` warning).
+ * Their meaning: `usage` entries count (core/facts.ts); a system message is part of the context, as pi 1.6 builds
+ * it.
  */
 const pi16MessageSchemas = { system: systemMessageSchema };
 
@@ -315,7 +315,7 @@ const entrySchemas = {
   mcp_tool_selection: entry("mcp_tool_selection", { selectedToolNames: z.array(z.string()) }),
 };
 
-/** pi 1.6's new entry kinds (see `pi16MessageSchemas`: typed now, known once the reader gives them meaning). */
+/** pi 1.6's new entry kinds (known, see `pi16MessageSchemas`). */
 const pi16EntrySchemas = {
   /** A call outside the conversation that costs tokens (the prompt-cache warmer's `cache_warm`). */
   usage: entry("usage", {
@@ -376,23 +376,27 @@ export const OMP_ENTRY_TYPES = [
   "mcp_tool_selection",
 ] as const;
 
+/** Every entry kind and message role the schemas know, by name. */
+const KNOWN_ENTRIES: Record<string, z.ZodType> = { ...entrySchemas, ...pi16EntrySchemas };
+const KNOWN_MESSAGES: Record<string, z.ZodType> = { ...messageSchemas, ...pi16MessageSchemas };
+
 export function isKnownEntryType(type: string): boolean {
-  return Object.hasOwn(entrySchemas, type);
+  return Object.hasOwn(KNOWN_ENTRIES, type);
 }
 
 export function isKnownRole(role: string): boolean {
-  return Object.hasOwn(messageSchemas, role);
+  return Object.hasOwn(KNOWN_MESSAGES, role);
 }
 
 /** Validate a full entry (v2+ shape) and its message body. Returns readable problems, empty when valid. */
 export function validateEntry(record: Record<string, unknown>): string[] {
   const type = String(record.type);
-  const schema = (entrySchemas as Record<string, z.ZodType>)[type];
+  const schema = Object.hasOwn(KNOWN_ENTRIES, type) ? KNOWN_ENTRIES[type] : undefined;
   if (!schema) return [];
   const problems = issuesOf(schema.safeParse(record));
   if (type === "message" && record.message && typeof record.message === "object") {
     const role = (record.message as { role?: unknown }).role;
-    const messageSchema = typeof role === "string" ? (messageSchemas as Record<string, z.ZodType>)[role] : undefined;
+    const messageSchema = typeof role === "string" && Object.hasOwn(KNOWN_MESSAGES, role) ? KNOWN_MESSAGES[role] : undefined;
     if (messageSchema) problems.push(...issuesOf(messageSchema.safeParse(record.message), "message"));
   }
   return problems;

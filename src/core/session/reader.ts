@@ -285,6 +285,8 @@ export class SessionReader {
     else if (entry.type === "compaction" && entry.usage && this.lastModel) {
       for (const u of Array.isArray(entry.usage) ? entry.usage : [entry.usage])
         if (u.source === "compaction_summary") Object.assign(u, this.lastModel);
+    } else if (entry.type === "branch_summary" && entry.usage && this.lastModel) {
+      for (const u of Array.isArray(entry.usage) ? entry.usage : [entry.usage]) Object.assign(u, this.lastModel);
     }
   }
 
@@ -368,7 +370,8 @@ export class SessionReader {
 function wholeRecordNeeded(envelope: Record<string, unknown>): boolean {
   const type = envelope.type;
   if (typeof type !== "string" || ALWAYS_HELD.has(type)) return true;
-  if (type === "model_usage" || type === "session" || type === "title") return true;
+  if (type === "model_usage" || type === "usage" || type === "branch_summary") return true;
+  if (type === "session" || type === "title") return true;
   const m = envelope.message;
   return isPlainObject(m) && m.role === "toolResult" && m.toolName === "task";
 }

@@ -47,6 +47,8 @@ const ENTRY_TYPE_ICONS: Record<string, string> = {
   custom: "extensions",
   custom_message: "extensions",
   model_usage: "graph",
+  usage: "graph",
+  context_edit: "diff",
   reset_boundary: "clear-all",
 };
 
