@@ -396,7 +396,8 @@ export function validateEntry(record: Record<string, unknown>): string[] {
   const problems = issuesOf(schema.safeParse(record));
   if (type === "message" && record.message && typeof record.message === "object") {
     const role = (record.message as { role?: unknown }).role;
-    const messageSchema = typeof role === "string" && Object.hasOwn(KNOWN_MESSAGES, role) ? KNOWN_MESSAGES[role] : undefined;
+    const known = typeof role === "string" && Object.hasOwn(KNOWN_MESSAGES, role);
+    const messageSchema = known ? KNOWN_MESSAGES[role] : undefined;
     if (messageSchema) problems.push(...issuesOf(messageSchema.safeParse(record.message), "message"));
   }
   return problems;
