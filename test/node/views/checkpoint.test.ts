@@ -139,6 +139,8 @@ describe("checkpoints written by Blackmagic itself", () => {
       const priced = [
         ...raw.filter((e) => e.type === "message" && e.message.role === "assistant").map((e) => e.message.usage),
         ...raw.filter((e) => e.type === "compaction" && e.usage).map((e) => e.usage), // pi's summary call
+        // A branch summary's own call: pi 0.83 writes it priced, and its session totals (and pi 1.6's) count it.
+        ...raw.filter((e) => e.type === "branch_summary" && e.usage).map((e) => e.usage),
       ];
       const server = f.compactions.filter((c) => c.state === "remote_applied").map((c) => c.mock.returnedUsage!);
       const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
