@@ -214,8 +214,8 @@ const messageSchemas = {
 
 /**
  * Shapes pi 1.6 writes: known kinds (validated like the rest, no `unknown-role` or `unknown-entry-type` warning).
- * Their meaning: `usage` entries count (core/facts.ts); a system message is part of the context, as pi 1.6 builds
- * it.
+ * Their meaning so far: `usage` entries count (core/facts.ts), and a system message is in the context like any
+ * message; `context_edit` entries and a compaction's `systemMessage` are not applied to the context yet.
  */
 const pi16MessageSchemas = { system: systemMessageSchema };
 
@@ -331,21 +331,6 @@ const pi16EntrySchemas = {
     replacement: z.looseObject({ content: userContent }).nullable(),
   }),
 };
-
-/**
- * Problems of a record of a shape pi 1.6 writes (a `usage` or `context_edit` entry, a `system` message), against its
- * schema; empty when it matches, or when the record is none of them. Not part of the diagnostics yet (see
- * `pi16MessageSchemas`): tests hold the schemas to what the real pi 1.6 writes.
- */
-export function pi16ShapeProblems(record: Record<string, unknown>): string[] {
-  const type = String(record.type);
-  const schema = (pi16EntrySchemas as Record<string, z.ZodType>)[type];
-  if (schema) return issuesOf(schema.safeParse(record));
-  const message = record.message as { role?: unknown } | undefined;
-  if (type === "message" && message && typeof message === "object" && message.role === "system")
-    return issuesOf(pi16MessageSchemas.system.safeParse(message), "message");
-  return [];
-}
 
 /** A record of one entry type as its schema types it (the shape the agents write; a file may differ). */
 export type EntryRecordOf<T extends keyof typeof entrySchemas | keyof typeof pi16EntrySchemas> = z.infer<

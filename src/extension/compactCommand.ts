@@ -79,17 +79,15 @@ function scopeOf(
   const describe = (r: CompactResult) =>
     r.state === "refused" ? r.reason : r.state === "failed" ? `${r.failureClass}: ${r.message}` : r.state;
 
-  return { context, service, panels, logger, secrets, credentials, run, describe };
+  return { service, panels, logger, secrets, run, describe };
 }
 
 /** What the commands below share. */
 interface Scope {
-  context: vscode.ExtensionContext;
   service: SessionService;
   panels: PanelManager;
   logger: Logger;
   secrets: vscode.SecretStorage;
-  credentials: (provider: Provider) => Promise<Credentials>;
   run: (file: string, provider: Provider, model: string, extra: RunExtra) => Promise<CompactResult>;
   describe: (r: CompactResult) => string;
 }

@@ -85,8 +85,8 @@ export function activate(context: vscode.ExtensionContext): PiSessionsApi {
       new CommandManager(logger).register(
         ...sessionCommands({ service, tree, view, logger, state: context.workspaceState }),
         ...searchCommands({ service, search, transcripts, results: searchResults, logger }),
-        ...panelCommands(service, panels, transcripts, logger),
-        ...compareCommands(service, panels, logger),
+        ...panelCommands(service, panels, transcripts),
+        ...compareCommands(service, panels),
         ...compactCommands(context, service, panels, logger),
         exportCommand(service, logger),
         resumeCommand(service),

@@ -8,7 +8,6 @@ import type { StoreSession } from "../node/store/index.js";
 import { targetOf } from "./commands/target.js";
 import type { Command } from "./commands/command.js";
 import { CommandId } from "./ids.js";
-import type { Logger } from "./logging.js";
 import type { SessionService } from "./service.js";
 import type { PanelManager } from "./webviews/panels.js";
 import type { TranscriptPanels } from "./webviews/transcriptPanel.js";
@@ -31,7 +30,7 @@ export async function pickSession(
   return (await vscode.window.showQuickPick(items, { title, matchOnDescription: true }))?.s;
 }
 
-function scopeOf(service: SessionService, panels: PanelManager, transcripts: TranscriptPanels, logger: Logger): Scope {
+function scopeOf(service: SessionService, panels: PanelManager, transcripts: TranscriptPanels): Scope {
   const lib = () => service.lib;
   const sessionFile = async (arg: unknown, title: string, filter?: (s: StoreSession) => boolean) => {
     await service.ensureStarted();
@@ -39,26 +38,19 @@ function scopeOf(service: SessionService, panels: PanelManager, transcripts: Tra
     if (file) service.resolve(file);
     return file;
   };
-  return { service, panels, transcripts, logger, lib, sessionFile };
+  return { panels, transcripts, lib, sessionFile };
 }
 
 /** What the commands below share. */
 interface Scope {
-  service: SessionService;
   panels: PanelManager;
   transcripts: TranscriptPanels;
-  logger: Logger;
   lib: () => SessionLibrary;
   sessionFile: (arg: unknown, title: string, filter?: (s: StoreSession) => boolean) => Promise<string | undefined>;
 }
 
-export function panelCommands(
-  service: SessionService,
-  panels: PanelManager,
-  transcripts: TranscriptPanels,
-  logger: Logger,
-): Command[] {
-  const scope = scopeOf(service, panels, transcripts, logger);
+export function panelCommands(service: SessionService, panels: PanelManager, transcripts: TranscriptPanels): Command[] {
+  const scope = scopeOf(service, panels, transcripts);
   return [
     openTranscriptCommand(scope),
     showUsageCommand(scope),

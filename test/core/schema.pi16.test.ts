@@ -1,11 +1,11 @@
-// The shapes pi 1.6 writes are typed in src/core/schema.ts before the reader gives them meaning: every `usage` and
-// `context_edit` entry and every `system` message the real pi 1.6.0 wrote (fixtures/real/pi-1.6, README.md there)
-// matches its schema, the fields pi 1.6 added to assistant messages, tool results and compactions raise no schema
-// diagnostic, and a record of one of these kinds with a field of the wrong shape is reported.
+// The shapes pi 1.6 writes, in src/core/schema.ts: every `usage` and `context_edit` entry and every `system` message
+// the real pi 1.6.0 wrote (fixtures/real/pi-1.6, README.md there) matches its schema, the fields pi 1.6 added to
+// assistant messages, tool results and compactions raise no schema diagnostic, and a record of one of these kinds
+// with a field of the wrong shape is reported.
 import * as assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { pi16ShapeProblems, validateEntry } from "../../src/core/schema.js";
+import { validateEntry } from "../../src/core/schema.js";
 import { listFiles } from "../support/helpers.js";
 import { REAL } from "../support/fixtures.js";
 
@@ -49,7 +49,7 @@ describe("schema: the shapes pi 1.6 writes", () => {
   it("every usage and context_edit entry and every system message matches its schema", () => {
     const checked = [...ofType("usage"), ...ofType("context_edit"), ...systemMessages];
     for (const { file, record } of checked)
-      assert.deepEqual(pi16ShapeProblems(record), [], `${file}: ${record.type} ${record.id}`);
+      assert.deepEqual(validateEntry(record), [], `${file}: ${record.type} ${record.id}`);
   });
 
   it("pi 1.6's new fields raise no diagnostic on the kinds the reader knows", () => {
@@ -63,12 +63,13 @@ describe("schema: the shapes pi 1.6 writes", () => {
   it("a record of a pi 1.6 kind with a field of the wrong shape is reported", () => {
     const usage = structuredClone(ofType("usage")[0]!.record);
     delete usage.usage.cacheRead;
-    assert.match(pi16ShapeProblems(usage).join("; "), /usage\.cacheRead/);
+    assert.match(validateEntry(usage).join("; "), /usage\.cacheRead/);
     const edit = { ...ofType("context_edit")[0]!.record, replacement: "text, not {content}" };
-    assert.match(pi16ShapeProblems(edit).join("; "), /replacement/);
+    assert.match(validateEntry(edit).join("; "), /replacement/);
     const system = structuredClone(systemMessages[0]!.record);
     system.message.sections = { preamble: 42 };
-    assert.match(pi16ShapeProblems(system).join("; "), /message\.sections/);
-    assert.deepEqual(pi16ShapeProblems({ type: "label", id: "x", parentId: null }), []);
+    assert.match(validateEntry(system).join("; "), /message\.sections/);
+    // A kind nobody writes has no schema (it is an unknown-entry-type diagnostic, not a schema one).
+    assert.deepEqual(validateEntry({ type: "not_a_kind", id: "x", parentId: null }), []);
   });
 });

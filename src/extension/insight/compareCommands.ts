@@ -11,7 +11,6 @@ import { lastActivity } from "../../node/store/index.js";
 import { targetOf } from "../commands/target.js";
 import type { Command } from "../commands/command.js";
 import { CommandId } from "../ids.js";
-import type { Logger } from "../logging.js";
 import { pickSession } from "../panelCommands.js";
 import type { SessionService } from "../service.js";
 import type { PanelManager } from "../webviews/panels.js";
@@ -49,7 +48,7 @@ function sideItems(service: SessionService, file: string, session: Session): Sid
   return items;
 }
 
-function scopeOf(service: SessionService, panels: PanelManager, logger: Logger): Scope {
+function scopeOf(service: SessionService, panels: PanelManager): Scope {
   const show = (a: Side, b: Side) =>
     panels.show({
       panel: "compare",
@@ -58,19 +57,17 @@ function scopeOf(service: SessionService, panels: PanelManager, logger: Logger):
       otherFile: b.file === a.file ? undefined : b.file,
       otherEntryId: b.leafId,
     });
-  return { service, panels, logger, show };
+  return { service, show };
 }
 
 /** What the commands below share. */
 interface Scope {
   service: SessionService;
-  panels: PanelManager;
-  logger: Logger;
   show: (a: Side, b: Side) => ReturnType<PanelManager["show"]>;
 }
 
-export function compareCommands(service: SessionService, panels: PanelManager, logger: Logger): Command[] {
-  const scope = scopeOf(service, panels, logger);
+export function compareCommands(service: SessionService, panels: PanelManager): Command[] {
+  const scope = scopeOf(service, panels);
   return [compareBranchesCommand(scope), compareWithActiveBranchCommand(scope), compareWithParentCommand(scope)];
 }
 

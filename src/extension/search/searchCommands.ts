@@ -93,7 +93,7 @@ function scopeOf(ctx: SearchCommandContext): Scope {
     return items;
   };
 
-  return { service, search, transcripts, results, logger, titleOf, itemsOf };
+  return { service, search, transcripts, results, logger, itemsOf };
 }
 
 /** What the commands below share. */
@@ -103,7 +103,6 @@ interface Scope {
   transcripts: TranscriptPanels;
   results: SearchPanel;
   logger: Logger;
-  titleOf: (file: string) => string | undefined;
   itemsOf: (answer: SearchAnswer, text: string) => Item[];
 }
 
