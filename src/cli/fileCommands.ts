@@ -1,7 +1,8 @@
 /** The commands on session files: `tree`, `context` and `lint`. */
 import { resolve as resolvePath } from "node:path";
 import { setFlagsFromString } from "node:v8";
-import { buildContext, UnknownEntryError } from "../core/context.js";
+import { buildContext, type ContextMessage, UnknownEntryError } from "../core/context/index.js";
+import { describeSystemMessage } from "../core/systemMessage.js";
 import { treeJsonPieces } from "../core/treeJson.js";
 import { agentDirOf, blobHash, resolveBlobs } from "../node/blobs.js";
 import { readSessionFile } from "../node/readSession.js";
@@ -44,13 +45,22 @@ export async function contextCommand(file: string, values: { json?: boolean; lea
   const { messages, missing } = await resolveBlobs(context.messages, agentDirOf(resolvePath(file)));
   context = { ...context, messages };
   if (values.json) {
-    const { compactionId: _compactionId, ...json } = context;
+    // pi's own shape (`buildSessionContext()`): the projection is ours, the text output shows its edits.
+    const { compactionId: _compactionId, entries: _entries, ...json } = context;
     io.out(JSON.stringify(json));
   } else {
     text(io).out(renderContext(context));
     for (const hash of missing) text(io).out(`image missing: blob sha256:${hash} is not in the agent dir's blobs`);
   }
   return EXIT_OK;
+}
+
+function messageLine(m: ContextMessage): string {
+  if (m.role === "compactionSummary" || m.role === "branchSummary") return String(m.summary ?? "");
+  if (m.role === "bashExecution") return `$ ${String(m.command ?? "")}`;
+  if (m.role === "toolResult") return `${String(m.toolName ?? "")}: ${contentText(m.content)}`;
+  if (m.role === "system") return describeSystemMessage(m);
+  return [contentText(m.content), ...imageMarks(m.content)].filter(Boolean).join(" ");
 }
 
 function renderContext(context: ReturnType<typeof buildContext>): string {
@@ -63,14 +73,19 @@ function renderContext(context: ReturnType<typeof buildContext>): string {
     ),
     "",
   ];
-  context.messages.forEach((m, i) => {
-    let text: string;
-    if (m.role === "compactionSummary" || m.role === "branchSummary") text = String(m.summary ?? "");
-    else if (m.role === "bashExecution") text = `$ ${String(m.command ?? "")}`;
-    else if (m.role === "toolResult") text = `${String(m.toolName ?? "")}: ${contentText(m.content)}`;
-    else text = [contentText(m.content), ...imageMarks(m.content)].filter(Boolean).join(" ");
-    lines.push(`${String(i + 1).padStart(4)}  ${oneLine(m.role).padEnd(17)} ${truncate(text, 100)}`);
-  });
+  let n = 0;
+  for (const projected of context.entries) {
+    if (projected.edit?.omitted) {
+      lines.push(
+        `${"".padStart(4)}  ${"(left out)".padEnd(17)} ${projected.entryId}: context edit ${projected.edit.id}`,
+      );
+      continue;
+    }
+    for (const m of projected.messages) {
+      const edited = projected.edit ? ` (replaced in context by ${projected.edit.id})` : "";
+      lines.push(`${String(++n).padStart(4)}  ${oneLine(m.role).padEnd(17)} ${truncate(messageLine(m), 100)}${edited}`);
+    }
+  }
   return lines.join("\n");
 }
 

@@ -4,6 +4,8 @@
  */
 import { formatTokens, truncate } from "../protocol/format.js";
 import type { Entry } from "./session/entry.js";
+import { describeCustomEntry, describeUsageEntry } from "./entryKinds.js";
+import { describeSystemMessage } from "./systemMessage.js";
 import { type ContentBlock, type MessageView, narrowContent } from "./session/message.js";
 
 /** What the entry labels need of an entry (the core's `Entry` has it). */
@@ -65,7 +67,7 @@ export function describeEntry(entry: EntryLike): string {
     case "title_change":
       return `title: ${JSON.stringify(truncate(String(d.title ?? ""), 50))}`;
     case "custom":
-      return `custom ${String(d.customType)}`;
+      return describeCustomEntry(d);
     case "custom_message":
       return `custom message ${String(d.customType)}: ${JSON.stringify(truncate(contentText(d.content), 40))}`;
     case "model_usage":
@@ -73,7 +75,7 @@ export function describeEntry(entry: EntryLike): string {
     case "reset_boundary":
       return "reset (/clear)";
     case "usage":
-      return `usage (${String(d.kind ?? "call")}) ${String(d.model ?? "")}`.trim();
+      return describeUsageEntry(entry);
     case "context_edit":
       return d.replacement === null
         ? `context edit: ${String(d.targetId)} left out of context`
@@ -96,6 +98,7 @@ function describeMessage(role: string | undefined, m: MessageView | undefined): 
     return `assistant: ${parts.join(" ") || "(empty)"}`;
   }
   if (shown === "toolResult") return `${r.isError ? "tool error" : "tool result"} ${String(r.toolName ?? "")}`.trim();
+  if (shown === "system") return describeSystemMessage(r);
   if (shown === "bashExecution") return `bash: ${truncate(String(r.command ?? ""), 60)}`;
   return `${shown}: ${JSON.stringify(truncate(messageText(m), 60))}`;
 }

@@ -11,6 +11,8 @@
  *   a patch text, which is not parsed (like `bash` commands, never guessed from).
  * - `write` → write: `{path, content}` in both agents; the file's whole text after the call.
  * Other tools (`bash`, `grep`, `find`, OMP's `ast_edit` over globs) name no single file and are not mapped.
+ * pi 1.6's nested calls (a tool result's `nestedCalls`, e.g. codemode's `read` through `ctx.executeTool()`) are mapped
+ * the same way, as touches of the tool result's entry.
  */
 import { messageText } from "./entryText.js";
 import { isPlainObject } from "./jsonShape.js";
@@ -48,6 +50,23 @@ export function contentTouches(content: unknown): ToolTouch[] {
   content.forEach((b, i) => {
     const t = isPlainObject(b) ? touchOf(b, i) : null;
     if (t) out.push(t);
+  });
+  return out;
+}
+
+/**
+ * The file touches of a tool result's nested calls (pi 1.6 `nestedCalls.calls`: the reads, edits and writes a tool
+ * such as codemode made through other tools), in call order; `index` is the call's position in that list.
+ */
+export function nestedTouches(nestedCalls: unknown): ToolTouch[] {
+  const calls = isPlainObject(nestedCalls) ? nestedCalls.calls : undefined;
+  if (!Array.isArray(calls)) return [];
+  const out: ToolTouch[] = [];
+  calls.forEach((call, index) => {
+    if (!isPlainObject(call) || typeof call.name !== "string" || !isPlainObject(call.arguments)) return;
+    const kind = KIND_BY_TOOL[call.name.toLowerCase()];
+    const path = toolPathOf(call.arguments);
+    if (kind && path.trim()) out.push({ index, toolCallId: str(call.id), tool: call.name, kind, path });
   });
   return out;
 }
@@ -114,6 +133,15 @@ export function toolCallArgs(
   entry: Entry,
   touch: Pick<ToolTouch, "index" | "toolCallId">,
 ): Record<string, unknown> | null {
+  const record = entry.message?.record;
+  if (entry.role === "toolResult") {
+    // A nested call (pi 1.6): its arguments are in the result's `nestedCalls`.
+    const calls = isPlainObject(record?.nestedCalls) ? record.nestedCalls.calls : undefined;
+    const call: unknown = Array.isArray(calls) ? calls[touch.index] : undefined;
+    return isPlainObject(call) && str(call.id) === touch.toolCallId && isPlainObject(call.arguments)
+      ? call.arguments
+      : null;
+  }
   // The call at its position in the content (one block narrowed: a message may hold thousands of calls).
   const content = entry.message?.content;
   const b = Array.isArray(content) ? narrowBlock(content[touch.index], touch.index) : undefined;

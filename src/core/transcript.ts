@@ -8,6 +8,7 @@ import { contentText, describeEntry, messageText } from "./entryText.js";
 import type { MessageView, ToolCallBlock as ToolCallBlockView } from "./session/message.js";
 import { type Entry, pathTo, type Session } from "./session/index.js";
 import { editTextsOf, toolPathOf } from "./toolFiles.js";
+import { contextEditsOn, nestedCalls, replyFacts, systemItem } from "./transcriptPi16.js";
 import type {
   AssistantBlock,
   ToolCallBlock,
@@ -92,6 +93,7 @@ function messageItem(entry: Entry, common: TranscriptCommon): TranscriptItem {
       return { ...common, kind: "user", text: messageText(view), images: images(view) };
     case "assistant": {
       const model = str(m.responseModel) || str(m.model);
+      const reply = replyFacts(m);
       return {
         ...common,
         kind: "assistant",
@@ -100,9 +102,12 @@ function messageItem(entry: Entry, common: TranscriptCommon): TranscriptItem {
         usage: usageOf(view),
         stopReason: str(m.stopReason) || null,
         error: str(m.errorMessage) || null,
+        ...(reply ? { reply } : {}),
       };
     }
-    case "toolResult":
+    case "toolResult": {
+      const nested = nestedCalls(m);
+      const durationMs = num(m.durationMs);
       return {
         ...common,
         kind: "toolResult",
@@ -111,7 +116,12 @@ function messageItem(entry: Entry, common: TranscriptCommon): TranscriptItem {
         text: messageText(view),
         isError: m.isError === true,
         images: images(view),
+        ...(nested.length ? { nested } : {}),
+        ...(durationMs !== null ? { durationMs } : {}),
       };
+    }
+    case "system":
+      return systemItem(common, m);
     case "bashExecution":
       return { ...common, kind: "bash", command: str(m.command), output: str(m.output), exitCode: num(m.exitCode) };
     default:
@@ -131,6 +141,8 @@ export interface BranchPath {
   position: Map<string, number>;
   /** Entry ids copied from the parent (a fork's `inherited` set). */
   inherited: ReadonlySet<string> | undefined;
+  /** pi 1.6: the last context edit of each target on the branch. */
+  edits: ReturnType<typeof contextEditsOn>;
 }
 
 export function branchPath(session: Session, options: TranscriptOptions = {}): BranchPath {
@@ -138,11 +150,18 @@ export function branchPath(session: Session, options: TranscriptOptions = {}): B
   const entries = pathTo(session, leafId);
   const position = new Map<string, number>();
   entries.forEach((e, i) => position.set(e.id, i));
-  return { session, entries, position, inherited: options.inherited };
+  return { session, entries, position, inherited: options.inherited, edits: contextEditsOn(entries) };
 }
 
-/** Whether an entry shows in a transcript: extension state and OMP's bookkeeping carry nothing to read. */
-export const hasTranscriptItem = (entry: Entry): boolean => entry.type !== "custom" && entry.type !== "model_usage";
+/** The custom entries pi itself writes that mean something to a reader (`describeCustomEntry`). */
+const DESCRIBED_CUSTOM = new Set(["pi.virtual-model-state", "pi.bug-report"]);
+
+/**
+ * Whether an entry shows in a transcript: extension state and OMP's bookkeeping carry nothing to read (pi's own
+ * virtual-model and bug-report entries do).
+ */
+export const hasTranscriptItem = (entry: Entry): boolean =>
+  entry.type === "custom" ? DESCRIBED_CUSTOM.has(String(entry.data.customType)) : entry.type !== "model_usage";
 
 /** The transcript item of the entry at `index` on the path, or null when it has nothing to read. */
 export function transcriptItem(path: BranchPath, index: number): TranscriptItem | null {
@@ -154,6 +173,8 @@ export function transcriptItem(path: BranchPath, index: number): TranscriptItem 
     timestamp: entry.timestamp ?? null,
     inherited: path.inherited?.has(entry.id) ?? false,
   };
+  const edit = path.edits.get(entry.id);
+  if (edit) common.contextEdit = edit;
   const d = entry.data;
   switch (entry.type) {
     case "message":

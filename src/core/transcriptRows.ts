@@ -123,7 +123,9 @@ function imageRefs(images: TranscriptImage[], next: { n: number }, c: Clipper): 
   return shownImages(images).map((i) => ({ mimeType: i.mimeType, data: null, blob: i.blob, ref: next.n++ }));
 }
 
-function clipItem(item: TranscriptItem, c: Clipper, next: { n: number }): TranscriptItem {
+function clipItem(written: TranscriptItem, c: Clipper, next: { n: number }): TranscriptItem {
+  const edit = written.contextEdit;
+  const item = edit?.text ? { ...written, contextEdit: { ...edit, text: c.output(edit.text) } } : written;
   switch (item.kind) {
     case "user":
       return { ...item, text: c.text(item.text), images: imageRefs(item.images, next, c) };
@@ -152,6 +154,11 @@ function clipItem(item: TranscriptItem, c: Clipper, next: { n: number }): Transc
       return { ...item, text: c.text(item.text) };
     case "note":
       return { ...item, text: c.output(item.text) };
+    case "system":
+      return {
+        ...item,
+        sections: item.sections.map((sec) => ({ ...sec, text: sec.text === null ? null : c.text(sec.text) })),
+      };
   }
 }
 

@@ -8,7 +8,7 @@
  */
 import { type FileHandle, realpath } from "node:fs/promises";
 import { basename, dirname, join, sep } from "node:path";
-import type { ContextMessage } from "../core/context.js";
+import type { ContextMessage } from "../core/context/index.js";
 import type { ContextModel } from "../protocol/views.js";
 import { isPlainObject } from "../core/session/index.js";
 import { openRegular, readAt } from "./fileAccess.js";

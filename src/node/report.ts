@@ -107,14 +107,26 @@ export function usageReport(result: StoreSession[], options: UsageOptions): Usag
       if (r.active) total.activeCost += r.cost;
     });
   }
-  const list = [...rows.values()].filter((r) => r.messages > 0 || (r.inheritedCost ?? 0) > 0);
+  // A model row of records that cost nothing and used no token is none (pi's breakdown leaves it out too).
+  const spent = (r: UsageRow) => r.cost > 0 || r.input + r.output + r.cacheRead + r.cacheWrite > 0;
+  const list = [...rows.values()].filter(
+    (r) => (r.messages > 0 && (options.by !== "model" || spent(r))) || (r.inheritedCost ?? 0) > 0,
+  );
   if (options.by === "day" || options.by === "week" || options.by === "month")
     list.sort((a, b) => a.key.localeCompare(b.key));
   else list.sort((a, b) => b.cost - a.cost || a.key.localeCompare(b.key));
   return { by: options.by, rows: list, total, ...(cells ? { cells } : {}) };
 }
 
-/** A record's model row: `provider/model`, with a server compaction's tokens kept apart (they carry no price). */
+/** The records pi's `/session` breakdown (`getUsageCostBreakdown()`) puts in one row, whatever model made them. */
+const TOOLS_AND_SUMMARIES = new Set<UsageRecord["source"]>(["tool_result", "branch_summary", "compaction_summary"]);
+
+/**
+ * A record's model row, as pi 1.6's `getUsageCostBreakdown()` keys it: `provider/model` of the model served, and one
+ * "Tools/summaries" row for tool results' and summaries' own calls; a server compaction's tokens kept apart (they
+ * carry no price).
+ */
 export function modelKey(r: UsageRecord): string {
+  if (TOOLS_AND_SUMMARIES.has(r.source)) return "Tools/summaries";
   return `${r.provider}/${r.model}${r.source === "server_compaction" ? " (server compaction)" : ""}`;
 }

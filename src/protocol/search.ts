@@ -5,10 +5,15 @@
 import * as z from "zod";
 
 /** The kinds of text search tells apart (src/core/search/units.ts). */
-export const SEARCH_ROLES = ["user", "assistant", "thinking", "tool", "summary", "meta", "custom"] as const;
+export const SEARCH_ROLES = ["user", "assistant", "thinking", "tool", "summary", "meta", "custom", "system"] as const;
 export type SearchRole = (typeof SEARCH_ROLES)[number];
-/** Searched unless the query or the filters name roles: thinking only when asked for. */
-export const DEFAULT_SEARCH_ROLES: readonly SearchRole[] = SEARCH_ROLES.filter((r) => r !== "thinking");
+/**
+ * Searched unless the query or the filters name roles: thinking and pi 1.6's system messages (the same prompt in
+ * every session) only when asked for.
+ */
+export const DEFAULT_SEARCH_ROLES: readonly SearchRole[] = SEARCH_ROLES.filter(
+  (r) => r !== "thinking" && r !== "system",
+);
 
 export const SEARCH_SCOPES = ["workspace", "all"] as const;
 export type SearchScope = (typeof SEARCH_SCOPES)[number];

@@ -39,6 +39,29 @@ export interface TranscriptCommon {
   timestamp: string | null;
   /** Copied from the parent session when this fork was made. */
   inherited: boolean;
+  /**
+   * A pi 1.6 `context_edit` on this entry, the last on the branch: the model saw `text` instead (`replaced`), or
+   * nothing of it (`omitted`). The entry itself stays as written.
+   */
+  contextEdit?: { id: string; state: "replaced" | "omitted"; text: string | null };
+}
+
+/** A call a tool made through another tool (pi 1.6 `nestedCalls`, e.g. codemode's). */
+export interface NestedCall {
+  name: string;
+  status: string;
+  durationMs: number | null;
+  error: string | null;
+  /** The file a nested read, edit or write touched. */
+  path: string | null;
+}
+
+/** What pi 1.6 records of a reply: the thinking level asked for, the provider's own effort, the end of a turn. */
+export interface ReplyFacts {
+  thinkingLevel: string | null;
+  providerThinkingLevel: string | null;
+  endTurn: boolean;
+  durationMs: number | null;
 }
 
 export type TranscriptItem = TranscriptCommon &
@@ -51,6 +74,7 @@ export type TranscriptItem = TranscriptCommon &
         usage: { input: number; output: number; cacheRead: number; cacheWrite: number; cost: number } | null;
         stopReason: string | null;
         error: string | null;
+        reply?: ReplyFacts;
       }
     | {
         kind: "toolResult";
@@ -59,11 +83,21 @@ export type TranscriptItem = TranscriptCommon &
         text: string;
         isError: boolean;
         images: TranscriptImage[];
+        nested?: NestedCall[];
+        durationMs?: number;
       }
     | { kind: "bash"; command: string; output: string; exitCode: number | null }
     | { kind: "compaction"; summary: string; tokensBefore: number | null; replaced: number }
     | { kind: "branchSummary"; summary: string; fromId: string | null }
     | { kind: "custom"; customType: string; text: string }
+    | {
+        kind: "system";
+        /** One line of what the message sets or changes (`describeSystemMessage`). */
+        summary: string;
+        sections: { name: string; text: string | null }[];
+        toolsAdded: string[];
+        toolsRemoved: string[];
+      }
     | { kind: "note"; text: string }
   );
 

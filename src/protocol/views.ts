@@ -217,6 +217,13 @@ export interface ContextRow {
   tokens: number;
   /** The message's images: inline base64, or an OMP blob (its hash; `missing` when the blob is not there). */
   images?: ContextImage[];
+  /** The entry the message comes from. */
+  entryId: string;
+  /**
+   * A pi 1.6 `context_edit` on that entry: `replaced` (the row shows the replacement; `original` is what the entry
+   * holds) or `omitted` (the row is not in the context and counts no token: `text` is the original).
+   */
+  edit?: { id: string; state: "replaced" | "omitted"; original?: string };
 }
 
 export interface ContextImage {

@@ -2,6 +2,7 @@
 import { formatBytes } from "../protocol/format.js";
 import type { ContextImage, ContextModel } from "../protocol/views.js";
 import { action, boot, h, mount, section, table, tokens } from "./common.js";
+import type { Child } from "./dom.js";
 import * as l10n from "@vscode/l10n";
 
 /** How a summary message is named in the role column. */
@@ -19,7 +20,41 @@ function imageText(i: ContextImage): string {
   return `[${l10n.t("image {0}", i.mimeType)}${size}${i.blob ? `, ${l10n.t("from the blob store")}` : ""}]`;
 }
 
+type Row = ContextModel["rows"][number];
+
+/** The role, and what a pi 1.6 context edit did to the message. */
+function roleCell(r: Row): Child {
+  const role = kindText(r.kind) ?? r.role;
+  if (!r.edit) return role;
+  const mark = r.edit.state === "omitted" ? l10n.t("left out of context") : l10n.t("replaced in context");
+  return h("div", {}, role, h("p", { class: "muted", title: l10n.t("by context edit {0}", r.edit.id) }, mark));
+}
+
+function textBlock(text: string): HTMLElement {
+  return text.length > 400
+    ? h("details", {}, h("summary", {}, `${text.slice(0, 200)}…`), h("pre", {}, text))
+    : h("pre", {}, text);
+}
+
+/** The message as the model saw it; an edited one with its original one click away. */
+function contentCell(r: Row): HTMLElement {
+  const images = (r.images ?? []).map((i) => h("p", { class: i.missing ? "error" : "muted" }, imageText(i)));
+  if (r.edit?.state === "omitted")
+    return h(
+      "div",
+      {},
+      h("details", {}, h("summary", {}, l10n.t("Original (not sent to the model)")), textBlock(r.text)),
+      ...images,
+    );
+  const original =
+    r.edit?.state === "replaced"
+      ? h("details", {}, h("summary", {}, l10n.t("Original")), textBlock(r.edit.original ?? ""))
+      : null;
+  return h("div", {}, textBlock(r.text), original, ...images);
+}
+
 boot<ContextModel>((m) => {
+  const inContext = m.rows.filter((r) => r.edit?.state !== "omitted");
   const root = document.getElementById("root")!;
   mount(
     root,
@@ -33,7 +68,7 @@ boot<ContextModel>((m) => {
         l10n.t(
           "At entry {0} · {1} messages · about {2} tokens",
           m.entryId ?? l10n.t("(start)"),
-          m.rows.length,
+          inContext.length,
           tokens(m.totalTokens),
         ) +
           " " +
@@ -79,31 +114,29 @@ boot<ContextModel>((m) => {
       table(
         l10n.t("The messages the model saw, in order"),
         [
-          { title: "#", value: (r) => r.index + 1, numeric: true },
-          { title: l10n.t("Role"), value: (r) => kindText(r.kind) ?? r.role },
-          {
-            title: l10n.t("Content"),
-            value: (r) =>
-              h(
-                "div",
-                {},
-                r.text.length > 400
-                  ? h("details", {}, h("summary", {}, `${r.text.slice(0, 200)}…`), h("pre", {}, r.text))
-                  : h("pre", {}, r.text),
-                ...(r.images ?? []).map((i) => h("p", { class: i.missing ? "error" : "muted" }, imageText(i))),
-              ),
-          },
+          { title: "#", value: (r) => (r.index < 0 ? "—" : r.index + 1), numeric: true },
+          { title: l10n.t("Role"), value: roleCell },
+          { title: l10n.t("Content"), value: contentCell },
           { title: l10n.t("Tokens (est.)"), value: (r) => tokens(r.tokens), numeric: true },
         ],
         m.rows,
-        (r) => ({ class: r.kind === "compactionSummary" || r.kind === "branchSummary" ? "summary-row" : undefined }),
+        (r) => ({
+          class:
+            r.edit?.state === "omitted"
+              ? "omitted-row"
+              : r.kind === "compactionSummary" || r.kind === "branchSummary"
+                ? "summary-row"
+                : undefined,
+        }),
       ),
     ),
   );
   return {
-    messages: m.rows.length,
+    messages: inContext.length,
+    replaced: m.rows.filter((r) => r.edit?.state === "replaced").length,
+    omitted: m.rows.length - inContext.length,
     totalTokens: m.totalTokens,
     compactions: m.compactions.length,
-    first: m.rows[0]?.kind ?? "",
+    first: inContext[0]?.kind ?? "",
   };
 });

@@ -32,6 +32,7 @@ const ROLE_NAMES: Record<SearchRole, () => string> = {
   summary: () => l10n.t("Summaries"),
   meta: () => l10n.t("Names and labels"),
   custom: () => l10n.t("Custom messages"),
+  system: () => l10n.t("System prompts"),
 };
 
 /** The snippet with the terms between « and » as <mark>. */

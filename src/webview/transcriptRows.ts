@@ -9,6 +9,7 @@ import { formatCost, formatDateTime, formatDuration, formatTokens } from "../pro
 import type {
   AssistantBlock,
   FromTranscript,
+  NestedCall,
   ToolResultItem,
   TranscriptImage,
   TranscriptItem,
@@ -110,10 +111,33 @@ function result(ctx: RowContext, row: TranscriptRow & { kind: "item" }, r: ToolR
       : r.isError
         ? l10n.t("Error ({0} lines)", lines)
         : l10n.t("Result ({0} lines)", lines);
-  return details(ctx, key, h("span", { class: r.isError ? "error" : "muted" }, label), () => [
+  const box = details(ctx, key, h("span", { class: r.isError ? "error" : "muted" }, label), () => [
     output(ctx, key, r.text),
     images(ctx, row.index, r.images),
   ]);
+  return r.nested?.length ? h("div", {}, nestedList(r.nested), box) : box;
+}
+
+/** The calls a tool made through other tools (pi 1.6 `nestedCalls`): name, file, status, duration. */
+function nestedList(calls: NestedCall[]): HTMLElement {
+  return h(
+    "ul",
+    { class: "nested muted", "aria-label": l10n.t("Nested calls") },
+    ...calls.map((c) =>
+      h(
+        "li",
+        { class: c.status === "ok" ? undefined : "error" },
+        [
+          c.path ? `${c.name} ${c.path}` : c.name,
+          c.status,
+          c.durationMs === null ? null : formatDuration(c.durationMs),
+          c.error,
+        ]
+          .filter(Boolean)
+          .join(" · "),
+      ),
+    ),
+  );
 }
 
 /** Texts longer than this are not diffed in the page (Open as Diff shows them in VS Code's diff editor). */
@@ -185,8 +209,17 @@ function footer(row: TranscriptRow & { kind: "item" }, item: TranscriptItem & { 
       parts.push(l10n.t("cache {0} read / {1} write", formatTokens(u.cacheRead), formatTokens(u.cacheWrite)));
     parts.push(formatCost(u.cost));
   }
-  // The time the reply took (since the message before it); none when the clock did not move.
-  if (row.sincePrevious) parts.push(`+${formatDuration(row.sincePrevious)}`);
+  const reply = item.reply;
+  if (reply?.thinkingLevel)
+    parts.push(
+      reply.providerThinkingLevel
+        ? l10n.t("thinking {0} (provider: {1})", reply.thinkingLevel, reply.providerThinkingLevel)
+        : l10n.t("thinking {0}", reply.thinkingLevel),
+    );
+  // The time the reply took: pi 1.6 records it; else since the message before it (none when the clock did not move).
+  if (reply && reply.durationMs !== null) parts.push(formatDuration(reply.durationMs));
+  else if (row.sincePrevious) parts.push(`+${formatDuration(row.sincePrevious)}`);
+  if (reply?.endTurn) parts.push(l10n.t("end of turn"));
   return h("p", { class: "footer muted" }, parts.join(" · "));
 }
 
@@ -235,9 +268,39 @@ function heading(item: TranscriptItem): string {
       return l10n.t("Branch summary");
     case "custom":
       return item.customType;
+    case "system":
+      return l10n.t("System prompt");
     case "note":
       return "";
   }
+}
+
+/** pi 1.6's system message: what it changed on one line, its sections and tools one click away. */
+function systemCard(ctx: RowContext, item: TranscriptItem & { kind: "system" }): Child[] {
+  const tools = [...item.toolsAdded.map((n) => `+${n}`), ...item.toolsRemoved.map((n) => `−${n}`)];
+  return [
+    h("p", { class: "muted" }, item.summary),
+    details(ctx, `${item.entryId}:system`, l10n.t("Sections ({0})", item.sections.length), () => [
+      ...item.sections.flatMap((sec) => [
+        h("p", { class: "muted" }, sec.text === null ? l10n.t("{0}: removed", sec.name) : sec.name),
+        sec.text === null ? null : h("pre", { class: "output" }, sec.text),
+      ]),
+      tools.length ? h("p", { class: "muted" }, l10n.t("Tools: {0}", tools.join(" "))) : null,
+    ]),
+  ];
+}
+
+/** What a pi 1.6 context edit did to this entry: a badge, and what the model saw instead one click away. */
+function contextEditMark(ctx: RowContext, item: TranscriptItem): Child[] {
+  const edit = item.contextEdit;
+  if (!edit) return [];
+  if (edit.state === "omitted")
+    return [h("p", { class: "muted", title: edit.id }, l10n.t("Left out of the model's context by a context edit."))];
+  return [
+    details(ctx, `${item.entryId}:edit`, l10n.t("Replaced in the model's context: what it saw instead"), () => [
+      h("pre", { class: "output" }, edit.text ?? ""),
+    ]),
+  ];
 }
 
 function body(ctx: RowContext, row: TranscriptRow & { kind: "item" }): Child[] {
@@ -283,6 +346,8 @@ function body(ctx: RowContext, row: TranscriptRow & { kind: "item" }): Child[] {
       ];
     case "custom":
       return [h("pre", { class: "custom" }, item.text)];
+    case "system":
+      return systemCard(ctx, item);
     case "note":
       return [item.text];
   }
@@ -361,6 +426,7 @@ export function renderRow(ctx: RowContext, row: TranscriptRow): HTMLElement {
       tabindex: -1,
     },
     head,
+    ...contextEditMark(ctx, item),
     ...body(ctx, row),
     cut,
   );

@@ -11,9 +11,10 @@ export function defineSearch(program: Command, { io, done }: CliContext): void {
         .description(
           "Search every session's text on an SQLite full-text index kept in the cache dir (built on the first run, " +
             'then updated with what changed). Words are AND-ed; "a phrase"; prefix*; -word excludes; filters ' +
-            "role:user|assistant|tool|thinking|summary|meta|custom, tool:NAME, project:NAME, since:YYYY-MM-DD, " +
-            "until:YYYY-MM-DD, session:ID-PREFIX. Thinking is searched only with role:thinking. A fork's copied " +
-            "entries are indexed once, in the session that wrote them; a hit lists the forks that carry it (alsoIn)." +
+            "role:user|assistant|tool|thinking|summary|meta|custom|system, tool:NAME, project:NAME, " +
+            "since:YYYY-MM-DD, until:YYYY-MM-DD, session:ID-PREFIX. Thinking and system prompts are searched only " +
+            "with role:thinking or role:system. A fork's copied entries are indexed once, in the session that wrote " +
+            "them; a hit lists the forks that carry it (alsoIn)." +
             `\n\n${STORE_HELP}`,
         ),
     )

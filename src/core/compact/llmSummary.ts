@@ -3,7 +3,7 @@
  * over pi's text serialization of the messages, so the summary has the format pi's next native compaction expects.
  * The requests and their estimated cost are known before anything is sent.
  */
-import type { ContextMessage } from "../context.js";
+import type { ContextMessage } from "../context/index.js";
 import { type ContentBlock, narrowContent } from "../session/index.js";
 import piData from "./pi-data.json" with { type: "json" };
 import type { Preparation } from "./prepare.js";

@@ -3,7 +3,7 @@
  * tool result; `keepRecentTokens` of recent context kept), split turns, `tokensBefore`, the previous summary, and the
  * read and modified file lists (cumulative across earlier pi compactions). Tests compare it with the real function.
  */
-import { buildContext, type ContextMessage } from "../context.js";
+import { buildContext, type ContextMessage } from "../context/index.js";
 import { type Entry, isPlainObject, narrowContent, pathTo, type Session } from "../session/index.js";
 
 export const DEFAULT_KEEP_RECENT_TOKENS = 20000;

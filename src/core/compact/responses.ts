@@ -4,7 +4,7 @@
  * bodies of the three Responses surfaces. Golden tests compare every item, by hash, with the real pi-ai.
  * Key order and `undefined`-valued keys matter: replay compares `sha256(JSON.stringify(item))`.
  */
-import type { ContextMessage } from "../context.js";
+import type { ContextMessage } from "../context/index.js";
 import { parseLine } from "../jsonl.js";
 
 export type ResponsesApi = "openai-responses" | "azure-openai-responses" | "openai-codex-responses";

@@ -2,7 +2,7 @@
  * The default readable summary (docs/checkpoints.md#summary): deterministic and extractive, never empty. Pi uses it
  * whenever the checkpoint does not replay, and as the previous summary of its next native compaction.
  */
-import type { ContextMessage } from "../context.js";
+import type { ContextMessage } from "../context/index.js";
 import { contentText } from "../entryText.js";
 import { formatFileOperations, type Preparation } from "./prepare.js";
 

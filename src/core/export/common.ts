@@ -1,5 +1,6 @@
 /** What both exporters say the same way: the document's heading facts and an assistant message's footer. */
-import { formatCost, formatDateTime, formatTokens } from "../../protocol/format.js";
+import { formatCost, formatDateTime, formatDuration, formatTokens } from "../../protocol/format.js";
+import type { NestedCall, ReplyFacts } from "../../protocol/transcript.js";
 import type { Session } from "../session/index.js";
 import type { TranscriptItem } from "../transcript.js";
 
@@ -44,8 +45,36 @@ export function assistantFooter(item: Extract<TranscriptItem, { kind: "assistant
       parts.push(`cache ${formatTokens(u.cacheRead)} read / ${formatTokens(u.cacheWrite)} write`);
     parts.push(formatCost(u.cost));
   }
+  parts.push(...replyFooter(item.reply));
   if (item.stopReason === "error" || item.stopReason === "aborted") parts.push(item.error ?? item.stopReason);
   return parts.join(" · ");
+}
+
+/** A reply's pi 1.6 facts for its footer: "thinking high (provider: max)", "12.3 s", "end of turn". */
+function replyFooter(reply: ReplyFacts | undefined): string[] {
+  if (!reply) return [];
+  const parts: string[] = [];
+  const provider = reply.providerThinkingLevel ? ` (provider: ${reply.providerThinkingLevel})` : "";
+  if (reply.thinkingLevel) parts.push(`thinking ${reply.thinkingLevel}${provider}`);
+  else if (reply.providerThinkingLevel) parts.push(`provider thinking ${reply.providerThinkingLevel}`);
+  if (reply.durationMs !== null) parts.push(formatDuration(reply.durationMs));
+  if (reply.endTurn) parts.push("end of turn");
+  return parts;
+}
+
+/** A nested call on one line: "read docs/rules.md · ok · 0 ms". */
+export function nestedCallLine(call: NestedCall): string {
+  const parts = [call.path ? `${call.name} ${call.path}` : call.name, call.status];
+  if (call.durationMs !== null) parts.push(formatDuration(call.durationMs));
+  if (call.error) parts.push(call.error);
+  return parts.join(" · ");
+}
+
+/** What a pi 1.6 context edit did to an entry, on one line. */
+export function contextEditLine(edit: NonNullable<TranscriptItem["contextEdit"]>): string {
+  return edit.state === "omitted"
+    ? `left out of the model's context (context edit ${edit.id})`
+    : `replaced in the model's context (context edit ${edit.id})`;
 }
 
 export function heading(item: TranscriptItem): string {
@@ -65,6 +94,8 @@ export function heading(item: TranscriptItem): string {
                 ? "Branch summary"
                 : item.kind === "custom"
                   ? `Custom message: ${item.customType}`
-                  : "Note";
+                  : item.kind === "system"
+                    ? "System prompt"
+                    : "Note";
   return `${what}${when}`;
 }

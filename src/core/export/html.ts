@@ -4,7 +4,15 @@
  * tool output and thinking collapsible with `<details>`. Every piece of session text is escaped.
  */
 import type { TranscriptImage, TranscriptItem } from "../transcript.js";
-import { assistantFooter, documentFacts, documentTitle, type ExportInput, heading } from "./common.js";
+import {
+  assistantFooter,
+  contextEditLine,
+  documentFacts,
+  documentTitle,
+  type ExportInput,
+  heading,
+  nestedCallLine,
+} from "./common.js";
 
 function escapeHtml(text: string): string {
   return text
@@ -77,8 +85,20 @@ function body(item: TranscriptItem): string {
       const footer = assistantFooter(item);
       return out.join("") + (footer ? `<p class="footer">${esc(footer)}</p>` : "");
     }
+    case "system":
+      return (
+        `<p class="footer">${esc(item.summary)}</p>` +
+        item.sections
+          .map((sec) =>
+            sec.text === null ? `<p class="footer">${esc(sec.name)}: removed</p>` : details(sec.name, pre(sec.text)),
+          )
+          .join("")
+      );
     case "toolResult":
       return (
+        (item.nested?.length
+          ? `<ul class="footer">${item.nested.map((c) => `<li>${esc(nestedCallLine(c))}</li>`).join("")}</ul>`
+          : "") +
         details(`${item.isError ? "Error output" : "Output"} (${item.text.length} characters)`, pre(item.text)) +
         imageHtml(item.images)
       );
@@ -113,7 +133,8 @@ export function exportHtml(input: ExportInput, nonce: string): string {
       ? `<p class="inherited-mark">inherited from ${esc(input.parentName ?? "the parent session")}</p>`
       : "";
     const h2 = `<h2>${esc(heading(item))}</h2>`;
-    return `<article class="${cls}" id="entry-${esc(item.entryId)}">${h2}${inherited}${body(item)}</article>`;
+    const edit = item.contextEdit ? `<p class="inherited-mark">${esc(contextEditLine(item.contextEdit))}</p>` : "";
+    return `<article class="${cls}" id="entry-${esc(item.entryId)}">${h2}${inherited}${edit}${body(item)}</article>`;
   });
   const csp = `default-src 'none'; style-src 'nonce-${nonce}'; img-src data:`;
   return `<!DOCTYPE html>

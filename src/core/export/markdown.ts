@@ -3,7 +3,15 @@
  * backticks inside them (so session text cannot close a block), tool outputs and thinking in `<details>`.
  */
 import type { TranscriptImage, TranscriptItem } from "../transcript.js";
-import { assistantFooter, documentFacts, documentTitle, type ExportInput, heading } from "./common.js";
+import {
+  assistantFooter,
+  contextEditLine,
+  documentFacts,
+  documentTitle,
+  type ExportInput,
+  heading,
+  nestedCallLine,
+} from "./common.js";
 
 /** A fenced block that no backtick run in `text` can close. */
 export function fenced(text: string, lang = "text"): string {
@@ -80,8 +88,18 @@ function body(item: TranscriptItem): string[] {
     }
     case "toolResult":
       return [
+        ...(item.nested?.length
+          ? [`**Nested calls**\n\n${item.nested.map((c) => `- ${field(nestedCallLine(c))}`).join("\n")}`]
+          : []),
         details(`${item.isError ? "Error output" : "Output"} (${item.text.length} characters)`, fenced(item.text)),
         ...imageLines(item.images),
+      ];
+    case "system":
+      return [
+        `*${field(item.summary)}*`,
+        ...item.sections.map((sec) =>
+          sec.text === null ? `*${field(`${sec.name}: removed`)}*` : details(sec.name, fenced(sec.text)),
+        ),
       ];
     case "bash":
       return [
@@ -113,6 +131,7 @@ export function exportMarkdown(input: ExportInput): string {
     }
     parts.push("", `## ${field(heading(item))}`, "");
     if (item.inherited) parts.push(`> inherited from ${field(input.parentName ?? "the parent session")}`, "");
+    if (item.contextEdit) parts.push(`> *${field(contextEditLine(item.contextEdit))}*`, "");
     parts.push(body(item).filter(Boolean).join("\n\n"));
   }
   return `${parts.join("\n")}\n`;

@@ -42,6 +42,15 @@ function argumentText(args: unknown, depth = 0, out: string[] = []): string[] {
   return out;
 }
 
+/** A system message's text: its prompt, its sections (name and text) and its tools' names. */
+function systemText(m: Record<string, unknown>): string {
+  const parts = [str(m.content)];
+  if (isPlainObject(m.sections)) for (const [name, text] of Object.entries(m.sections)) parts.push(name, str(text));
+  for (const key of ["toolsAdded", "toolsRemoved"])
+    if (Array.isArray(m[key])) for (const t of m[key]) if (isPlainObject(t)) parts.push(str(t.name));
+  return parts.filter(Boolean).join("\n");
+}
+
 type UnitBody = Omit<TextUnit, "entryId" | "time" | "line" | "part">;
 
 function messageUnits(e: Entry, push: (u: UnitBody) => void): void {
@@ -75,6 +84,10 @@ function messageUnits(e: Entry, push: (u: UnitBody) => void): void {
       return;
     case "bashExecution":
       push({ role: "tool", tool: "bash", text: `${str(m.command)}\n${str(m.output)}` });
+      return;
+    case "system":
+      // pi 1.6: the prompt's sections and the tools a system message sets (searched only when asked for).
+      push({ role: "system", tool: null, text: systemText(m) });
       return;
     default:
       push({ role: "custom", tool: null, text: messageText(view) });
@@ -111,6 +124,10 @@ function entryUnits(e: Entry): TextUnit[] {
       break;
     case "custom_message":
       push({ role: "custom", tool: null, text: `${str(d.customType)} ${contentText(d.content)}` });
+      break;
+    case "context_edit":
+      // pi 1.6: what the model saw instead of the target (an extension's trimmed output, say) is searchable too.
+      if (isPlainObject(d.replacement)) push({ role: "custom", tool: null, text: contentText(d.replacement.content) });
       break;
   }
   return out;

@@ -4,7 +4,7 @@ import type { Diagnostic } from "../diagnostics.js";
 import { usageFacts } from "../facts.js";
 import { isPlainObject } from "../jsonShape.js";
 import { isKnownEntryType, isKnownRole, validateEntry } from "../schema.js";
-import { contentTouches } from "../toolFiles.js";
+import { contentTouches, nestedTouches } from "../toolFiles.js";
 import { Entry } from "./entry.js";
 
 export type RawRecord = { line: number; value: Record<string, unknown> };
@@ -86,6 +86,9 @@ export function makeEntry(
       entry.provider = m.provider;
       entry.model = m.model;
       const touches = contentTouches(m.content);
+      if (touches.length) entry.touches = touches;
+    } else if (m.role === "toolResult" && m.nestedCalls !== undefined) {
+      const touches = nestedTouches(m.nestedCalls);
       if (touches.length) entry.touches = touches;
     }
   }

@@ -32,6 +32,7 @@ const ROLE_ICONS: Record<SearchRole, string> = {
   summary: "fold",
   meta: "tag",
   custom: "extensions",
+  system: "settings-gear",
 };
 
 type Item = vscode.QuickPickItem & { hit?: SearchHit; showAll?: boolean };

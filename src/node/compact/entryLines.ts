@@ -8,8 +8,9 @@ import type { Identity } from "../../core/compact/identity.js";
 import { BLACKMAGIC_NAMESPACE, TIMELINE_TYPE } from "../../core/compact/blackmagic.js";
 import type { Preparation } from "../../core/compact/prepare.js";
 import { contextInput, isInstructionItem, type TargetModel } from "../../core/compact/responses.js";
-import { buildContext } from "../../core/context.js";
+import { buildContext } from "../../core/context/index.js";
 import { parseSession, type Session } from "../../core/session/index.js";
+import { currentSystemMessage } from "../../core/systemMessage.js";
 import type { CompactionFailure } from "./failure.js";
 import type { ProviderResult } from "./providers.js";
 
@@ -41,16 +42,28 @@ export interface Answered {
   postHashes: string[];
 }
 
-/** A compaction entry's own fields: what pi's `appendCompaction` writes before the producer's `details`. */
-function compactionRecord(entryId: string, leafId: string, summary: string, prep: Preparation) {
+/**
+ * A compaction entry's own fields: what pi's `appendCompaction` writes before the producer's `details`. On a pi 1.6
+ * branch that holds system messages, pi 1.6 also stores the prompt and tools in effect (`systemMessage`), which its
+ * context puts before the summary: without it the compacted context would have no system prompt.
+ */
+function compactionRecord(
+  entryId: string,
+  leafId: string,
+  summary: string,
+  prep: Preparation,
+  system?: Record<string, unknown>,
+) {
+  const timestamp = new Date().toISOString();
   return {
     type: "compaction",
     id: entryId,
     parentId: leafId,
-    timestamp: new Date().toISOString(),
+    timestamp,
     summary,
     firstKeptEntryId: prep.firstKeptEntryId,
     tokensBefore: prep.tokensBefore,
+    ...(system ? { systemMessage: { ...system, timestamp: Date.parse(timestamp) } } : {}),
   };
 }
 
@@ -65,12 +78,18 @@ export function replayHashes(
   leafId: string,
   summary: string,
 ): string[] | null {
+  // Without the pi 1.6 `systemMessage`: system messages are instructions, which no replay hash covers.
   const synthetic = compactionRecord(entryId, leafId, summary, prep);
   const after = parseSession(file, Buffer.concat([bytes, Buffer.from(`${JSON.stringify(synthetic)}\n`)]));
   if (!after.ok) return null;
   return contextInput(model, buildContext(after.session, entryId).messages)
     .filter((i) => !isInstructionItem(i))
     .map((i) => sha256(JSON.stringify(i)));
+}
+
+/** The prompt and tools in effect at the leaf of a pi 1.6 branch, which pi 1.6 stores on its compactions. */
+function systemMessageAt(session: Session, leafId: string): Record<string, unknown> | undefined {
+  return session.flavor === "pi" ? currentSystemMessage(buildContext(session, leafId).messages) : undefined;
 }
 
 /** The compaction entry and its timeline entry, as the two lines one write appends. */
@@ -111,7 +130,7 @@ export function compactionLines(
     details = { ...local, schemaVersion: 1, state: "local_fallback", failureClass: failure!.failureClass, producer };
   }
   const entry: Record<string, unknown> = {
-    ...compactionRecord(entryId, leafId, summary, prep),
+    ...compactionRecord(entryId, leafId, summary, prep, systemMessageAt(session, leafId)),
     details,
     ...(session.flavor === "omp" ? { fromExtension: true } : { fromHook: true }),
   };

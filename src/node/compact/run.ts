@@ -5,7 +5,7 @@
  * (size, mtime, inode, last line).
  */
 import { compactionLines, newEntryId, replayHashes } from "./entryLines.js";
-import { buildContext } from "../../core/context.js";
+import { buildContext } from "../../core/context/index.js";
 import {
   type Identity,
   identityFor,

@@ -250,9 +250,10 @@ export function unpackSummary(
 /**
  * 12: a fork's naming facts in the listing (`laterPrompt`, `lastPrompt`, `nameTime`); details lines hold their JSON
  * as is (not a JSON string of it); file touches on lines of their own. 13: pi 1.6's usage records (`usage` entries,
- * branch summaries' and tool results' own usage), which summaries cached before did not hold.
+ * branch summaries' and tool results' own usage), which summaries cached before did not hold. 14: pi 1.6's nested
+ * calls as file touches.
  */
-const CACHE_VERSION = 13;
+const CACHE_VERSION = 14;
 
 /** A checksum of bytes (CRC-32; a damaged cache line is found by it, not trusted). */
 const checksum: (bytes: Uint8Array) => number =

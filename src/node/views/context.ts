@@ -2,7 +2,7 @@
  * The effective context at an entry: the messages the model saw, with estimated sizes, and what compactions
  * dropped.
  */
-import { buildContext, type ContextMessage } from "../../core/context.js";
+import { buildContext, type ContextMessage, entryMessages, type SessionContext } from "../../core/context/index.js";
 import { contentText } from "../../core/entryText.js";
 import { estimateTokens } from "../../core/compact/prepare.js";
 import { narrowContent, pathTo, type Session } from "../../core/session/index.js";
@@ -38,20 +38,53 @@ function imagesOf(m: ContextMessage): ContextImage[] {
   return out;
 }
 
+function clipped(text: string): string {
+  return text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT)}…` : text;
+}
+
+function row(m: ContextMessage, index: number, entryId: string): ContextRow {
+  const images = imagesOf(m);
+  return {
+    index,
+    role: m.role,
+    kind: m.role,
+    text: clipped(messageText(m)),
+    tokens: estimateTokens(m),
+    entryId,
+    ...(images.length ? { images } : {}),
+  };
+}
+
+/**
+ * One row per message in context, in order, and, where a pi 1.6 `context_edit` left an entry out, its original
+ * messages in its place (marked, counting no token); a replaced message keeps its original one click away.
+ */
+function contextRows(session: Session, ctx: SessionContext): ContextRow[] {
+  const rows: ContextRow[] = [];
+  let index = 0;
+  for (const projected of ctx.entries) {
+    const { entryId, edit } = projected;
+    const entry = session.byId.get(entryId);
+    const originals = edit && entry ? entryMessages(entry) : [];
+    if (edit?.omitted) {
+      for (const m of originals)
+        rows.push({ ...row(m, -1, entryId), tokens: 0, edit: { id: edit.id, state: "omitted" } });
+      continue;
+    }
+    projected.messages.forEach((m, i) => {
+      const r = row(m, index++, entryId);
+      const original = originals[i];
+      if (edit && original && original !== m)
+        r.edit = { id: edit.id, state: "replaced", original: clipped(messageText(original)) };
+      rows.push(r);
+    });
+  }
+  return rows;
+}
+
 export function contextModel(session: Session, entryId: string | null, title: string): ContextModel {
   const ctx = buildContext(session, entryId ?? undefined);
-  const rows: ContextRow[] = ctx.messages.map((m, index) => {
-    const text = messageText(m);
-    const images = imagesOf(m);
-    return {
-      index,
-      role: m.role,
-      kind: m.role,
-      text: text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT)}…` : text,
-      tokens: estimateTokens(m),
-      ...(images.length ? { images } : {}),
-    };
-  });
+  const rows = contextRows(session, ctx);
   const path = pathTo(session, ctx.leafId);
   const position = new Map(path.map((e, i) => [e.id, i]));
   const compactions = session.compactions

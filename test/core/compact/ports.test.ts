@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { getModel, streamSimple } from "@mariozechner/pi-ai";
 import { convertToLlm as piConvertToLlm, SessionManager } from "@mariozechner/pi-coding-agent";
-import { buildContext } from "../../../src/core/context.js";
+import { buildContext } from "../../../src/core/context/index.js";
 import { contextInput, type TargetModel } from "../../../src/core/compact/responses.js";
 import { prepareCompaction } from "../../../src/core/compact/prepare.js";
 import { serializeConversation } from "../../../src/core/compact/llmSummary.js";

@@ -3,7 +3,7 @@ import * as assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildContext } from "../../../src/core/context.js";
+import { buildContext } from "../../../src/core/context/index.js";
 import { parseSession, type Session, settingsAt } from "../../../src/core/session/index.js";
 import { summarize } from "../../../src/core/summary.js";
 import { usageRecords } from "../../../src/core/usage.js";

@@ -3,7 +3,7 @@
  * and stored next to the fixtures (fixtures/real/oracles, format in ORACLE-FORMAT.md).
  */
 import { strict as assert } from "node:assert";
-import { buildContext } from "../../../src/core/context.js";
+import { buildContext } from "../../../src/core/context/index.js";
 import { plain } from "../../support/helpers.js";
 import { loadFixture, OMP_FIXTURES, oracleFor, rel } from "../../support/fixtures.js";
 

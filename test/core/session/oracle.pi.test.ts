@@ -6,7 +6,7 @@
 import { strict as assert } from "node:assert";
 import { readFileSync } from "node:fs";
 import { SessionManager } from "@mariozechner/pi-coding-agent";
-import { buildContext } from "../../../src/core/context.js";
+import { buildContext } from "../../../src/core/context/index.js";
 import { parseSession } from "../../../src/core/session/index.js";
 import { plain, tempCopy, withTempDir } from "../../support/helpers.js";
 import { PI_FIXTURES, rel } from "../../support/fixtures.js";

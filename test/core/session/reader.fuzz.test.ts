@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { run } from "../../../src/cli/main.js";
-import { buildContext } from "../../../src/core/context.js";
+import { buildContext } from "../../../src/core/context/index.js";
 import { nestingExceeds } from "../../../src/core/jsonl.js";
 import { parseSession, type ParseResult, SessionReader } from "../../../src/core/session/index.js";
 import { treeJson } from "../../../src/core/treeJson.js";

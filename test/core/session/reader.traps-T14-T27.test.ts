@@ -2,7 +2,7 @@
 import { strict as assert } from "node:assert";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { buildContext } from "../../../src/core/context.js";
+import { buildContext } from "../../../src/core/context/index.js";
 import { parseSession } from "../../../src/core/session/index.js";
 import { anthropicMessage, header, iso, titleSlot } from "../../support/builders.js";
 import { jsonl, parseOk, parseText, plain } from "../../support/helpers.js";

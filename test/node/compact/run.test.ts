@@ -4,7 +4,7 @@
 import * as assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 
-import { buildContext } from "../../../src/core/context.js";
+import { buildContext } from "../../../src/core/context/index.js";
 import { parseSession } from "../../../src/core/session/index.js";
 
 import type { MockProvider } from "../../support/mockProvider.js";

@@ -1,0 +1,74 @@
+/**
+ * pi's effective context, as pi 1.6's `buildSessionProjection()` builds it (docs/session-format.md#context):
+ * every selected entry with the messages it contributes, the latest `context_edit` of each target applied.
+ * Older pi files hold no system messages, context edits or compaction checkpoints, so this is also pi 0.73's
+ * `buildSessionContext()` for them.
+ */
+import { isPlainObject } from "../jsonShape.js";
+import type { Entry } from "../session/index.js";
+import {
+  branchSummaryMessage,
+  compactionSummaryMessage,
+  type ContextMessage,
+  customMessage,
+  type ProjectedEntry,
+} from "./entries.js";
+
+/** The roles whose content a `context_edit` replacement replaces (pi's `projectContextEntry`). */
+const EDITABLE_ROLES = new Set(["user", "assistant", "toolResult", "custom"]);
+/** The roles pi gives an empty content list when the file has none. */
+const LIST_CONTENT_ROLES = new Set(["user", "assistant", "toolResult"]);
+
+export function projectPiEntries(selected: Entry[]): ProjectedEntry[] {
+  // Edits count only among the selected entries (branch-relative, after compaction); the last one per target wins.
+  const edits = new Map<string, Entry>();
+  for (const entry of selected)
+    if (entry.type === "context_edit" && typeof entry.data.targetId === "string") edits.set(entry.data.targetId, entry);
+  return selected.map((entry, index) => {
+    const edit = edits.get(entry.id);
+    // Only the newest compaction, selected first, contributes; an older one inside the kept range gives nothing.
+    const own = entry.type === "compaction" && index > 0 ? [] : entryMessages(entry);
+    const projected: ProjectedEntry = { entryId: entry.id, type: entry.type, messages: own };
+    if (edit && (edit.data.replacement === null || isPlainObject(edit.data.replacement))) {
+      projected.messages = applyEdit(own, edit.data.replacement);
+      projected.edit = { id: edit.id, omitted: edit.data.replacement === null };
+    }
+    return projected;
+  });
+}
+
+/** The messages one entry contributes before any edit (pi's `sessionEntryToContextMessages`). */
+export function entryMessages(entry: Entry): ContextMessage[] {
+  const d = entry.data;
+  switch (entry.type) {
+    case "message": {
+      // A message entry without a message object is reported by validation; it is no turn (pi would throw).
+      if (!isPlainObject(d.message)) return [];
+      const message = d.message as ContextMessage;
+      if (message.content != null) return [message];
+      if (message.role === "system") return [{ ...message, content: "" }];
+      return LIST_CONTENT_ROLES.has(message.role) ? [{ ...message, content: [] }] : [message];
+    }
+    case "custom_message":
+      return [customMessage(d, d.content ?? [])];
+    case "branch_summary":
+      return d.summary ? [branchSummaryMessage(d)] : [];
+    case "compaction": {
+      const summary = compactionSummaryMessage(d);
+      return isPlainObject(d.systemMessage) ? [d.systemMessage as ContextMessage, summary] : [summary];
+    }
+    default:
+      return [];
+  }
+}
+
+function applyEdit(messages: ContextMessage[], replacement: unknown): ContextMessage[] {
+  if (replacement === null) return [];
+  const content = (replacement as { content?: unknown }).content;
+  return messages.map((message) => {
+    if (!EDITABLE_ROLES.has(message.role)) return message;
+    // pi stores a string replacement of an assistant or tool result as one text block.
+    const asBlocks = (message.role === "assistant" || message.role === "toolResult") && typeof content === "string";
+    return { ...message, content: asBlocks ? [{ type: "text", text: content }] : content };
+  });
+}

@@ -1,0 +1,70 @@
+// pi 1.6's effective context (`buildSessionContext()`, `buildSessionProjection().entries` and the context at every
+// other tip, `branchContexts`), computed by pi 1.6.0's own code into the fixtures' oracles
+// (fixtures/real/pi-1.6/README.md), equals ours on every file: system messages replayed, context edits applied,
+// a compaction's `systemMessage` before its summary, retain-none compactions.
+import * as assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { buildContext } from "../../src/core/context/index.js";
+import { parseSession } from "../../src/core/session/index.js";
+import { listFiles, plain } from "../support/helpers.js";
+import { REAL } from "../support/fixtures.js";
+
+const FILES = listFiles(join(REAL, "pi-1.6", "sessions"), ".jsonl");
+const oracle = (file: string) => JSON.parse(readFileSync(`${file}.oracle.json`, "utf8"));
+const short = (file: string) => file.slice(file.lastIndexOf("/") + 1, file.lastIndexOf("/") + 30);
+
+function parsed(file: string) {
+  const r = parseSession(file, readFileSync(file));
+  assert.ok(r.ok, `${file} is read`);
+  return r.session;
+}
+
+describe("pi 1.6 sessions: the effective context as pi 1.6.0 builds it", () => {
+  for (const file of FILES) {
+    it(`${short(file)}: context and projection equal buildSessionProjection()`, () => {
+      const want = oracle(file);
+      const ours = plain(buildContext(parsed(file)));
+      assert.deepEqual(ours.messages, want.context.messages, "messages");
+      assert.equal(ours.thinkingLevel, want.context.thinkingLevel, "thinking level");
+      assert.deepEqual(ours.model, want.context.model, "model");
+      assert.deepEqual(
+        ours.entries.map((e) => ({ id: e.entryId, type: e.type, messages: e.messages.length })),
+        want.projection.entries,
+        "projection",
+      );
+    });
+  }
+
+  it("the context at every other tip equals pi's branchContexts", () => {
+    let compared = 0;
+    for (const file of FILES) {
+      const tips = oracle(file).branchContexts ?? {};
+      const session = parsed(file);
+      for (const [tip, want] of Object.entries<{ messages: unknown[]; thinkingLevel: string }>(tips)) {
+        const ours = plain(buildContext(session, tip));
+        assert.deepEqual(ours.messages, want.messages, `${short(file)} @ ${tip}`);
+        assert.equal(ours.thinkingLevel, want.thinkingLevel);
+        compared++;
+      }
+    }
+    assert.ok(compared >= 3, `compared ${compared} tips`);
+  });
+
+  it("what the fixtures exercise is there: edits omitted and replaced, a checkpoint, a retain-none compaction", () => {
+    const contexts = FILES.map((f) => buildContext(parsed(f)));
+    const edits = contexts.flatMap((c) => c.entries.flatMap((e) => (e.edit ? [e.edit] : [])));
+    assert.ok(
+      edits.some((e) => e.omitted),
+      "a context_edit with replacement null",
+    );
+    assert.ok(
+      edits.some((e) => !e.omitted),
+      "a context_edit replacement",
+    );
+    assert.ok(
+      contexts.some((c) => c.messages[0]?.role === "system" && c.messages[1]?.role === "compactionSummary"),
+      "a compaction's systemMessage before its summary",
+    );
+  });
+});

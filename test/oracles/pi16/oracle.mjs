@@ -1,0 +1,180 @@
+// The real pi 1.6.0, run under the Node 22 it needs, answering for the tests (test/support/pi16.ts starts it).
+// Reads one JSON request on stdin and writes one JSON answer on stdout. Every answer is computed by pi's own code:
+//   {op: "read", files}           per file (opened from a temporary copy: pi's loader may append a newline):
+//                                  context and projection at every entry and the active leaf, session stats,
+//                                  the per-model usage breakdown.
+//   {op: "build", dir, programs}  writes one session per program through pi's SessionManager methods into dir,
+//                                  then answers as "read" for each file written.
+import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { AgentSession, buildSessionProjection, SessionManager } from "@earendil-works/pi-coding-agent";
+
+const PI = join(import.meta.dirname, "node_modules", "@earendil-works", "pi-coding-agent", "dist", "core");
+const { getUsageCostBreakdown } = await import(pathToFileURL(join(PI, "usage-totals.js")).href);
+
+function projectionAt(entries, leafId) {
+  const p = buildSessionProjection(entries, leafId);
+  return {
+    entries: p.entries.map((e) => ({ id: e.sourceEntry.id, type: e.sourceEntry.type, messages: e.messages })),
+    thinkingLevel: p.thinkingLevel,
+    model: p.model,
+  };
+}
+
+function answerFor(file) {
+  const dir = mkdtempSync(join(tmpdir(), "pi16-oracle-"));
+  try {
+    const copy = join(dir, "s.jsonl");
+    copyFileSync(file, copy);
+    const sm = SessionManager.open(copy, dir);
+    const entries = sm.getEntries();
+    const stats = AgentSession.prototype.getSessionStats.call({
+      sessionManager: sm,
+      sessionFile: undefined,
+      sessionId: sm.getSessionId(),
+      getContextUsage: () => undefined,
+    });
+    const at = {};
+    for (const e of entries) at[e.id] = projectionAt(entries, e.id);
+    return {
+      file,
+      leafId: sm.getLeafId(),
+      active: projectionAt(entries, sm.getLeafId()),
+      at,
+      tokens: stats.tokens,
+      cost: stats.cost,
+      breakdown: getUsageCostBreakdown(entries),
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function usageOf(u) {
+  const cost = { input: u.input * 1e-6, output: u.output * 3e-6, cacheRead: u.cacheRead * 1e-7, cacheWrite: 0 };
+  cost.total = cost.input + cost.output + cost.cacheRead;
+  return {
+    input: u.input,
+    output: u.output,
+    cacheRead: u.cacheRead,
+    cacheWrite: 0,
+    totalTokens: u.input + u.output + u.cacheRead,
+    cost,
+  };
+}
+
+/** One step of a program: a SessionManager call. `ids` are the entries written so far (targets pick by index). */
+function step(sm, op, ids, clock) {
+  const pick = (k) => ids[k % ids.length];
+  const timestamp = clock.next();
+  switch (op.op) {
+    case "user":
+      return sm.appendMessage({ role: "user", content: op.text, timestamp });
+    case "assistant":
+      return sm.appendMessage({
+        role: "assistant",
+        content: [
+          { type: "text", text: op.text },
+          ...(op.tool ? [{ type: "toolCall", id: op.tool, name: "bash", arguments: { command: "ls" } }] : []),
+        ],
+        api: "anthropic-messages",
+        provider: op.provider,
+        model: op.model,
+        usage: usageOf(op.usage),
+        stopReason: op.tool ? "toolUse" : "stop",
+        timestamp,
+      });
+    case "toolResult":
+      return sm.appendMessage({
+        role: "toolResult",
+        toolCallId: op.tool,
+        toolName: "bash",
+        content: [{ type: "text", text: op.text }],
+        isError: false,
+        ...(op.usage ? { usage: usageOf(op.usage) } : {}),
+        timestamp,
+      });
+    case "system":
+      return sm.appendMessage({
+        role: "system",
+        content: "",
+        sections: op.sections,
+        ...(op.toolsAdded ? { toolsAdded: op.toolsAdded } : {}),
+        timestamp,
+      });
+    case "custom_message":
+      return sm.appendCustomMessageEntry("note", op.text, true);
+    case "edit": {
+      // pi refuses an edit of an entry off the active branch or without editable content: pick among those it takes.
+      const editable = sm
+        .getBranch()
+        .filter(
+          (e) =>
+            e.type === "custom_message" ||
+            (e.type === "message" && e.message.role !== "system" && e.message.role !== "bashExecution"),
+        );
+      return editable.length
+        ? sm.appendContextEdit(editable[op.target % editable.length].id, op.replacement)
+        : undefined;
+    }
+    case "usage":
+      return sm.appendUsage("cache_warm", op.provider, op.model, usageOf(op.usage)).id;
+    case "compact": {
+      // Kept from an entry of the branch, as pi's summarizer keeps (one off the path is a trap the fixtures cover).
+      const branch = sm.getBranch();
+      const keep = op.keep === null || branch.length === 0 ? null : branch[op.keep % branch.length].id;
+      return sm.appendCompaction(
+        op.summary,
+        keep,
+        1000,
+        undefined,
+        op.keep === null,
+        op.usage ? usageOf(op.usage) : undefined,
+      );
+    }
+    case "branch":
+      sm.branch(pick(op.at));
+      return undefined;
+    case "branchSummary":
+      return sm.branchWithSummary(
+        op.at === null ? null : pick(op.at),
+        op.summary,
+        undefined,
+        false,
+        op.usage ? usageOf(op.usage) : undefined,
+      );
+    case "reset":
+      sm.resetLeaf();
+      return undefined;
+    case "model":
+      return sm.appendModelChange(op.provider, op.model);
+    case "thinking":
+      return sm.appendThinkingLevelChange(op.level);
+    case "label":
+      return sm.appendLabelChange(pick(op.target), op.label);
+    default:
+      throw new Error(`unknown op ${op.op}`);
+  }
+}
+
+function build(dir, program, n) {
+  const cwd = join(dir, `cwd-${n}`);
+  const sm = SessionManager.create(cwd, join(dir, `sessions-${n}`));
+  let t = Date.UTC(2026, 10, 24, 8, 0, 0) + n * 1e6;
+  const clock = { next: () => (t += 1000) };
+  const ids = [];
+  for (const op of program) {
+    const id = step(sm, op, ids, clock);
+    if (id) ids.push(id);
+  }
+  return sm.getSessionFile();
+}
+
+const request = JSON.parse(await new Response(process.stdin).text());
+let answers;
+if (request.op === "read") answers = request.files.map(answerFor);
+else if (request.op === "build") answers = request.programs.map((p, n) => answerFor(build(request.dir, p, n)));
+else throw new Error(`unknown request ${request.op}`);
+process.stdout.write(JSON.stringify(answers));
