@@ -4,6 +4,8 @@
  * (`contextTokens > contextWindow - reserveTokens`, pi's `shouldCompact`).
  */
 import { CONTEXT_WINDOWS } from "./contextWindows.generated.js";
+import { isPlainObject } from "./jsonShape.js";
+import type { Session } from "./session/index.js";
 import type { UsageRecord } from "./usage.js";
 
 let byId: Map<string, number | null> | undefined;
@@ -56,4 +58,32 @@ export function contextFill(usage: readonly UsageRecord[]): ContextFill | null {
 export function compactionPercent(window: number | null, reserveTokens: number): number | null {
   if (!window || reserveTokens >= window) return null;
   return ((window - reserveTokens) / window) * 100;
+}
+
+/**
+ * An Oh My Pi subagent's own compaction threshold (`session_init.compactionThreshold`, OMP 18.3: set for a subagent
+ * with a per-agent override): a fixed token count wins over a percentage; `-1` leaves each unset.
+ */
+export interface OmpCompactionThreshold {
+  thresholdPercent: number;
+  thresholdTokens: number;
+}
+
+/** The fill (percent) past which OMP compacts under `threshold`; null when it sets neither field. */
+export function ompThresholdPercent(window: number | null, threshold: OmpCompactionThreshold): number | null {
+  if (!window) return null;
+  if (threshold.thresholdTokens > 0) return Math.min(100, (threshold.thresholdTokens / window) * 100);
+  if (threshold.thresholdPercent > 0 && threshold.thresholdPercent <= 100) return threshold.thresholdPercent;
+  return null;
+}
+
+/** The threshold a session's `session_init` entry records, when it records a well-formed one. */
+export function ompThresholdOf(session: Pick<Session, "entries">): OmpCompactionThreshold | null {
+  const init = session.entries.find((e) => e.type === "session_init");
+  const t = init?.data.compactionThreshold;
+  if (!isPlainObject(t)) return null;
+  const { thresholdPercent, thresholdTokens } = t;
+  return typeof thresholdPercent === "number" && typeof thresholdTokens === "number"
+    ? { thresholdPercent, thresholdTokens }
+    : null;
 }

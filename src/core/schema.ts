@@ -311,6 +311,8 @@ const entrySchemas = {
     systemPrompt: z.string().optional(),
     task: z.string().optional(),
     tools: z.array(z.unknown()).optional(),
+    // OMP 18.3: a subagent's own compaction threshold (`-1` leaves a field unset).
+    compactionThreshold: z.object({ thresholdPercent: z.number(), thresholdTokens: z.number() }).optional(),
   }),
   mcp_tool_selection: entry("mcp_tool_selection", { selectedToolNames: z.array(z.string()) }),
 };

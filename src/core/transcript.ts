@@ -76,12 +76,16 @@ function usageOf(m: MessageView | undefined) {
   const u = m?.usage;
   if (!u) return null;
   const cost = m.cost ? (num(m.cost.total) ?? 0) : 0;
+  const parts = m.cost
+    ? ["input", "output", "cacheRead", "cacheWrite"].reduce((n, k) => n + (num(m.cost![k]) ?? 0), 0)
+    : 0;
   return {
     input: num(u.input) ?? 0,
     output: num(u.output) ?? 0,
     cacheRead: num(u.cacheRead) ?? 0,
     cacheWrite: num(u.cacheWrite) ?? 0,
     cost,
+    ...(m.cost?.totalFromProvider === true ? { billed: { estimate: parts } } : {}),
   };
 }
 

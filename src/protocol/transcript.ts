@@ -71,7 +71,18 @@ export type TranscriptItem = TranscriptCommon &
         kind: "assistant";
         blocks: AssistantBlock[];
         model: string | null;
-        usage: { input: number; output: number; cacheRead: number; cacheWrite: number; cost: number } | null;
+        usage: {
+          input: number;
+          output: number;
+          cacheRead: number;
+          cacheWrite: number;
+          cost: number;
+          /**
+           * pi 1.5+: `cost` is what the provider billed (`cost.totalFromProvider`); `estimate` is pi's own estimate
+           * from the catalog prices (the sum of the parts), shown next to it. The cost is counted once, as billed.
+           */
+          billed?: { estimate: number };
+        } | null;
         stopReason: string | null;
         error: string | null;
         reply?: ReplyFacts;
@@ -142,6 +153,8 @@ export interface TranscriptHeader {
   showInherited: boolean;
   /** Whether any compaction on the path has its replaced entries shown. */
   replacedShown: number;
+  /** Oh My Pi: the session's latest idle recap (from its agent dir's history.db; never in the session file). */
+  recap: { text: string; createdAt: number } | null;
 }
 
 export type ToTranscript =

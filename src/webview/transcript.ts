@@ -20,6 +20,7 @@ import type {
   TranscriptRow,
   TranscriptState,
 } from "../protocol/transcript.js";
+import { formatDateTime } from "../protocol/format.js";
 import { h, mount } from "./dom.js";
 import { imageElement, renderRow, type RowContext } from "./transcriptRows.js";
 
@@ -58,6 +59,7 @@ function post(message: FromTranscript): void {
 const root = document.getElementById("root")!;
 const title = h("h1", {});
 const facts = h("p", { class: "muted" });
+const recap = h("p", { class: "recap" });
 const bar = h("div", { class: "bar" });
 const scroller = h("div", { class: "scroller", role: "feed", "aria-busy": "true", tabindex: 0 });
 const sizer = h("div", { class: "sizer" });
@@ -65,7 +67,7 @@ const list = h("div", { class: "rows" });
 sizer.append(list);
 scroller.append(sizer);
 const errorBox = h("div", { role: "alert" });
-mount(root, h("header", { class: "transcript-header" }, title, facts, bar, errorBox), scroller);
+mount(root, h("header", { class: "transcript-header" }, title, facts, recap, bar, errorBox), scroller);
 root.removeAttribute("aria-live");
 
 const ctx: RowContext = {
@@ -238,6 +240,11 @@ function showHeader(hd: TranscriptHeader): void {
   ]
     .filter(Boolean)
     .join(" · ");
+  // Session text: set as text, never markup.
+  recap.textContent = hd.recap
+    ? l10n.t("Recap ({0}): {1}", formatDateTime(hd.recap.createdAt * 1000), hd.recap.text)
+    : "";
+  recap.hidden = !hd.recap;
   const parts: (HTMLElement | string)[] = [];
   if (hd.fork) {
     parts.push(l10n.t("Fork of {0}", hd.fork.parentTitle), " · ");

@@ -207,7 +207,11 @@ function footer(row: TranscriptRow & { kind: "item" }, item: TranscriptItem & { 
     parts.push(l10n.t("{0} in", formatTokens(u.input)), l10n.t("{0} out", formatTokens(u.output)));
     if (u.cacheRead || u.cacheWrite)
       parts.push(l10n.t("cache {0} read / {1} write", formatTokens(u.cacheRead), formatTokens(u.cacheWrite)));
-    parts.push(formatCost(u.cost));
+    parts.push(
+      u.billed
+        ? l10n.t("{0} billed (estimate {1})", formatCost(u.cost), formatCost(u.billed.estimate))
+        : formatCost(u.cost),
+    );
   }
   const reply = item.reply;
   if (reply?.thinkingLevel)

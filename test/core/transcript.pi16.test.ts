@@ -163,4 +163,47 @@ describe("pi 1.6 sessions: what the new entries mean, where a user reads them", 
       assert.equal(summary.firstPrompt, text.slice(0, 200));
     }
   });
+
+  it("a cost the provider billed (cost.totalFromProvider) is shown next to pi's estimate and counted once", () => {
+    const cost = { input: 0.01, output: 0.02, cacheRead: 0, cacheWrite: 0, total: 0.05, totalFromProvider: true };
+    const usage = { input: 100, output: 10, cacheRead: 0, cacheWrite: 0, totalTokens: 110, cost };
+    const text = [
+      { type: "session", version: 3, id: "s", timestamp: "2026-11-24T08:00:00.000Z", cwd: "/p" },
+      {
+        type: "message",
+        id: "u",
+        parentId: null,
+        timestamp: "2026-11-24T08:00:01.000Z",
+        message: { role: "user", content: "hi", timestamp: 1 },
+      },
+      {
+        type: "message",
+        id: "a",
+        parentId: "u",
+        timestamp: "2026-11-24T08:00:02.000Z",
+        message: {
+          role: "assistant",
+          content: [{ type: "text", text: "ok" }],
+          provider: "openrouter",
+          model: "m",
+          usage,
+          stopReason: "stop",
+          timestamp: 2,
+        },
+      },
+    ]
+      .map((r) => JSON.stringify(r))
+      .join("\n");
+    const r = parseSession("/x.jsonl", text);
+    assert.ok(r.ok);
+    const item = transcript(r.session).find((i) => i.entryId === "a");
+    assert.ok(item?.kind === "assistant");
+    assert.deepEqual(item.usage?.billed, { estimate: 0.03 });
+    assert.equal(item.usage?.cost, 0.05);
+    const md = exportMarkdown({ session: r.session, items: [item], leafId: "a" });
+    assert.ok(md.includes("$0.05 billed (estimate $0.03)"), md);
+    const summary = summarize(r);
+    assert.ok(summary.ok);
+    assert.equal(summary.cost, 0.05, "the billed total, once");
+  });
 });

@@ -43,7 +43,9 @@ export function assistantFooter(item: Extract<TranscriptItem, { kind: "assistant
     parts.push(`${formatTokens(u.input)} in`, `${formatTokens(u.output)} out`);
     if (u.cacheRead || u.cacheWrite)
       parts.push(`cache ${formatTokens(u.cacheRead)} read / ${formatTokens(u.cacheWrite)} write`);
-    parts.push(formatCost(u.cost));
+    parts.push(
+      u.billed ? `${formatCost(u.cost)} billed (estimate ${formatCost(u.billed.estimate)})` : formatCost(u.cost),
+    );
   }
   parts.push(...replyFooter(item.reply));
   if (item.stopReason === "error" || item.stopReason === "aborted") parts.push(item.error ?? item.stopReason);

@@ -5,7 +5,14 @@
  * compacts; a click opens the transcript. Hidden when no session is live, or by `piSessions.statusBar.enabled`.
  */
 import * as vscode from "vscode";
-import { compactionPercent, type ContextFill, contextFill } from "../../core/contextWindows.js";
+import {
+  compactionPercent,
+  type ContextFill,
+  contextFill,
+  type OmpCompactionThreshold,
+  ompThresholdOf,
+  ompThresholdPercent,
+} from "../../core/contextWindows.js";
 import {
   formatCost,
   formatDateTime,
@@ -133,7 +140,12 @@ export class LiveStatus implements vscode.Disposable {
       (compaction === null ? vscode.l10n.t("No compaction yet") : vscode.l10n.t("Last compaction: {0}", compaction)) +
         "\n",
     );
-    if (sum?.flavor === "pi" && fill?.window) {
+    const threshold = sum?.flavor === "omp" && fill?.window ? this.ompThreshold(s) : null;
+    if (threshold) {
+      const at = ompThresholdPercent(fill!.window, threshold);
+      if (at !== null)
+        md.appendText(vscode.l10n.t("Compacts near {0} (this agent's own threshold)", formatPercent(at)));
+    } else if (sum?.flavor === "pi" && fill?.window) {
       const settings = this.settingsOf(agentDirOf(s.root.dir), sum.cwd);
       const at = settings.enabled ? compactionPercent(fill.window, settings.reserveTokens) : null;
       md.appendText(
@@ -157,6 +169,12 @@ export class LiveStatus implements vscode.Disposable {
     if (this.settings.size > 20) this.settings.clear();
     this.settings.set(key, { at: Date.now(), value });
     return value;
+  }
+
+  /** An OMP subagent's own compaction threshold (`session_init`), from the opened model if the library follows it. */
+  private ompThreshold(s: StoreSession): OmpCompactionThreshold | null {
+    const r = this.service.lib.peek(s.file);
+    return r?.ok ? ompThresholdOf(r.session) : null;
   }
 
   /** When the session's latest compaction was written, from the opened model if the library follows it. */

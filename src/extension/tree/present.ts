@@ -5,6 +5,7 @@ import type { Entry, Session } from "../../core/session/index.js";
 import type { ParentState } from "../../node/store/index.js";
 import { formatCost, formatTokens } from "../../protocol/format.js";
 import { messageText } from "../../core/entryText.js";
+import { describeSystemMessage } from "../../core/systemMessage.js";
 import { CommandId } from "../ids.js";
 
 /** Written in the last minute. */
@@ -66,6 +67,8 @@ export function entryIcon(entry: Entry, active: boolean): vscode.ThemeIcon {
     case "bashExecution":
     case "pythonExecution":
       return themeIcon("terminal", dim);
+    case "system":
+      return themeIcon("settings-gear", dim);
     default:
       return themeIcon(ENTRY_TYPE_ICONS[entry.type] ?? (entry.known ? "circle-small" : "question"), dim);
   }
@@ -84,7 +87,14 @@ export function entryTooltip(file: string, entry: Entry, label: string | undefin
     md.appendText(label);
   }
   const m = entry.message;
-  const text = m ? messageText(m) : typeof entry.data.summary === "string" ? entry.data.summary : "";
+  const text =
+    entry.role === "system" && m
+      ? describeSystemMessage(m.record)
+      : m
+        ? messageText(m)
+        : typeof entry.data.summary === "string"
+          ? entry.data.summary
+          : "";
   if (text) {
     md.appendMarkdown("\n\n---\n\n");
     md.appendText(text.length > 2000 ? `${text.slice(0, 2000)}…` : text);

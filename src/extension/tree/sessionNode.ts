@@ -235,6 +235,7 @@ function sessionTooltip(s: StoreSession): vscode.MarkdownString {
     row(vscode.l10n.t("Forks"), String(s.children.length));
     row(vscode.l10n.t("Compactions"), String(sum.compactions));
     if (sum.model) row(vscode.l10n.t("Model"), sum.model);
+    if (s.recap) row(vscode.l10n.t("Recap"), truncate(s.recap.text, 500));
     const note = s.inherited.size ? ` (${vscode.l10n.t("inherited turns count for the parent")})` : "";
     row(vscode.l10n.t("Cost"), vscode.l10n.t("{0} own", formatCost(ownCost(s))) + note);
     if (sum.parentSession)

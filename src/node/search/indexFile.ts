@@ -16,22 +16,13 @@ import {
 } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
-import type Sqlite from "node-sqlite3-wasm";
+import { type DatabaseClass, loadSqlite } from "../sqlite.js";
 import { PlainError } from "../ioReason.js";
 import { SCHEMA_VERSION } from "./schemaVersion.js";
 
-export type Database = InstanceType<typeof Sqlite.Database>;
-export type DatabaseClass = typeof Sqlite.Database;
+export { type DatabaseClass, loadSqlite };
 
-/**
- * SQLite, loaded on first use: its WebAssembly is compiled when the module loads, which no other command should pay
- * for. (A CommonJS module whose exports Node's ESM loader cannot name: taken from its default export.)
- */
-let loaded: Promise<DatabaseClass> | null = null;
-export function loadSqlite(): Promise<DatabaseClass> {
-  loaded ??= import("node-sqlite3-wasm").then((m) => (m.default ?? m).Database);
-  return loaded;
-}
+export type Database = InstanceType<DatabaseClass>;
 
 /**
  * `files`: one row per session file with what was indexed of it: the size and mtime seen, the bytes indexed

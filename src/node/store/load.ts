@@ -8,6 +8,7 @@ import type { SessionRoot } from "../roots.js";
 import { MetadataCache } from "./cache.js";
 import { type DiscoveredFile, discover } from "./discover.js";
 import { realFs, slicer, type StoreFs } from "./fs.js";
+import { attachOmpHistory } from "../ompHistory.js";
 import { linkLineage } from "./lineage.js";
 import { EarlyWorkers, type ParallelOptions, summarizeInParallel, type SummaryOutcome } from "./parallel.js";
 import { newStoreSession, type StoreSession } from "./storeSession.js";
@@ -266,6 +267,8 @@ async function load(options: StoreOptions, early: EarlyWorkers | undefined): Pro
   if (run.cache.refusal) run.errors.push({ path: options.cacheFile ?? "", message: run.cache.refusal });
   await run.save();
   linkLineage(run.sessions, options.roots);
+  // Oh My Pi keeps titles (and recaps) of its sessions outside their files.
+  await attachOmpHistory(run.sessions);
   return {
     roots: options.roots,
     sessions: run.sessions,

@@ -30,6 +30,10 @@ export interface StoreSession {
   forkPointId: string | null;
   /** Other listed files whose header carries this session's id (a copy, a backup): each is its own row. */
   sameIdAs: StoreSession[];
+  /** Oh My Pi: the title its agent dir's `history.db` holds for it (node/ompHistory.ts). */
+  historyTitle?: string;
+  /** Oh My Pi: its latest idle recap, from `history.db` (recaps never enter the session file). */
+  recap?: { text: string; createdAt: number };
 }
 
 /** A store session before lineage is linked (`linkLineage`) and ownership computed (`computeOwnership`). */
@@ -97,7 +101,7 @@ export function sessionTitle(s: StoreSession, noNewPrompt: NoNewPromptText = noN
     const copiedName = sum.nameTime !== null && sum.nameTime <= sum.created;
     return (copiedName ? null : sum.name) ?? sum.laterPrompt ?? sum.name ?? sum.firstPrompt ?? "(no prompt yet)";
   }
-  return sum.name ?? sum.firstPrompt ?? "(no prompt yet)";
+  return sum.name ?? s.historyTitle ?? sum.firstPrompt ?? "(no prompt yet)";
 }
 
 /** How many ancestors a fork's title is compared with when the time it was set is not known. */

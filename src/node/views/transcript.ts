@@ -97,6 +97,7 @@ export class TranscriptDocument {
         : null,
       showInherited: this.showInherited,
       replacedShown: [...this.plan.compactions.keys()].filter((id) => this.expanded.has(id)).length,
+      recap: this.stored?.recap ?? null,
     };
   }
 
