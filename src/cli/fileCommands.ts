@@ -83,7 +83,9 @@ function renderContext(context: ReturnType<typeof buildContext>): string {
     }
     for (const m of projected.messages) {
       const edited = projected.edit ? ` (replaced in context by ${projected.edit.id})` : "";
-      lines.push(`${String(++n).padStart(4)}  ${oneLine(m.role).padEnd(17)} ${truncate(messageLine(m), 100)}${edited}`);
+      lines.push(
+        `${String(++n).padStart(4)}  ${oneLine(String(m.role)).padEnd(17)} ${truncate(messageLine(m), 100)}${edited}`,
+      );
     }
   }
   return lines.join("\n");

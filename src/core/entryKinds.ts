@@ -10,7 +10,7 @@ import type { Entry } from "./session/entry.js";
 /** "cache warm · claude-opus-5 · 12.2k tokens · $0.0061": the entry's usage facts as the reader counted them. */
 export function describeUsageEntry(entry: Pick<Entry, "data" | "usage">): string {
   const d = entry.data;
-  const kind = typeof d.kind === "string" && d.kind ? d.kind.replace(/_/g, " ") : "usage";
+  const kind = typeof d.kind === "string" && d.kind ? truncate(d.kind.replace(/_/g, " "), 40) : "usage";
   const facts = Array.isArray(entry.usage) ? entry.usage[0] : entry.usage;
   const parts = [kind];
   if (typeof d.model === "string" && d.model) parts.push(truncate(d.model, 40));

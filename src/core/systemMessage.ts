@@ -4,7 +4,7 @@
  * patch, whose `sections` set (text) or remove (`null`) sections and whose `toolsAdded` / `toolsRemoved` change the
  * tools. Replaying a path's system messages in order gives the prompt and tools in effect.
  */
-import { formatCount } from "../protocol/format.js";
+import { formatCount, truncate } from "../protocol/format.js";
 import { isPlainObject } from "./jsonShape.js";
 
 export interface SystemChanges {
@@ -45,7 +45,10 @@ const SHOWN_TOOLS = 10;
 
 /** "a, b, c, d +2 more" (`separator` between names). */
 function nameList(list: string[], shown: number, separator = ", "): string {
-  const named = list.slice(0, shown).join(separator);
+  const named = list
+    .slice(0, shown)
+    .map((n) => truncate(n, 60))
+    .join(separator);
   return list.length > shown ? `${named} +${list.length - shown} more` : named;
 }
 

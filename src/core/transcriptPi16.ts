@@ -3,13 +3,16 @@
  * marked on their targets, a reply's thinking levels and duration, a tool result's nested calls.
  */
 import { contentText } from "./entryText.js";
+import { lastEdits } from "./context/index.js";
 import { isPlainObject } from "./jsonShape.js";
 import type { Entry } from "./session/index.js";
 import { describeSystemMessage, systemChanges } from "./systemMessage.js";
 import { toolPathOf } from "./toolFiles.js";
 import type { NestedCall, ReplyFacts, TranscriptCommon, TranscriptItem } from "../protocol/transcript.js";
 
-const str = (v: unknown): string | null => (typeof v === "string" && v ? v : null);
+/** A name, status, level or path of pi's: short in any real session; a longer one is cut. */
+const SHORT = 500;
+const str = (v: unknown): string | null => (typeof v === "string" && v ? v.slice(0, SHORT) : null);
 const num = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : null);
 
 export function systemItem(common: TranscriptCommon, m: Record<string, unknown>): TranscriptItem {
@@ -22,11 +25,11 @@ export function systemItem(common: TranscriptCommon, m: Record<string, unknown>)
     sections: [
       ...(c.content ? [{ name: "prompt", text: c.content }] : []),
       ...Object.entries(sections).flatMap(([name, text]) =>
-        typeof text === "string" || text === null ? [{ name, text }] : [],
+        typeof text === "string" || text === null ? [{ name: name.slice(0, SHORT), text }] : [],
       ),
     ],
-    toolsAdded: c.toolsAdded,
-    toolsRemoved: c.toolsRemoved,
+    toolsAdded: c.toolsAdded.map((n) => n.slice(0, SHORT)),
+    toolsRemoved: c.toolsRemoved.map((n) => n.slice(0, SHORT)),
   };
 }
 
@@ -58,7 +61,7 @@ export function nestedCalls(m: Record<string, unknown>): NestedCall[] {
       status: str(call.status) ?? "?",
       durationMs: num(call.durationMs),
       error: str(call.error),
-      path: toolPathOf(args) || null,
+      path: toolPathOf(args).slice(0, SHORT) || null,
     });
   }
   return out;
@@ -70,12 +73,12 @@ export function nestedCalls(m: Record<string, unknown>): NestedCall[] {
  */
 export function contextEditsOn(path: readonly Entry[]): Map<string, NonNullable<TranscriptCommon["contextEdit"]>> {
   const edits = new Map<string, NonNullable<TranscriptCommon["contextEdit"]>>();
-  for (const entry of path) {
-    if (entry.type !== "context_edit" || typeof entry.data.targetId !== "string") continue;
-    const replacement = entry.data.replacement;
-    if (replacement === null) edits.set(entry.data.targetId, { id: entry.id, state: "omitted", text: null });
-    else if (isPlainObject(replacement))
-      edits.set(entry.data.targetId, { id: entry.id, state: "replaced", text: contentText(replacement.content) });
-  }
+  for (const [target, edit] of lastEdits(path))
+    edits.set(
+      target,
+      edit.omitted
+        ? { id: edit.entry.id, state: "omitted", text: null }
+        : { id: edit.entry.id, state: "replaced", text: contentText(edit.content) },
+    );
   return edits;
 }

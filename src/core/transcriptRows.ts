@@ -157,7 +157,12 @@ function clipItem(written: TranscriptItem, c: Clipper, next: { n: number }): Tra
     case "system":
       return {
         ...item,
-        sections: item.sections.map((sec) => ({ ...sec, text: sec.text === null ? null : c.text(sec.text) })),
+        sections: c.cap(item.sections, ROW_CAPS.blocks, "blocks").map((sec) => ({
+          name: c.output(sec.name),
+          text: sec.text === null ? null : c.text(sec.text),
+        })),
+        toolsAdded: c.cap(item.toolsAdded, ROW_CAPS.blocks, "blocks").map(c.output),
+        toolsRemoved: c.cap(item.toolsRemoved, ROW_CAPS.blocks, "blocks").map(c.output),
       };
   }
 }

@@ -7,11 +7,13 @@
  * that already holds what the older log adds); a copy that is not a consistent database is an error, and the titles
  * and recaps are then left out until the next change.
  */
-import { copyFile, mkdtemp, rm } from "node:fs/promises";
+import { createWriteStream, lstatSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { lstatSync } from "node:fs";
+import { pipeline } from "node:stream/promises";
 import type { SessionSummary } from "../core/summary.js";
+import { openRegular } from "./fileAccess.js";
 import { agentDirOf } from "./piSettings.js";
 import { loadSqlite } from "./sqlite.js";
 
@@ -90,14 +92,25 @@ export async function attachOmpHistory(sessions: HistoryTarget[]): Promise<void>
   }
 }
 
+/** Copy one regular file through a handle (a FIFO, a device or a directory is refused, never opened blocking). */
+async function copyRegular(from: string, to: string, budget: { bytes: number }): Promise<void> {
+  const { handle, id } = await openRegular(from);
+  try {
+    budget.bytes -= id.size;
+    if (budget.bytes < 0) throw new Error(`${from} is over ${MAX_BYTES} bytes`);
+    await pipeline(handle.createReadStream({ autoClose: false }), createWriteStream(to, { flags: "wx", mode: 0o600 }));
+  } finally {
+    await handle.close();
+  }
+}
+
 async function readCopy(db: string): Promise<OmpHistory | null> {
-  const size = Number(lstatSync(db).size) + Number(statOf(`${db}-wal`)?.split(":")[0] ?? 0);
-  if (size > MAX_BYTES) return null;
   const dir = await mkdtemp(join(tmpdir(), "pi-sessions-omp-history-"));
   try {
     const copy = join(dir, "history.db");
-    if (statOf(`${db}-wal`) !== null) await copyFile(`${db}-wal`, `${copy}-wal`);
-    await copyFile(db, copy);
+    const budget = { bytes: MAX_BYTES };
+    if (statOf(`${db}-wal`) !== null) await copyRegular(`${db}-wal`, `${copy}-wal`, budget);
+    await copyRegular(db, copy, budget);
     const Database = await loadSqlite();
     const handle = new Database(copy);
     try {
@@ -114,24 +127,42 @@ async function readCopy(db: string): Promise<OmpHistory | null> {
 
 type Handle = InstanceType<Awaited<ReturnType<typeof loadSqlite>>>;
 
+/** At most this many rows of each table are read (one per session: more than any store holds). */
+const MAX_ROWS = 500_000;
+
+/**
+ * Whether `table` is a plain table with these columns as stored values: a view, a virtual table or a generated
+ * column (which would run arbitrary SQL as it is read, at any cost) is not read.
+ */
+function plainTable(db: Handle, table: string, columns: string[]): boolean {
+  const row = db.get("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", [table]) as {
+    sql?: unknown;
+  } | null;
+  if (!row || typeof row.sql !== "string" || /^\s*create\s+virtual/i.test(row.sql)) return false;
+  const info = db.all(`PRAGMA table_xinfo(${table})`) as { name: unknown; hidden: unknown }[];
+  const stored = new Set(info.filter((c) => c.hidden === 0).map((c) => c.name));
+  return info.every((c) => c.hidden === 0) && columns.every((c) => stored.has(c));
+}
+
+/** `created_at` as OMP writes it (seconds); anything a Date cannot hold is unknown (0). */
+const seconds = (v: unknown) => (typeof v === "number" && Number.isFinite(v) && Math.abs(v) <= 8.64e12 ? v : 0);
+
 function queryHistory(db: Handle): OmpHistory {
-  const tables = new Set(
-    (db.all("SELECT name FROM sqlite_master WHERE type = 'table'") as { name: string }[]).map((r) => r.name),
-  );
   const titles = new Map<string, string>();
-  if (tables.has("session_titles"))
-    for (const r of db.all("SELECT session_id, title FROM session_titles") as Record<string, unknown>[])
-      if (typeof r.session_id === "string" && typeof r.title === "string" && r.title.trim())
-        titles.set(r.session_id, r.title.slice(0, MAX_TITLE));
   const recaps = new Map<string, OmpRecap>();
-  if (tables.has("session_recaps"))
+  if (plainTable(db, "session_titles", ["session_id", "title"]))
     for (const r of db.all(
-      "SELECT session_id, recap, created_at FROM session_recaps ORDER BY created_at, id",
+      `SELECT session_id, substr(title, 1, ${MAX_TITLE}) AS title FROM session_titles LIMIT ${MAX_ROWS}`,
+    ) as Record<string, unknown>[])
+      if (typeof r.session_id === "string" && typeof r.title === "string" && r.title.trim())
+        titles.set(r.session_id, r.title);
+  if (plainTable(db, "session_recaps", ["session_id", "recap", "created_at"]))
+    // Each session's latest recap (SQLite takes the other columns of a max() group from the row holding the max).
+    for (const r of db.all(
+      `SELECT session_id, substr(recap, 1, ${MAX_RECAP}) AS recap, max(created_at) AS created_at ` +
+        `FROM session_recaps GROUP BY session_id LIMIT ${MAX_ROWS}`,
     ) as Record<string, unknown>[])
       if (typeof r.session_id === "string" && typeof r.recap === "string" && r.recap.trim())
-        recaps.set(r.session_id, {
-          text: r.recap.slice(0, MAX_RECAP),
-          createdAt: typeof r.created_at === "number" ? r.created_at : 0,
-        });
+        recaps.set(r.session_id, { text: r.recap, createdAt: seconds(r.created_at) });
   return { titles, recaps };
 }

@@ -110,7 +110,10 @@ export function relativeTime(ms: number, now = Date.now()): string {
 /** A moment as `2026-11-30 09:55` (UTC, minutes), or `-` when unknown: the CLI's tables. */
 export function formatDateTime(time: number | string | null | undefined): string {
   const ms = typeof time === "string" ? Date.parse(time) : (time ?? Number.NaN);
-  return Number.isFinite(ms) ? new Date(ms).toISOString().slice(0, 16).replace("T", " ") : "-";
+  // A Date holds ±8.64e15 ms; past that toISOString throws.
+  return Number.isFinite(ms) && Math.abs(ms) <= 8.64e15
+    ? new Date(ms).toISOString().slice(0, 16).replace("T", " ")
+    : "-";
 }
 
 /**

@@ -20,6 +20,30 @@ function parsed(file: string) {
   return r.session;
 }
 
+describe("pi 1.6 sessions: the tree as pi 1.6.0 reads it", () => {
+  for (const file of FILES) {
+    it(`${short(file)}: entries, roots, children, leaf, labels and name equal getTree()`, () => {
+      const want = oracle(file);
+      const s = parsed(file);
+      assert.equal(s.header.id, want.sessionId);
+      assert.deepEqual(
+        s.entries.map((e) => e.id),
+        want.entryIds,
+      );
+      assert.deepEqual(
+        s.entries.map((e) => e.type),
+        want.entryTypes,
+      );
+      assert.equal(s.leafId, want.leafId);
+      assert.deepEqual(s.roots, want.treeRoots);
+      for (const node of want.tree as { id: string; children: string[] }[])
+        assert.deepEqual(s.children.get(node.id) ?? [], node.children, `children of ${node.id}`);
+      assert.deepEqual(Object.fromEntries([...s.labels].map(([id, l]) => [id, l.label])), want.labels);
+      assert.equal(s.name, want.sessionName ?? null);
+    });
+  }
+});
+
 describe("pi 1.6 sessions: the effective context as pi 1.6.0 builds it", () => {
   for (const file of FILES) {
     it(`${short(file)}: context and projection equal buildSessionProjection()`, () => {

@@ -9,6 +9,7 @@ import { execFileSync } from "node:child_process";
 import { parseSession } from "../../src/core/session/index.js";
 import { loadSqlite } from "../../src/node/sqlite.js";
 import { TranscriptDocument } from "../../src/node/views/transcript.js";
+import { formatDateTime } from "../../src/protocol/format.js";
 import { loadStore, sessionTitle } from "../../src/node/store/index.js";
 import { withTempDir } from "../support/helpers.js";
 
@@ -84,5 +85,39 @@ describe("Oh My Pi history.db", () => {
         rmSync(db, { recursive: true, force: true });
       });
     }
+  });
+
+  it("hostile tables: a generated column is not read, a recap time past any date is unknown, titles stay", async () => {
+    await withTempDir(async (dir) => {
+      const agent = join(dir, "agent");
+      cpSync(join(FIXTURE, "sessions"), join(agent, "sessions"), { recursive: true });
+      const Database = await loadSqlite();
+      const make = (sql: string) => {
+        rmSync(join(agent, "history.db"), { force: true });
+        const db = new Database(join(agent, "history.db"));
+        db.exec(sql);
+        db.close();
+      };
+      // A title computed as 200 MB of text per row: never evaluated.
+      make(
+        "CREATE TABLE session_titles (session_id TEXT, n INT, " +
+          "title TEXT GENERATED ALWAYS AS (printf('%.*c', 200000000, 'x')) VIRTUAL);" +
+          `INSERT INTO session_titles (session_id, n) VALUES ('${ID}', 1);`,
+      );
+      const started = Date.now();
+      assert.equal((await listed(agent)).historyTitle, undefined);
+      assert.ok(Date.now() - started < 5000, "not evaluated");
+      // A recap table without OMP's id column, a time in microseconds: the title stays, the time is unknown.
+      make(
+        `CREATE TABLE session_titles (session_id TEXT PRIMARY KEY, title TEXT NOT NULL);` +
+          `INSERT INTO session_titles VALUES ('${ID}', 'Kept');` +
+          `CREATE TABLE session_recaps (session_id TEXT, cwd TEXT, recap TEXT, created_at INTEGER);` +
+          `INSERT INTO session_recaps VALUES ('${ID}', '/', 'R', 1795500200000000);`,
+      );
+      const s = await listed(agent);
+      assert.equal(s.historyTitle, "Kept");
+      assert.deepEqual(s.recap, { text: "R", createdAt: 0 });
+      assert.equal(formatDateTime(1795500200000000 * 1000), "-", "a time past what a Date holds is no time");
+    });
   });
 });

@@ -26,7 +26,12 @@ export interface Pi16Answer {
   breakdown: { key: string; cost: number; tokens: number }[];
 }
 
-export function askPi16(request: { op: "read"; files: string[] } | { op: "build"; dir: string; programs: unknown[] }) {
+type Pi16Request =
+  | { op: "read"; files: string[] }
+  | { op: "build"; dir: string; programs: unknown[] }
+  | { op: "prepare"; files: string[]; keeps: number[]; leaves?: Record<string, string[]> };
+
+export function askPi16<T = Pi16Answer>(request: Pi16Request): T[] {
   if (!existsSync(NODE22) || !existsSync(join(HOME, "node_modules", "@earendil-works", "pi-coding-agent")))
     throw new Error(`pi 1.6.0 and Node 22 are not installed in ${HOME}: run node scripts/oracles/pi16.mjs`);
   const out = execFileSync(NODE22, [join(HOME, "oracle.mjs")], {
@@ -34,5 +39,5 @@ export function askPi16(request: { op: "read"; files: string[] } | { op: "build"
     maxBuffer: 1 << 30,
     env: { ...process.env, PI_CODING_AGENT_DIR: join(request.op === "build" ? request.dir : HOME, ".pi-agent") },
   });
-  return JSON.parse(out.toString("utf8")) as Pi16Answer[];
+  return JSON.parse(out.toString("utf8")) as T[];
 }

@@ -9,7 +9,7 @@ import { lastOfType, selectEntries, type SessionContext } from "./entries.js";
 import { buildOmpContext } from "./omp.js";
 import { projectPiEntries } from "./pi.js";
 
-export { entryMessages } from "./pi.js";
+export { entryMessages, lastEdits } from "./pi.js";
 
 export type { ContextMessage, ProjectedEntry, SessionContext } from "./entries.js";
 

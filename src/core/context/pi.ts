@@ -19,19 +19,45 @@ const EDITABLE_ROLES = new Set(["user", "assistant", "toolResult", "custom"]);
 /** The roles pi gives an empty content list when the file has none. */
 const LIST_CONTENT_ROLES = new Set(["user", "assistant", "toolResult"]);
 
+/**
+ * What a `context_edit` entry does to its target: leaves it out (`replacement: null`), or replaces its content (for
+ * a replacement that is no `{content}` object, pi reads `content` as undefined, and so do we). Null for an entry that
+ * is no edit, or one without a replacement (pi would fail on it).
+ */
+export function contextEditOf(entry: Entry): { targetId: string; omitted: boolean; content: unknown } | null {
+  if (entry.type !== "context_edit" || typeof entry.data.targetId !== "string") return null;
+  const replacement = entry.data.replacement;
+  if (replacement === undefined) return null;
+  return {
+    targetId: entry.data.targetId,
+    omitted: replacement === null,
+    content: isPlainObject(replacement) ? replacement.content : undefined,
+  };
+}
+
+/** The last edit of each target among `entries`, in path order (pi applies the last). */
+export function lastEdits(
+  entries: readonly Entry[],
+): Map<string, { entry: Entry; omitted: boolean; content: unknown }> {
+  const edits = new Map<string, { entry: Entry; omitted: boolean; content: unknown }>();
+  for (const entry of entries) {
+    const edit = contextEditOf(entry);
+    if (edit) edits.set(edit.targetId, { entry, omitted: edit.omitted, content: edit.content });
+  }
+  return edits;
+}
+
 export function projectPiEntries(selected: Entry[]): ProjectedEntry[] {
   // Edits count only among the selected entries (branch-relative, after compaction); the last one per target wins.
-  const edits = new Map<string, Entry>();
-  for (const entry of selected)
-    if (entry.type === "context_edit" && typeof entry.data.targetId === "string") edits.set(entry.data.targetId, entry);
+  const edits = lastEdits(selected);
   return selected.map((entry, index) => {
     const edit = edits.get(entry.id);
     // Only the newest compaction, selected first, contributes; an older one inside the kept range gives nothing.
     const own = entry.type === "compaction" && index > 0 ? [] : entryMessages(entry);
     const projected: ProjectedEntry = { entryId: entry.id, type: entry.type, messages: own };
-    if (edit && (edit.data.replacement === null || isPlainObject(edit.data.replacement))) {
-      projected.messages = applyEdit(own, edit.data.replacement);
-      projected.edit = { id: edit.id, omitted: edit.data.replacement === null };
+    if (edit) {
+      projected.messages = edit.omitted ? [] : replaceContent(own, edit.content);
+      projected.edit = { id: edit.entry.id, omitted: edit.omitted };
     }
     return projected;
   });
@@ -62,9 +88,7 @@ export function entryMessages(entry: Entry): ContextMessage[] {
   }
 }
 
-function applyEdit(messages: ContextMessage[], replacement: unknown): ContextMessage[] {
-  if (replacement === null) return [];
-  const content = (replacement as { content?: unknown }).content;
+function replaceContent(messages: ContextMessage[], content: unknown): ContextMessage[] {
   return messages.map((message) => {
     if (!EDITABLE_ROLES.has(message.role)) return message;
     // pi stores a string replacement of an assistant or tool result as one text block.

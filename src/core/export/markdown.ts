@@ -98,7 +98,9 @@ function body(item: TranscriptItem): string[] {
       return [
         `*${field(item.summary)}*`,
         ...item.sections.map((sec) =>
-          sec.text === null ? `*${field(`${sec.name}: removed`)}*` : details(sec.name, fenced(sec.text)),
+          sec.text === null
+            ? `*${field(`${sec.name}: removed`)}*`
+            : details(sec.name.replace(/\s+/g, " "), fenced(sec.text)),
         ),
       ];
     case "bash":

@@ -5,11 +5,13 @@
 import { buildContext, type ContextMessage, entryMessages, type SessionContext } from "../../core/context/index.js";
 import { contentText } from "../../core/entryText.js";
 import { estimateTokens } from "../../core/compact/prepare.js";
-import { narrowContent, pathTo, type Session } from "../../core/session/index.js";
+import { isPlainObject, narrowContent, pathTo, type Session } from "../../core/session/index.js";
+import { describeSystemMessage } from "../../core/systemMessage.js";
 import type { ContextImage, ContextModel, ContextRow } from "../../protocol/views.js";
 
 function messageText(m: ContextMessage): string {
   if (typeof m.summary === "string") return m.summary;
+  if (m.role === "system") return systemText(m);
   const parts: string[] = [];
   const text = contentText(m.content);
   if (text) parts.push(text);
@@ -18,6 +20,15 @@ function messageText(m: ContextMessage): string {
   if (typeof m.command === "string") parts.push(`$ ${m.command}`);
   if (typeof m.output === "string") parts.push(m.output);
   return parts.join("\n");
+}
+
+/** A pi 1.6 system message: what it sets or changes, then its prompt and each section it sets. */
+function systemText(m: ContextMessage): string {
+  const parts = [describeSystemMessage(m), contentText(m.content)];
+  if (isPlainObject(m.sections))
+    for (const [name, text] of Object.entries(m.sections))
+      if (typeof text === "string") parts.push(`[${name}]\n${text}`);
+  return parts.filter(Boolean).join("\n\n");
 }
 
 const MAX_TEXT = 4000;
@@ -74,7 +85,7 @@ function contextRows(session: Session, ctx: SessionContext): ContextRow[] {
     projected.messages.forEach((m, i) => {
       const r = row(m, index++, entryId);
       const original = originals[i];
-      if (edit && original && original !== m)
+      if (edit && original && original.content !== m.content)
         r.edit = { id: edit.id, state: "replaced", original: clipped(messageText(original)) };
       rows.push(r);
     });

@@ -1,14 +1,12 @@
-// Compact branch, the pure parts: our ports of pi's prepareCompaction and of pi-ai's Responses serializer, proven
-// against the real packages (pi-coding-agent 0.73.1's prepareCompaction, pi-ai 0.73.1's streamSimple with an
-// onPayload probe that throws, so nothing is sent).
+// Compact branch, the pure parts: our port of pi-ai's Responses serializer, proven against the real package (pi-ai
+// 0.73.1's streamSimple with an onPayload probe that throws, so nothing is sent). The port of prepareCompaction is
+// proven against pi 1.6.0 in prepare.pi16.test.ts.
 import * as assert from "node:assert/strict";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
 import { getModel, streamSimple } from "@mariozechner/pi-ai";
-import { convertToLlm as piConvertToLlm, SessionManager } from "@mariozechner/pi-coding-agent";
+import { convertToLlm as piConvertToLlm } from "@mariozechner/pi-coding-agent";
 import { buildContext } from "../../../src/core/context/index.js";
 import { contextInput, type TargetModel } from "../../../src/core/compact/responses.js";
-import { prepareCompaction } from "../../../src/core/compact/prepare.js";
 import { serializeConversation } from "../../../src/core/compact/llmSummary.js";
 import { convertToLlm } from "../../../src/core/compact/responses.js";
 import { readFileSync } from "node:fs";
@@ -16,81 +14,12 @@ import { serializeConversation as piSerializeConversation } from "@mariozechner/
 // @ts-expect-error: a plain ESM script (no type declarations)
 import { compactionData } from "../../../scripts/gen-compaction-data.mjs";
 import type { Session } from "../../../src/core/session/index.js";
-import { jsonl, parseOk, tempCopy, withTempDir } from "../../support/helpers.js";
+import { jsonl, parseOk } from "../../support/helpers.js";
 import { loadFixture, PI_FIXTURES, rel, ROOT } from "../../support/fixtures.js";
 import { fakeCodexToken } from "../../support/mockProvider.js";
 import { header } from "../../support/builders.js";
 
-const piCompaction = await import(
-  pathToFileURL(
-    join(ROOT, "node_modules", "@mariozechner", "pi-coding-agent", "dist", "core", "compaction", "compaction.js"),
-  ).href
-);
-
 const V3 = PI_FIXTURES.filter((f) => !f.includes("quirks") && loadFixture(f).version >= 2);
-
-/** Every leaf of a session: the ends of its branches, and a few inner entries. */
-function leaves(s: Session): string[] {
-  const ends = s.entries.filter((e) => !s.children.has(e.id)).map((e) => e.id);
-  const inner = s.entries.filter((_, i) => i % 7 === 3).map((e) => e.id);
-  return [...new Set([...ends, ...inner])];
-}
-
-describe("prepareCompaction port equals pi's", () => {
-  for (const file of V3) {
-    it(rel(file), () => {
-      const s = loadFixture(file);
-      const piEntries = withTempDir((dir) => SessionManager.open(tempCopy(dir, file)).getEntries());
-      const byId = new Map(piEntries.map((e: { id: string }) => [e.id, e]));
-      let compared = 0;
-      for (const leaf of leaves(s)) {
-        for (const keep of [1, 60, 400, 20000]) {
-          const ours = prepareCompaction(s, leaf, keep);
-          // pi walks the same path of its own entry objects.
-          const path: unknown[] = [];
-          for (
-            let e = byId.get(leaf) as { id: string; parentId: string | null } | undefined;
-            e;
-            e = e.parentId ? (byId.get(e.parentId) as typeof e) : undefined
-          )
-            path.unshift(e);
-          const theirs = piCompaction.prepareCompaction(path, {
-            enabled: true,
-            reserveTokens: 16384,
-            keepRecentTokens: keep,
-          });
-          if (theirs === undefined) {
-            assert.ok(typeof ours === "string", `${leaf}/${keep}: pi refuses, we prepare`);
-            continue;
-          }
-          assert.ok(typeof ours !== "string", `${leaf}/${keep}: pi prepares, we refuse (${String(ours)})`);
-          assert.equal(ours.firstKeptEntryId, theirs.firstKeptEntryId, `${leaf}/${keep} firstKept`);
-          assert.equal(ours.isSplitTurn, theirs.isSplitTurn);
-          assert.equal(ours.tokensBefore, theirs.tokensBefore, `${leaf}/${keep} tokensBefore`);
-          assert.equal(ours.previousSummary, theirs.previousSummary);
-          assert.deepEqual(
-            JSON.parse(JSON.stringify(ours.messagesToSummarize)),
-            JSON.parse(JSON.stringify(theirs.messagesToSummarize)),
-          );
-          assert.deepEqual(
-            JSON.parse(JSON.stringify(ours.turnPrefixMessages)),
-            JSON.parse(JSON.stringify(theirs.turnPrefixMessages)),
-          );
-          const mod = new Set([...theirs.fileOps.edited, ...theirs.fileOps.written]);
-          assert.deepEqual(ours.readFiles, [...theirs.fileOps.read].filter((f: string) => !mod.has(f)).sort());
-          assert.deepEqual(ours.modifiedFiles, [...mod].sort());
-          compared++;
-        }
-      }
-      assert.ok(compared > 0);
-    });
-  }
-
-  it("refuses a branch that already ends in a compaction", () => {
-    const s = loadFixture(PI_FIXTURES.find((f) => f.includes("d565"))!);
-    assert.equal(prepareCompaction(s, s.compactions[1]!.id), "already_compacted");
-  });
-});
 
 // A synthetic pi session with what the fixtures lack: OpenAI reasoning items, v1 text signatures, images, an aborted
 // turn and an orphaned tool call, so the serializer's OpenAI-specific paths are exercised.

@@ -3,6 +3,9 @@
 //   {op: "read", files}           per file (opened from a temporary copy: pi's loader may append a newline):
 //                                  context and projection at every entry and the active leaf, session stats,
 //                                  the per-model usage breakdown.
+//   {op: "prepare", files, keeps, leaves?}  per file, per entry (or per `leaves[file]`) and per
+//                                  `keepRecentTokens`: pi's prepareCompaction of the branch ending there (null when
+//                                  pi refuses).
 //   {op: "build", dir, programs}  writes one session per program through pi's SessionManager methods into dir,
 //                                  then answers as "read" for each file written.
 import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
@@ -13,6 +16,7 @@ import { AgentSession, buildSessionProjection, SessionManager } from "@earendil-
 
 const PI = join(import.meta.dirname, "node_modules", "@earendil-works", "pi-coding-agent", "dist", "core");
 const { getUsageCostBreakdown } = await import(pathToFileURL(join(PI, "usage-totals.js")).href);
+const { prepareCompaction } = await import(pathToFileURL(join(PI, "compaction", "compaction.js")).href);
 
 function projectionAt(entries, leafId) {
   const p = buildSessionProjection(entries, leafId);
@@ -172,9 +176,45 @@ function build(dir, program, n) {
   return sm.getSessionFile();
 }
 
+function preparationsFor(file, keeps, leaves) {
+  const dir = mkdtempSync(join(tmpdir(), "pi16-oracle-"));
+  try {
+    const copy = join(dir, "s.jsonl");
+    copyFileSync(file, copy);
+    const sm = SessionManager.open(copy, dir);
+    const out = {};
+    for (const id of leaves ?? sm.getEntries().map((e) => e.id))
+      for (const keep of keeps) {
+        const p = prepareCompaction(sm.getBranch(id), {
+          enabled: true,
+          reserveTokens: 16384,
+          keepRecentTokens: keep,
+        });
+        out[`${id}/${keep}`] = p
+          ? {
+              firstKeptEntryId: p.firstKeptEntryId,
+              isSplitTurn: p.isSplitTurn,
+              tokensBefore: p.tokensBefore,
+              previousSummary: p.previousSummary ?? null,
+              messagesToSummarize: p.messagesToSummarize,
+              turnPrefixMessages: p.turnPrefixMessages,
+              read: [...p.fileOps.read],
+              edited: [...p.fileOps.edited],
+              written: [...p.fileOps.written],
+            }
+          : null;
+      }
+    return { file, preparations: out };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 const request = JSON.parse(await new Response(process.stdin).text());
 let answers;
 if (request.op === "read") answers = request.files.map(answerFor);
+else if (request.op === "prepare")
+  answers = request.files.map((f) => preparationsFor(f, request.keeps, request.leaves?.[f]));
 else if (request.op === "build") answers = request.programs.map((p, n) => answerFor(build(request.dir, p, n)));
 else throw new Error(`unknown request ${request.op}`);
 process.stdout.write(JSON.stringify(answers));
