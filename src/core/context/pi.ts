@@ -24,7 +24,7 @@ const LIST_CONTENT_ROLES = new Set(["user", "assistant", "toolResult"]);
  * a replacement that is no `{content}` object, pi reads `content` as undefined, and so do we). Null for an entry that
  * is no edit, or one without a replacement (pi would fail on it).
  */
-export function contextEditOf(entry: Entry): { targetId: string; omitted: boolean; content: unknown } | null {
+function contextEditOf(entry: Entry): { targetId: string; omitted: boolean; content: unknown } | null {
   if (entry.type !== "context_edit" || typeof entry.data.targetId !== "string") return null;
   const replacement = entry.data.replacement;
   if (replacement === undefined) return null;
