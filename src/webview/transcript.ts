@@ -200,6 +200,35 @@ function atBottom(): boolean {
   return (virtualizer.scrollOffset ?? 0) + height >= virtualizer.getTotalSize() - 40;
 }
 
+/**
+ * pi 1.6's entries in the rows the page holds (system-prompt cards, context edits, nested calls), and how many of the
+ * rows built in the page show a different count of them than their data holds.
+ */
+function pi16Facts(): Record<string, number> {
+  const facts = { systemCards: 0, contextEdits: 0, nestedCalls: 0, pi16Mismatches: 0 };
+  for (const [index, r] of rows) {
+    if (r.kind !== "item") continue;
+    const items = [r.item, ...r.results];
+    const own = {
+      systemCards: r.item.kind === "system" ? 1 : 0,
+      contextEdits: items.filter((i) => i.contextEdit).length,
+      nestedCalls: items.reduce((n, i) => n + (i.kind === "toolResult" ? (i.nested?.length ?? 0) : 0), 0),
+    };
+    facts.systemCards += own.systemCards;
+    facts.contextEdits += own.contextEdits;
+    facts.nestedCalls += own.nestedCalls;
+    const el = built.get(index);
+    if (
+      el &&
+      (Number(el.matches("article.row.system")) !== own.systemCards ||
+        el.querySelectorAll(".context-edit").length !== own.contextEdits ||
+        el.querySelectorAll("ul.nested li").length !== own.nestedCalls)
+    )
+      facts.pi16Mismatches++;
+  }
+  return facts;
+}
+
 /** What the page shows, for tests and the log (sent when it changes). */
 function report(items: VirtualItem[]): void {
   const loaded = items.filter((v) => built.has(v.index));
@@ -216,6 +245,7 @@ function report(items: VirtualItem[]): void {
     atBottom: atBottom(),
     leafId: header?.leafId ?? "",
     activeLeaf: header?.activeLeaf ?? false,
+    ...pi16Facts(),
   };
   const key = JSON.stringify(f);
   if (key === reported || !loaded.length) return;

@@ -9,7 +9,6 @@ import { formatCost, formatDateTime, formatDuration, formatTokens } from "../pro
 import type {
   AssistantBlock,
   FromTranscript,
-  NestedCall,
   ToolResultItem,
   TranscriptImage,
   TranscriptItem,
@@ -17,6 +16,7 @@ import type {
 } from "../protocol/transcript.js";
 import { type Child, h } from "./dom.js";
 import { codeBlock, languageOfPath, markdown } from "./markdown.js";
+import { nestedList } from "./transcriptNested.js";
 
 export interface RowContext {
   send(message: FromTranscript): void;
@@ -115,29 +115,10 @@ function result(ctx: RowContext, row: TranscriptRow & { kind: "item" }, r: ToolR
     output(ctx, key, r.text),
     images(ctx, row.index, r.images),
   ]);
-  return r.nested?.length ? h("div", {}, nestedList(r.nested), box) : box;
-}
-
-/** The calls a tool made through other tools (pi 1.6 `nestedCalls`): name, file, status, duration. */
-function nestedList(calls: NestedCall[]): HTMLElement {
-  return h(
-    "ul",
-    { class: "nested muted", "aria-label": l10n.t("Nested calls") },
-    ...calls.map((c) =>
-      h(
-        "li",
-        { class: c.status === "ok" ? undefined : "error" },
-        [
-          c.path ? `${c.name} ${c.path}` : c.name,
-          c.status,
-          c.durationMs === null ? null : formatDuration(c.durationMs),
-          c.error,
-        ]
-          .filter(Boolean)
-          .join(" · "),
-      ),
-    ),
-  );
+  const marks = contextEditMark(ctx, r);
+  return r.nested?.length || marks.length
+    ? h("div", {}, ...marks, r.nested?.length ? nestedList(r.nested) : null, box)
+    : box;
 }
 
 /** Texts longer than this are not diffed in the page (Open as Diff shows them in VS Code's diff editor). */
@@ -299,12 +280,21 @@ function contextEditMark(ctx: RowContext, item: TranscriptItem): Child[] {
   const edit = item.contextEdit;
   if (!edit) return [];
   if (edit.state === "omitted")
-    return [h("p", { class: "muted", title: edit.id }, l10n.t("Left out of the model's context by a context edit."))];
-  return [
-    details(ctx, `${item.entryId}:edit`, l10n.t("Replaced in the model's context: what it saw instead"), () => [
-      h("pre", { class: "output" }, edit.text ?? ""),
-    ]),
-  ];
+    return [
+      h(
+        "p",
+        { class: "muted context-edit", title: edit.id },
+        l10n.t("Left out of the model's context by a context edit."),
+      ),
+    ];
+  const box = details(
+    ctx,
+    `${item.entryId}:edit`,
+    l10n.t("Replaced in the model's context: what it saw instead"),
+    () => [h("pre", { class: "output" }, edit.text ?? "")],
+  );
+  box.classList.add("context-edit");
+  return [box];
 }
 
 function body(ctx: RowContext, row: TranscriptRow & { kind: "item" }): Child[] {

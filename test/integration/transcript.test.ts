@@ -269,4 +269,50 @@ suite("Pi Sessions transcript in a real VS Code", () => {
       fs.rmSync(file, { force: true });
     }
   });
+
+  test("pi 1.6 sessions: system-prompt cards, a context edit on its target, nested calls listed", async () => {
+    // Two sessions the real pi 1.6.0 wrote, copied into the store (bundled tests run from dist/test/integration).
+    const real = path.join(__dirname, "..", "..", "..", "fixtures", "real", "pi-1.6", "sessions");
+    const slug = path.join(HOME, ".pi", "agent", "sessions", "--home-ana-src-tidepool--");
+    fs.mkdirSync(slug, { recursive: true });
+    const copy = (idPart: string) => {
+      const dir = fs.readdirSync(real).map((d) => path.join(real, d));
+      const src = dir
+        .flatMap((d) => fs.readdirSync(d).map((f) => path.join(d, f)))
+        .find((f) => f.includes(idPart) && f.endsWith(".jsonl"))!;
+      const dest = path.join(slug, path.basename(src));
+      fs.copyFileSync(src, dest);
+      return { src, dest };
+    };
+    const edited = copy("01a20c9c"); // S1: a retried request left out of context
+    const nested = copy("01a20caf"); // S4: a codemode result with nested calls
+    const replaced = copy("01a20ca7"); // S2: a tool output replaced twice by an extension
+    try {
+      for (const { src, dest } of [edited, nested, replaced]) {
+        await waitFor(`${path.basename(dest)} to be listed`, () => api.service.lib.get(dest));
+        type Pi16Raw = Raw & { targetId?: string; message?: { role?: string; nestedCalls?: { calls?: unknown[] } } };
+        const list = records(src) as Pi16Raw[];
+        const onPath = rawPath(list, list[list.length - 1]!.id) as Pi16Raw[];
+        await vscode.commands.executeCommand("piSessions.openTranscript", dest);
+        const want = {
+          systemCards: onPath.filter((e) => e.type === "message" && e.message?.role === "system").length,
+          contextEdits: new Set(onPath.filter((e) => e.type === "context_edit").map((e) => e.targetId)).size,
+          nestedCalls: onPath.reduce((n, e) => n + (e.message?.nestedCalls?.calls?.length ?? 0), 0),
+        };
+        // The page's rows hold them, and every row it built shows them (pi16Mismatches: rows that do not).
+        const t = await shown(dest, "pi 1.6's entries", (f) => f.systemCards === want.systemCards);
+        assert.deepEqual(
+          { systemCards: t.facts.systemCards, contextEdits: t.facts.contextEdits, nestedCalls: t.facts.nestedCalls },
+          want,
+        );
+        assert.equal(t.facts.pi16Mismatches, 0);
+        assert.ok((t.facts.rendered as number) > 0);
+      }
+    } finally {
+      fs.rmSync(slug, { recursive: true, force: true });
+    }
+    await waitFor("the copies to leave the store", () =>
+      [edited, nested, replaced].every((c) => !api.service.lib.get(c.dest)),
+    );
+  });
 });
