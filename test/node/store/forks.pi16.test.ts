@@ -29,7 +29,7 @@ function entryCost(e: Raw): number {
 }
 
 describe("pi 1.6 forks in the store", () => {
-  it("each session's own cost is pi's total less its copies of the parent's entries; the copies count once", async () => {
+  it("each session's own cost is pi's total less its copies of the parent's entries (counted once)", async () => {
     const store = await loadStore({ roots: [{ dir: DIR, agent: "pi", source: "test" }], cacheFile: null });
     const rows = new Map(usageReport(store.sessions, { by: "session" }).rows.map((r) => [r.file!, r]));
     let forks = 0;
