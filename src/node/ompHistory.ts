@@ -147,22 +147,35 @@ function plainTable(db: Handle, table: string, columns: string[]): boolean {
 /** `created_at` as OMP writes it (seconds); anything a Date cannot hold is unknown (0). */
 const seconds = (v: unknown) => (typeof v === "number" && Number.isFinite(v) && Math.abs(v) <= 8.64e12 ? v : 0);
 
+/** Rows of one query, or none when the table is not as OMP makes it (a query error leaves the other table). */
+function rowsOf(db: Handle, sql: string): Record<string, unknown>[] {
+  try {
+    return db.all(sql) as Record<string, unknown>[];
+  } catch {
+    return [];
+  }
+}
+
 function queryHistory(db: Handle): OmpHistory {
   const titles = new Map<string, string>();
   const recaps = new Map<string, OmpRecap>();
   if (plainTable(db, "session_titles", ["session_id", "title"]))
-    for (const r of db.all(
+    for (const r of rowsOf(
+      db,
       `SELECT session_id, substr(title, 1, ${MAX_TITLE}) AS title FROM session_titles LIMIT ${MAX_ROWS}`,
-    ) as Record<string, unknown>[])
+    ))
       if (typeof r.session_id === "string" && typeof r.title === "string" && r.title.trim())
         titles.set(r.session_id, r.title);
   if (plainTable(db, "session_recaps", ["session_id", "recap", "created_at"]))
-    // Each session's latest recap (SQLite takes the other columns of a max() group from the row holding the max).
-    for (const r of db.all(
-      `SELECT session_id, substr(recap, 1, ${MAX_RECAP}) AS recap, max(created_at) AS created_at ` +
-        `FROM session_recaps GROUP BY session_id LIMIT ${MAX_ROWS}`,
-    ) as Record<string, unknown>[])
-      if (typeof r.session_id === "string" && typeof r.recap === "string" && r.recap.trim())
+    // Each session's latest recap with text: the newest time, and of one second the last written.
+    for (const r of rowsOf(
+      db,
+      `SELECT session_id, recap, created_at FROM (SELECT session_id, substr(recap, 1, ${MAX_RECAP}) AS recap, ` +
+        "created_at, row_number() OVER (PARTITION BY session_id ORDER BY created_at DESC, rowid DESC) AS n " +
+        "FROM session_recaps WHERE recap IS NOT NULL AND trim(recap) <> '') " +
+        `WHERE n = 1 LIMIT ${MAX_ROWS}`,
+    ))
+      if (typeof r.session_id === "string" && typeof r.recap === "string")
         recaps.set(r.session_id, { text: r.recap, createdAt: seconds(r.created_at) });
   return { titles, recaps };
 }

@@ -420,7 +420,8 @@ export function renderRow(ctx: RowContext, row: TranscriptRow): HTMLElement {
       tabindex: -1,
     },
     head,
-    ...contextEditMark(ctx, item),
+    // A tool result's mark is drawn with the result (`result`), in its own row or its call's.
+    ...(item.kind === "toolResult" ? [] : contextEditMark(ctx, item)),
     ...body(ctx, row),
     cut,
   );

@@ -206,4 +206,36 @@ describe("pi 1.6 sessions: what the new entries mean, where a user reads them", 
     assert.ok(summary.ok);
     assert.equal(summary.cost, 0.05, "the billed total, once");
   });
+
+  it("a tool call without arguments: the Effective Context panel still opens (its size counts the name)", () => {
+    const text = [
+      { type: "session", version: 3, id: "s", timestamp: "2026-11-24T08:00:00.000Z", cwd: "/p" },
+      {
+        type: "message",
+        id: "u",
+        parentId: null,
+        timestamp: "2026-11-24T08:00:01.000Z",
+        message: { role: "user", content: "hi", timestamp: 1 },
+      },
+      {
+        type: "message",
+        id: "a",
+        parentId: "u",
+        timestamp: "2026-11-24T08:00:02.000Z",
+        message: {
+          role: "assistant",
+          content: [{ type: "toolCall", id: "c", name: "bash" }],
+          stopReason: "toolUse",
+          timestamp: 2,
+        },
+      },
+    ]
+      .map((r) => JSON.stringify(r))
+      .join("\n");
+    const r = parseSession("/x.jsonl", text);
+    assert.ok(r.ok);
+    const model = contextModel(r.session, null, "t");
+    assert.equal(model.rows.length, 2);
+    assert.equal(model.rows[1]!.tokens, 1, "ceil(4 characters of the name / 4)");
+  });
 });

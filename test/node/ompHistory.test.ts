@@ -117,6 +117,14 @@ describe("Oh My Pi history.db", () => {
       const s = await listed(agent);
       assert.equal(s.historyTitle, "Kept");
       assert.deepEqual(s.recap, { text: "R", createdAt: 0 });
+      // The latest recap with text: a blank or NULL newer one is none; of one second, the last written.
+      make(
+        "CREATE TABLE session_recaps (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT, cwd TEXT, " +
+          "recap TEXT, created_at INTEGER);" +
+          `INSERT INTO session_recaps (session_id, cwd, recap, created_at) VALUES ('${ID}', '/', 'first', 5), ` +
+          `('${ID}', '/', 'second', 5), ('${ID}', '/', NULL, 9), ('${ID}', '/', '  ', 9);`,
+      );
+      assert.deepEqual((await listed(agent)).recap, { text: "second", createdAt: 5 });
       assert.equal(formatDateTime(1795500200000000 * 1000), "-", "a time past what a Date holds is no time");
     });
   });

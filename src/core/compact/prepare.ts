@@ -43,7 +43,7 @@ export function estimateTokens(message: ContextMessage): number {
       for (const { type, record: b } of narrowContent(message.content)) {
         if (type === "text") chars += String(b.text ?? "").length;
         else if (type === "thinking") chars += String(b.thinking ?? "").length;
-        else if (type === "toolCall") chars += String(b.name ?? "").length + JSON.stringify(b.arguments).length;
+        else if (type === "toolCall") chars += String(b.name ?? "").length + (JSON.stringify(b.arguments) ?? "").length;
       }
       return Math.ceil(chars / 4);
     case "custom":
