@@ -3,22 +3,14 @@
 // (fixtures/real/pi-1.6/README.md), equals ours on every file: system messages replayed, context edits applied,
 // a compaction's `systemMessage` before its summary, retain-none compactions.
 import * as assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { buildContext } from "../../src/core/context/index.js";
-import { parseSession } from "../../src/core/session/index.js";
-import { listFiles, plain } from "../support/helpers.js";
-import { REAL } from "../support/fixtures.js";
+import { plain } from "../support/helpers.js";
+import { parsedFixture, PI16_FILES, pi16Oracle, shortName } from "../support/pi16Fixtures.js";
 
-const FILES = listFiles(join(REAL, "pi-1.6", "sessions"), ".jsonl");
-const oracle = (file: string) => JSON.parse(readFileSync(`${file}.oracle.json`, "utf8"));
-const short = (file: string) => file.slice(file.lastIndexOf("/") + 1, file.lastIndexOf("/") + 30);
-
-function parsed(file: string) {
-  const r = parseSession(file, readFileSync(file));
-  assert.ok(r.ok, `${file} is read`);
-  return r.session;
-}
+const FILES = PI16_FILES;
+const oracle = pi16Oracle;
+const short = shortName;
+const parsed = parsedFixture;
 
 describe("pi 1.6 sessions: the tree as pi 1.6.0 reads it", () => {
   for (const file of FILES) {

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { parseSession } from "../../src/core/session/index.js";
 import { summarize } from "../../src/core/summary.js";
 import { toolCallArgs, touchDiffTexts } from "../../src/core/toolFiles.js";
+import { header, message } from "../support/builders.js";
 import { jsonl, listFiles, parseOk } from "../support/helpers.js";
 import { REAL } from "../support/fixtures.js";
 
@@ -41,29 +42,11 @@ describe("pi 1.6 nested calls as file touches", () => {
     ];
     const session = parseOk(
       jsonl(
-        { type: "session", version: 3, id: "s", timestamp: "2026-11-24T08:00:00.000Z", cwd: "/p" },
-        {
-          type: "message",
-          id: "u",
-          parentId: null,
-          timestamp: "2026-11-24T08:00:01.000Z",
-          message: { role: "user", content: "go", timestamp: 1 },
-        },
-        {
-          type: "message",
-          id: "r",
-          parentId: "u",
-          timestamp: "2026-11-24T08:00:02.000Z",
-          message: {
-            role: "toolResult",
-            toolCallId: "c",
-            toolName: "codemode",
-            content: [],
-            isError: false,
-            timestamp: 2,
-            nestedCalls: { calls, complete: true },
-          },
-        },
+        header(),
+        message("u", null, "user", "go"),
+        message("r", "u", "toolResult", [], {
+          extra: { toolCallId: "c", toolName: "codemode", isError: false, nestedCalls: { calls, complete: true } },
+        }),
       ),
     );
     const entry = session.byId.get("r")!;

@@ -11,7 +11,8 @@ import { summarize } from "../../src/core/summary.js";
 import { transcript, type TranscriptItem } from "../../src/core/transcript.js";
 import { contextModel } from "../../src/node/views/context.js";
 import { formatTokens } from "../../src/protocol/format.js";
-import { listFiles } from "../support/helpers.js";
+import { header, message, usage } from "../support/builders.js";
+import { jsonl, listFiles } from "../support/helpers.js";
 import { REAL } from "../support/fixtures.js";
 
 type Raw = Record<string, any>;
@@ -166,34 +167,11 @@ describe("pi 1.6 sessions: what the new entries mean, where a user reads them", 
 
   it("a cost the provider billed (cost.totalFromProvider) is shown next to pi's estimate and counted once", () => {
     const cost = { input: 0.01, output: 0.02, cacheRead: 0, cacheWrite: 0, total: 0.05, totalFromProvider: true };
-    const usage = { input: 100, output: 10, cacheRead: 0, cacheWrite: 0, totalTokens: 110, cost };
-    const text = [
-      { type: "session", version: 3, id: "s", timestamp: "2026-11-24T08:00:00.000Z", cwd: "/p" },
-      {
-        type: "message",
-        id: "u",
-        parentId: null,
-        timestamp: "2026-11-24T08:00:01.000Z",
-        message: { role: "user", content: "hi", timestamp: 1 },
-      },
-      {
-        type: "message",
-        id: "a",
-        parentId: "u",
-        timestamp: "2026-11-24T08:00:02.000Z",
-        message: {
-          role: "assistant",
-          content: [{ type: "text", text: "ok" }],
-          provider: "openrouter",
-          model: "m",
-          usage,
-          stopReason: "stop",
-          timestamp: 2,
-        },
-      },
-    ]
-      .map((r) => JSON.stringify(r))
-      .join("\n");
+    const text = jsonl(
+      header(),
+      message("u", null, "user", "hi"),
+      message("a", "u", "assistant", "ok", { provider: "openrouter", model: "m", usage: { ...usage(100, 10), cost } }),
+    );
     const r = parseSession("/x.jsonl", text);
     assert.ok(r.ok);
     const item = transcript(r.session).find((i) => i.entryId === "a");
@@ -208,30 +186,11 @@ describe("pi 1.6 sessions: what the new entries mean, where a user reads them", 
   });
 
   it("a tool call without arguments: the Effective Context panel still opens (its size counts the name)", () => {
-    const text = [
-      { type: "session", version: 3, id: "s", timestamp: "2026-11-24T08:00:00.000Z", cwd: "/p" },
-      {
-        type: "message",
-        id: "u",
-        parentId: null,
-        timestamp: "2026-11-24T08:00:01.000Z",
-        message: { role: "user", content: "hi", timestamp: 1 },
-      },
-      {
-        type: "message",
-        id: "a",
-        parentId: "u",
-        timestamp: "2026-11-24T08:00:02.000Z",
-        message: {
-          role: "assistant",
-          content: [{ type: "toolCall", id: "c", name: "bash" }],
-          stopReason: "toolUse",
-          timestamp: 2,
-        },
-      },
-    ]
-      .map((r) => JSON.stringify(r))
-      .join("\n");
+    const text = jsonl(
+      header(),
+      message("u", null, "user", "hi"),
+      message("a", "u", "assistant", [{ type: "toolCall", id: "c", name: "bash" }], { stopReason: "toolUse" }),
+    );
     const r = parseSession("/x.jsonl", text);
     assert.ok(r.ok);
     const model = contextModel(r.session, null, "t");

@@ -4,21 +4,14 @@
 // raises no diagnostic on anything pi 1.6 wrote.
 import * as assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { parseSession } from "../../src/core/session/index.js";
 import { addRecord, emptyTotals, usageRecords } from "../../src/core/usage.js";
-import { listFiles } from "../support/helpers.js";
-import { REAL } from "../support/fixtures.js";
+import { parsedFixture, PI16_FILES, pi16Oracle, shortName } from "../support/pi16Fixtures.js";
 
-const FILES = listFiles(join(REAL, "pi-1.6", "sessions"), ".jsonl");
-const oracle = (file: string) => JSON.parse(readFileSync(`${file}.oracle.json`, "utf8"));
-const short = (file: string) => file.slice(file.lastIndexOf("/") + 1, file.lastIndexOf("/") + 30);
-
-function parsed(file: string) {
-  const r = parseSession(file, readFileSync(file));
-  assert.ok(r.ok, `${file} is read`);
-  return r.session;
-}
+const FILES = PI16_FILES;
+const oracle = pi16Oracle;
+const short = shortName;
+const parsed = parsedFixture;
 
 describe("pi 1.6 sessions: usage and diagnostics as pi 1.6.0 counts them", () => {
   it("the fixtures are the eight files of the README, each with its oracle", () => {
