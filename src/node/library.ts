@@ -20,6 +20,7 @@ import {
   placeFile,
   type StoreSession,
 } from "./store/index.js";
+import { attachOmpHistory } from "./ompHistory.js";
 import { SessionTracker } from "./tracker.js";
 
 export interface LibraryOptions {
@@ -223,6 +224,7 @@ export class SessionLibrary {
   async applyChanges(paths: string[]): Promise<ChangeSet> {
     await this.ensureLoaded();
     const changes: SessionChange[] = [];
+    const added: StoreSession[] = [];
     let structural = false;
     for (const file of paths) {
       try {
@@ -273,6 +275,7 @@ export class SessionLibrary {
         }
         if (!known) {
           this.sessionsByFile.set(file, s);
+          added.push(s);
           changes.push({ file, kind: "added" });
           structural = true;
           continue;
@@ -292,6 +295,8 @@ export class SessionLibrary {
         if (!(err instanceof SessionChangedError)) throw err;
       }
     }
+    // A new Oh My Pi session takes its title and recap from history.db, as the listing gives them.
+    if (added.length) await attachOmpHistory(added);
     if (structural) this.relink();
     else if (changes.length) {
       // activity order changed

@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { parseSession } from "../../src/core/session/index.js";
 import { SessionLibrary } from "../../src/node/library.js";
+import { loadSqlite } from "../../src/node/sqlite.js";
 import { resolveRoots } from "../../src/node/roots.js";
 // @ts-expect-error: a plain ESM script shared with the VS Code runners (no type declarations)
 import { buildFixtureHome } from "../../scripts/vscode/fixture-home.mjs";
@@ -89,6 +90,25 @@ describe("SessionLibrary: listing plus live changes", () => {
     set = await lib.applyChanges([outside, "/etc/passwd"]);
     assert.deepEqual(set, { changes: [], structural: false });
     assert.equal(lib.get(outside), undefined);
+  });
+
+  it("a new Oh My Pi session takes its title from history.db when it appears", async () => {
+    const Database = await loadSqlite();
+    const db = new Database(join(home.home, ".omp", "agent", "history.db"));
+    db.exec("CREATE TABLE session_titles (session_id TEXT PRIMARY KEY, title TEXT NOT NULL, updated_at INTEGER);");
+    db.run("INSERT INTO session_titles VALUES ('omp-live-1', 'Named by OMP', 0)");
+    db.close();
+    const lib = library();
+    await lib.ensureLoaded();
+    const file = join(home.ompSessions, "-src-proj", "2026-11-29T20-00-00-000Z_omp-live-1.jsonl");
+    const title = { type: "title", v: 1, title: "", updatedAt: new Date().toISOString(), pad: " ".repeat(40) };
+    writeFileSync(
+      file,
+      jsonl(title, header({ id: "omp-live-1", time: new Date().toISOString(), cwd: home.workspace })),
+    );
+    const set = await lib.applyChanges([file]);
+    assert.deepEqual(set.changes, [{ file, kind: "added" }]);
+    assert.equal(lib.get(file)?.historyTitle, "Named by OMP");
   });
 
   it("a sweep finds what the watcher missed (appended, added, removed), and reads no unchanged file", async () => {
