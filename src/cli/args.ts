@@ -97,7 +97,12 @@ export async function openStore(values: StoreValues, io: Io, usageOnly = false) 
   const mode = usageOnly && cacheFile === null ? "usage" : "full";
   // With no cache to answer, every file will be read: the workers load while the store is listed.
   const startEarly = cacheFile === null || !existsSync(cacheFile);
-  const store = await loadStore({ roots, cacheFile, parallel: { workerFile, mode, startEarly } });
+  const store = await loadStore({
+    roots,
+    cacheFile,
+    parallel: { workerFile, mode, startEarly },
+    ompHistory: !usageOnly,
+  });
   // A cache dir refused (another user's): said once, and the command goes on reading the sessions.
   for (const e of store.errors)
     if (cacheFile !== null && e.path === cacheFile) text(io).err(`pi-sessions: ${e.message}`);

@@ -22,14 +22,18 @@ function toolNames(list: unknown): string[] {
   return list.flatMap((t) => (isPlainObject(t) && typeof t.name === "string" ? [t.name] : []));
 }
 
+/** The sections a system message sets (their text) or removes (`null`), in order; other values are none. */
+export function systemSections(message: Record<string, unknown>): { name: string; text: string | null }[] {
+  if (!isPlainObject(message.sections)) return [];
+  return Object.entries(message.sections).flatMap(([name, text]) =>
+    typeof text === "string" || text === null ? [{ name, text }] : [],
+  );
+}
+
 export function systemChanges(message: Record<string, unknown>): SystemChanges {
-  const sections = isPlainObject(message.sections) ? message.sections : {};
   const setSections: string[] = [];
   const removedSections: string[] = [];
-  for (const [name, text] of Object.entries(sections)) {
-    if (text === null) removedSections.push(name);
-    else if (typeof text === "string") setSections.push(name);
-  }
+  for (const { name, text } of systemSections(message)) (text === null ? removedSections : setSections).push(name);
   return {
     setSections,
     removedSections,

@@ -6,7 +6,7 @@ import { contentText } from "./entryText.js";
 import { lastEdits } from "./context/index.js";
 import { isPlainObject } from "./jsonShape.js";
 import type { Entry } from "./session/index.js";
-import { describeSystemMessage, systemChanges } from "./systemMessage.js";
+import { describeSystemMessage, systemChanges, systemSections } from "./systemMessage.js";
 import { toolPathOf } from "./toolFiles.js";
 import type { NestedCall, ReplyFacts, TranscriptCommon, TranscriptItem } from "../protocol/transcript.js";
 
@@ -16,7 +16,6 @@ const str = (v: unknown): string | null => (typeof v === "string" && v ? v.slice
 const num = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : null);
 
 export function systemItem(common: TranscriptCommon, m: Record<string, unknown>): TranscriptItem {
-  const sections = isPlainObject(m.sections) ? m.sections : {};
   const c = systemChanges(m);
   return {
     ...common,
@@ -24,9 +23,7 @@ export function systemItem(common: TranscriptCommon, m: Record<string, unknown>)
     summary: describeSystemMessage(m),
     sections: [
       ...(c.content ? [{ name: "prompt", text: c.content }] : []),
-      ...Object.entries(sections).flatMap(([name, text]) =>
-        typeof text === "string" || text === null ? [{ name: name.slice(0, SHORT), text }] : [],
-      ),
+      ...systemSections(m).map(({ name, text }) => ({ name: name.slice(0, SHORT), text })),
     ],
     toolsAdded: c.toolsAdded.map((n) => n.slice(0, SHORT)),
     toolsRemoved: c.toolsRemoved.map((n) => n.slice(0, SHORT)),

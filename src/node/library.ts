@@ -99,6 +99,7 @@ export class SessionLibrary {
       roots: this.options.roots,
       cacheFile: this.options.cacheFile,
       probe: true,
+      ompHistory: true,
       ...(workerFile ? { parallel: { workerFile, mode: "full" as const, minBytes: 0 } } : {}),
     });
     this.errors = store.errors;

@@ -22,6 +22,7 @@ import type {
 } from "../protocol/transcript.js";
 import { formatDateTime } from "../protocol/format.js";
 import { h, mount } from "./dom.js";
+import { Pi16Facts } from "./transcriptFacts.js";
 import { imageElement, renderRow, type RowContext } from "./transcriptRows.js";
 
 const vscode = acquireVsCodeApi<TranscriptState>();
@@ -37,6 +38,7 @@ let seq = -1;
 let header: TranscriptHeader | null = null;
 const rows = new Map<number, TranscriptRow>();
 const built = new Map<number, HTMLElement>();
+const pi16 = new Pi16Facts();
 const requested = new Set<number>();
 /** Images the host sent, by `row:ref` (dropped with their row when it is evicted), and those asked for. */
 const images = new Map<string, string | null>();
@@ -125,6 +127,7 @@ function rowElement(index: number): HTMLElement {
     if (data.kind === "item" && data.item.entryId === highlight) el.classList.add("highlight");
     el.dataset.index = String(index);
     built.set(index, el);
+    pi16.built(index, el);
     placeholders.delete(index);
     return el;
   }
@@ -200,35 +203,6 @@ function atBottom(): boolean {
   return (virtualizer.scrollOffset ?? 0) + height >= virtualizer.getTotalSize() - 40;
 }
 
-/**
- * pi 1.6's entries in the rows the page holds (system-prompt cards, context edits, nested calls), and how many of the
- * rows built in the page show a different count of them than their data holds.
- */
-function pi16Facts(): Record<string, number> {
-  const facts = { systemCards: 0, contextEdits: 0, nestedCalls: 0, pi16Mismatches: 0 };
-  for (const [index, r] of rows) {
-    if (r.kind !== "item") continue;
-    const items = [r.item, ...r.results];
-    const own = {
-      systemCards: r.item.kind === "system" ? 1 : 0,
-      contextEdits: items.filter((i) => i.contextEdit).length,
-      nestedCalls: items.reduce((n, i) => n + (i.kind === "toolResult" ? (i.nested?.length ?? 0) : 0), 0),
-    };
-    facts.systemCards += own.systemCards;
-    facts.contextEdits += own.contextEdits;
-    facts.nestedCalls += own.nestedCalls;
-    const el = built.get(index);
-    if (
-      el &&
-      (Number(el.matches("article.row.system")) !== own.systemCards ||
-        el.querySelectorAll(".context-edit").length !== own.contextEdits ||
-        el.querySelectorAll("ul.nested li").length !== own.nestedCalls)
-    )
-      facts.pi16Mismatches++;
-  }
-  return facts;
-}
-
 /** What the page shows, for tests and the log (sent when it changes). */
 function report(items: VirtualItem[]): void {
   const loaded = items.filter((v) => built.has(v.index));
@@ -245,7 +219,7 @@ function report(items: VirtualItem[]): void {
     atBottom: atBottom(),
     leafId: header?.leafId ?? "",
     activeLeaf: header?.activeLeaf ?? false,
-    ...pi16Facts(),
+    ...pi16.facts(),
   };
   const key = JSON.stringify(f);
   if (key === reported || !loaded.length) return;
@@ -321,6 +295,7 @@ function setCount(count: number): void {
 function store(start: number, list: TranscriptRow[]): void {
   list.forEach((r, i) => {
     rows.set(start + i, r);
+    pi16.stored(start + i, r);
     built.delete(start + i);
   });
 }
@@ -337,6 +312,7 @@ window.addEventListener("message", (event: MessageEvent<ToTranscript>) => {
       firstScreen = true;
       seq = msg.seq;
       rows.clear();
+      pi16.clear();
       built.clear();
       requested.clear();
       images.clear();
@@ -364,7 +340,11 @@ window.addEventListener("message", (event: MessageEvent<ToTranscript>) => {
       if (msg.seq !== seq) return;
       const follow = atBottom();
       showHeader(msg.header);
-      for (const k of [...rows.keys()]) if (k >= msg.start) rows.delete(k);
+      for (const k of [...rows.keys()])
+        if (k >= msg.start) {
+          rows.delete(k);
+          pi16.removed(k);
+        }
       for (const k of [...requested]) if (k >= msg.start) requested.delete(k);
       for (const k of [...built.keys()]) if (k >= msg.start) built.delete(k);
       store(msg.start, msg.rows);

@@ -16,10 +16,11 @@ import { withTempDir } from "../support/helpers.js";
 const FIXTURE = join(import.meta.dirname, "..", "..", "fixtures", "omp-history");
 const ID = "01a228a4-d9da-7000-a0e4-566c371824f6";
 
-async function listed(agentDir: string) {
+async function listed(agentDir: string, ompHistory = true) {
   const store = await loadStore({
     roots: [{ dir: join(agentDir, "sessions"), agent: "omp", source: "test" }],
     cacheFile: null,
+    ompHistory,
   });
   const s = store.sessions.find((x) => x.summary.ok && x.summary.id === ID);
   assert.ok(s, "the session is listed");
@@ -52,6 +53,8 @@ describe("Oh My Pi history.db", () => {
         assert.equal(statSync(join(agent, f)).mtimeMs, before[i]![1]);
       });
       assert.ok(!existsSync(join(agent, "history.db-shm")));
+      // A listing that shows no titles (a usage report) does not read it.
+      assert.equal((await listed(agent, false)).historyTitle, undefined);
     });
   });
 

@@ -12,7 +12,7 @@ import {
   type SessionContext,
 } from "../context/index.js";
 import { type Entry, isPlainObject, narrowContent, pathTo, type Session } from "../session/index.js";
-import { currentSystemMessage } from "../systemMessage.js";
+import { currentSystemMessage, systemSections } from "../systemMessage.js";
 
 export const DEFAULT_KEEP_RECENT_TOKENS = 20000;
 
@@ -32,8 +32,7 @@ export function estimateTokens(message: ContextMessage): number {
     case "system": {
       // pi 1.6: the prompt, every section it sets, and the tools it declares, as JSON.
       chars = text(message.content, true);
-      if (isPlainObject(message.sections))
-        for (const section of Object.values(message.sections)) if (typeof section === "string") chars += section.length;
+      for (const { text: section } of systemSections(message)) chars += section?.length ?? 0;
       if (message.toolsAdded) chars += JSON.stringify(message.toolsAdded).length;
       return Math.ceil(chars / 4);
     }

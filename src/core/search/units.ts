@@ -6,6 +6,7 @@
  */
 import { contentText, messageText } from "../entryText.js";
 import { SEARCH_ROLES, type SearchRole } from "../../protocol/search.js";
+import { systemSections } from "../systemMessage.js";
 import { type Entry, isPlainObject, parseSession, type Session } from "../session/index.js";
 
 export type UnitRole = SearchRole;
@@ -45,7 +46,7 @@ function argumentText(args: unknown, depth = 0, out: string[] = []): string[] {
 /** A system message's text: its prompt, its sections (name and text) and its tools' names. */
 function systemText(m: Record<string, unknown>): string {
   const parts = [str(m.content)];
-  if (isPlainObject(m.sections)) for (const [name, text] of Object.entries(m.sections)) parts.push(name, str(text));
+  for (const { name, text } of systemSections(m)) parts.push(name, text ?? "");
   for (const key of ["toolsAdded", "toolsRemoved"])
     if (Array.isArray(m[key])) for (const t of m[key]) if (isPlainObject(t)) parts.push(str(t.name));
   return parts.filter(Boolean).join("\n");

@@ -30,6 +30,11 @@ export interface StoreOptions {
    * cached.
    */
   parallel?: ParallelOptions;
+  /**
+   * Name Oh My Pi sessions from OMP's `history.db` (titles, recaps; node/ompHistory.ts): for listings that show them.
+   * It copies a database that also holds OMP's prompt history, so a usage report leaves it.
+   */
+  ompHistory?: boolean;
 }
 
 export interface Store {
@@ -268,7 +273,7 @@ async function load(options: StoreOptions, early: EarlyWorkers | undefined): Pro
   await run.save();
   linkLineage(run.sessions, options.roots);
   // Oh My Pi keeps titles (and recaps) of its sessions outside their files.
-  await attachOmpHistory(run.sessions);
+  if (options.ompHistory) await attachOmpHistory(run.sessions);
   return {
     roots: options.roots,
     sessions: run.sessions,

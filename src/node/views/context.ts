@@ -5,8 +5,8 @@
 import { buildContext, type ContextMessage, entryMessages, type SessionContext } from "../../core/context/index.js";
 import { contentText } from "../../core/entryText.js";
 import { estimateTokens } from "../../core/compact/prepare.js";
-import { isPlainObject, narrowContent, pathTo, type Session } from "../../core/session/index.js";
-import { describeSystemMessage } from "../../core/systemMessage.js";
+import { narrowContent, pathTo, type Session } from "../../core/session/index.js";
+import { describeSystemMessage, systemSections } from "../../core/systemMessage.js";
 import type { ContextImage, ContextModel, ContextRow } from "../../protocol/views.js";
 
 function messageText(m: ContextMessage): string {
@@ -25,9 +25,7 @@ function messageText(m: ContextMessage): string {
 /** A pi 1.6 system message: what it sets or changes, then its prompt and each section it sets. */
 function systemText(m: ContextMessage): string {
   const parts = [describeSystemMessage(m), contentText(m.content)];
-  if (isPlainObject(m.sections))
-    for (const [name, text] of Object.entries(m.sections))
-      if (typeof text === "string") parts.push(`[${name}]\n${text}`);
+  for (const { name, text } of systemSections(m)) if (text !== null) parts.push(`[${name}]\n${text}`);
   return parts.filter(Boolean).join("\n\n");
 }
 
