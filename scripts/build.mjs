@@ -23,12 +23,27 @@ const common = {
   define: { __PI_SESSIONS_VERSION__: JSON.stringify(version) },
 };
 
+/**
+ * The exporters (src/core/export, with markdown-it and highlight.js) stay out of the CLI and the extension: their
+ * one import (node/views/exportBranch.ts) loads dist/exportRender.cjs, built below, on the first export.
+ */
+const exportRenderApart = {
+  name: "export-render-apart",
+  setup(build) {
+    build.onResolve({ filter: /core\/export\/index\.js$/ }, () => ({ path: "./exportRender.cjs", external: true }));
+  },
+};
+
+// The webview bundles and their shared chunks are written afresh: a stale chunk would ship in the package.
+if (existsSync("dist/webview")) rmSync("dist/webview", { recursive: true });
+
 const results = await Promise.all([
   esbuild.build({
     ...common,
     entryPoints: ["src/cli/bin.ts"],
     outfile: "dist/cli.js",
     format: "esm",
+    plugins: [exportRenderApart],
     // CommonJS dependencies (commander) require() Node's built-ins; an ES module has no `require` of its own.
     banner: {
       js: [
@@ -48,7 +63,16 @@ const results = await Promise.all([
     outfile: "dist/extension.cjs",
     format: "cjs",
     external: ["vscode"],
+    plugins: [exportRenderApart],
+    // The exporters' import() as require(): the extension host loads CommonJS the way it loads the extension.
+    supported: { "dynamic-import": false },
     metafile: analyze,
+  }),
+  esbuild.build({
+    ...common,
+    entryPoints: ["src/core/export/index.ts"],
+    outfile: "dist/exportRender.cjs",
+    format: "cjs",
   }),
   // The search worker: a thread of the extension host (CommonJS like the extension; SQLite's .wasm is copied next to
   // it below).
@@ -65,11 +89,14 @@ const results = await Promise.all([
     outfile: "dist/summaryWorker.cjs",
     format: "cjs",
   }),
-  // Webview bundles: one per panel, for the browser.
+  // Webview bundles: one ES module per panel, for the browser; what several panels use (Chart.js, markdown-it,
+  // highlight.js) is one shared chunk each, imported by the panels' modules, instead of a copy in every bundle.
   esbuild.build({
     bundle: true,
     platform: "browser",
-    format: "iife",
+    format: "esm",
+    splitting: true,
+    chunkNames: "chunk-[hash]",
     target: "es2022",
     minify: production,
     sourcemap: !production,

@@ -85,14 +85,24 @@ export interface StoreValues {
 /** The bundled worker of parallel cold reads, next to the bundled CLI (absent when run from source: one thread). */
 const SUMMARY_WORKER = fileURLToPath(new URL("./summaryWorker.cjs", import.meta.url));
 
+/** A cache dir refused (another user's): said once, and the command goes on reading the sessions. */
+export function reportCacheErrors(errors: { path: string; message: string }[], cacheFile: string | null, io: Io) {
+  for (const e of errors) if (cacheFile !== null && e.path === cacheFile) text(io).err(`pi-sessions: ${e.message}`);
+}
+
+/** The session roots a command's options name, and the metadata cache for them (null: `--no-cache`). */
+export function storeLocation(values: Pick<StoreValues, "agentDir" | "sessionDir" | "cache">) {
+  const roots = resolveRoots({ agentDirs: values.agentDir, sessionDirs: values.sessionDir });
+  return { roots, cacheFile: values.cache === false ? null : cacheFileFor(cacheDir(), roots) };
+}
+
 /**
  * The store, its cold files read on every core; a problem with the cache is said on `io`'s stderr. `usageOnly`: the
  * command reports usage only, so that without the cache the files are read without the schema checks a listing
  * reports.
  */
 export async function openStore(values: StoreValues, io: Io, usageOnly = false) {
-  const roots = resolveRoots({ agentDirs: values.agentDir, sessionDirs: values.sessionDir });
-  const cacheFile = values.cache === false ? null : cacheFileFor(cacheDir(), roots);
+  const { roots, cacheFile } = storeLocation(values);
   const workerFile = existsSync(SUMMARY_WORKER) ? SUMMARY_WORKER : undefined;
   const mode = usageOnly && cacheFile === null ? "usage" : "full";
   // With no cache to answer, every file will be read: the workers load while the store is listed.
@@ -103,9 +113,7 @@ export async function openStore(values: StoreValues, io: Io, usageOnly = false) 
     parallel: { workerFile, mode, startEarly },
     ompHistory: !usageOnly,
   });
-  // A cache dir refused (another user's): said once, and the command goes on reading the sessions.
-  for (const e of store.errors)
-    if (cacheFile !== null && e.path === cacheFile) text(io).err(`pi-sessions: ${e.message}`);
+  reportCacheErrors(store.errors, cacheFile, io);
   let result: StoreSession[] = store.sessions;
   if (values.workspace !== undefined) {
     const host = hostPaths();

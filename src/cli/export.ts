@@ -7,9 +7,18 @@ import { resolve } from "node:path";
 import { ExportTargetError, writeExport } from "../node/exportWrite.js";
 import { ioReason } from "../node/ioReason.js";
 import { readSessionFile } from "../node/readSession.js";
-import { computeOwnership } from "../node/store/index.js";
+import { forkFactsOf } from "../node/store/index.js";
 import { exportBranch } from "../node/views/exportBranch.js";
-import { EXIT_NOT_WRITTEN, EXIT_OK, type Io, openStore, reportUnreadable, text, UsageError } from "./args.js";
+import {
+  EXIT_NOT_WRITTEN,
+  EXIT_OK,
+  type Io,
+  reportCacheErrors,
+  reportUnreadable,
+  storeLocation,
+  text,
+  UsageError,
+} from "./args.js";
 
 interface ExportValues {
   leaf?: string;
@@ -30,10 +39,10 @@ export async function exportCommand(file: string, values: ExportValues, io: Io):
   const session = read.session;
   if (values.leaf !== undefined && !session.byId.has(values.leaf))
     throw new UsageError(`--leaf ${JSON.stringify(values.leaf)} is not an entry of ${file}`);
-  // A fork's copies of its parent's entries are known from the store (the same rule as usage).
-  const { store } = await openStore({ agentDir: values.agentDir, cache: values.cache }, io);
-  computeOwnership(store.sessions);
-  const stored = store.sessions.find((s) => s.file === path);
+  // A fork's copies of its parent's entries, by the store's rule (the same as usage's), from its relatives alone.
+  const location = storeLocation({ agentDir: values.agentDir, cache: values.cache });
+  const { session: stored, errors } = await forkFactsOf(path, read, { ...location, ompHistory: true });
+  reportCacheErrors(errors, location.cacheFile, io);
   const { text: output, entries } = await exportBranch(session, stored, {
     leafId: values.leaf,
     format: values.format,

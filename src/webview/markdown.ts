@@ -7,6 +7,7 @@
 import hljs from "highlight.js/lib/common";
 import MarkdownIt from "markdown-it";
 import * as l10n from "@vscode/l10n";
+import { HIGHLIGHT_MAX } from "../protocol/markdown.js";
 import { h } from "./dom.js";
 
 const md = new MarkdownIt({ html: false, linkify: true, typographer: false });
@@ -16,8 +17,6 @@ const attr = (t: Token, name: string): string => String(t.attrGet(name) ?? "");
 // (command:, javascript:, file:) stays literal text, so the reader sees what it is.
 md.validateLink = (url: string) => /^https?:\/\//i.test(url);
 
-/** Code longer than this is shown plain: highlighting it would stall the page. */
-const HIGHLIGHT_MAX = 20_000;
 /** Elements a token may create: everything markdown-it emits for CommonMark, GFM tables and strikethrough. */
 const BLOCK_TAGS = new Set([
   "p",

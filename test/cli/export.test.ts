@@ -6,7 +6,7 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync }
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { run } from "../../src/cli/main.js";
-import { fenced } from "../../src/core/export/markdown.js";
+import { fenced } from "../../src/core/export/fence.js";
 import { header, message, toolCall, toolResult } from "../support/builders.js";
 import { OMP_FIXTURES, PI_FIXTURES, REAL } from "../support/fixtures.js";
 import { ownedStore, writeForkFamily } from "../support/forkFamily.js";

@@ -1,9 +1,13 @@
 /**
  * A branch as one self-contained HTML file: inline CSS allowed by a nonce in its own Content-Security-Policy (no
  * script, nothing loaded from anywhere, images only as data: URIs), light and dark through `prefers-color-scheme`,
- * tool output and thinking collapsible with `<details>`. Every piece of session text is escaped.
+ * tool output and thinking collapsible with `<details>`. Messages are their Markdown rendered as the transcript view
+ * renders it (export/messageHtml.ts), code highlighted; every other piece of session text is escaped. Each entry is
+ * an `#entry-<id>` anchor, linked from its heading.
  */
 import type { TranscriptImage, TranscriptItem } from "../transcript.js";
+import { CSS, HIGHLIGHT_CSS, MARKDOWN_CSS } from "./htmlStyle.js";
+import { messageHtml } from "./messageHtml.js";
 import {
   assistantFooter,
   contextEditLine,
@@ -23,31 +27,6 @@ function escapeHtml(text: string): string {
     .replace(/'/g, "&#39;");
 }
 
-const CSS = `
-:root { color-scheme: light dark; --fg: #1f2328; --muted: #59636e; --bg: #ffffff; --card: #f6f8fa; --line: #d1d9e0;
-  --user: #0969da; --error: #cf222e; --inherited: #8250df; }
-@media (prefers-color-scheme: dark) { :root { --fg: #e6edf3; --muted: #9198a1; --bg: #0d1117; --card: #151b23;
-  --line: #3d444d; --user: #4493f8; --error: #f85149; --inherited: #ab7df8; } }
-body { font: 15px/1.5 system-ui, sans-serif; color: var(--fg); background: var(--bg); max-width: 60rem;
-  margin: 2rem auto; padding: 0 1rem; }
-header p { color: var(--muted); margin: 0.2rem 0; }
-article { border-left: 3px solid var(--line); padding: 0.2rem 0 0.2rem 1rem; margin: 1.2rem 0; }
-article.user { border-color: var(--user); }
-article.error { border-color: var(--error); }
-article.inherited { opacity: 0.75; }
-article.note { border: none; padding-left: 0; color: var(--muted); font-size: 0.9em; }
-h2 { font-size: 0.95rem; margin: 0 0 0.4rem; color: var(--muted); }
-.text { white-space: pre-wrap; overflow-wrap: anywhere; }
-pre { white-space: pre-wrap; overflow-wrap: anywhere; background: var(--card); border: 1px solid var(--line);
-  border-radius: 6px; padding: 0.6rem; font: 13px/1.45 ui-monospace, monospace; }
-details { margin: 0.4rem 0; } summary { cursor: pointer; color: var(--muted); }
-.tool { font-family: ui-monospace, monospace; }
-.footer, .inherited-mark { color: var(--muted); font-size: 0.85em; }
-.inherited-mark { color: var(--inherited); }
-.del { color: var(--error); } .card { background: var(--card); border-radius: 6px; padding: 0.6rem; }
-img { max-width: 100%; border: 1px solid var(--line); }
-`;
-
 const esc = escapeHtml;
 const pre = (text: string, cls = "") => `<pre${cls ? ` class="${cls}"` : ""}>${esc(text)}</pre>`;
 const details = (summary: string, inner: string) => `<details><summary>${esc(summary)}</summary>${inner}</details>`;
@@ -66,10 +45,10 @@ function imageHtml(images: TranscriptImage[]): string {
 function body(item: TranscriptItem): string {
   switch (item.kind) {
     case "user":
-      return `<div class="text">${esc(item.text)}</div>${imageHtml(item.images)}`;
+      return `${messageHtml(item.text)}${imageHtml(item.images)}`;
     case "assistant": {
       const out = item.blocks.map((b) => {
-        if (b.type === "text") return `<div class="text">${esc(b.text)}</div>`;
+        if (b.type === "text") return messageHtml(b.text);
         if (b.type === "thinking") return details(`Thinking (${b.text.length} characters)`, pre(b.text));
         const summary = b.summary ? ` <span class="footer">${esc(b.summary)}</span>` : "";
         const head = `<p class="tool">→ ${esc(b.name)}${summary}</p>`;
@@ -107,15 +86,15 @@ function body(item: TranscriptItem): string {
     case "compaction":
       return (
         `<p class="footer">${item.tokensBefore === null ? "" : `${item.tokensBefore} tokens summarized · `}` +
-        `${item.replaced} earlier entries replaced</p><div class="card text">${esc(item.summary)}</div>`
+        `${item.replaced} earlier entries replaced</p><div class="card">${messageHtml(item.summary)}</div>`
       );
     case "branchSummary":
       return (
         `<p class="footer">summarizes the branch left at ${esc(item.fromId ?? "?")}</p>` +
-        `<div class="card text">${esc(item.summary)}</div>`
+        `<div class="card">${messageHtml(item.summary)}</div>`
       );
     case "custom":
-      return `<div class="text">${esc(item.text)}</div>`;
+      return messageHtml(item.text);
     case "note":
       return esc(item.text);
   }
@@ -132,9 +111,10 @@ export function exportHtml(input: ExportInput, nonce: string): string {
     const inherited = item.inherited
       ? `<p class="inherited-mark">inherited from ${esc(input.parentName ?? "the parent session")}</p>`
       : "";
-    const h2 = `<h2>${esc(heading(item))}</h2>`;
+    const anchor = `entry-${esc(item.entryId)}`;
+    const h2 = `<h2><a class="anchor" href="#${anchor}">${esc(heading(item))}</a></h2>`;
     const edit = item.contextEdit ? `<p class="inherited-mark">${esc(contextEditLine(item.contextEdit))}</p>` : "";
-    return `<article class="${cls}" id="entry-${esc(item.entryId)}">${h2}${inherited}${edit}${body(item)}</article>`;
+    return `<article class="${cls}" id="${anchor}">${h2}${inherited}${edit}${body(item)}</article>`;
   });
   const csp = `default-src 'none'; style-src 'nonce-${nonce}'; img-src data:`;
   return `<!DOCTYPE html>
@@ -144,7 +124,7 @@ export function exportHtml(input: ExportInput, nonce: string): string {
 <meta http-equiv="Content-Security-Policy" content="${esc(csp)}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${esc(title)}</title>
-<style nonce="${esc(nonce)}">${CSS}</style>
+<style nonce="${esc(nonce)}">${CSS}${MARKDOWN_CSS}${HIGHLIGHT_CSS}</style>
 </head>
 <body>
 <header><h1>${esc(title)}</h1>${documentFacts(input)

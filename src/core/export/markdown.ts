@@ -1,8 +1,13 @@
 /**
- * A branch as Markdown: one section per entry, code and outputs in fenced blocks whose fence is longer than any run of
- * backticks inside them (so session text cannot close a block), tool outputs and thinking in `<details>`.
+ * A branch as Markdown: one section per entry. The messages' own Markdown is kept, written again from its parse so
+ * that nothing in it becomes markup of the document (export/messageText.ts); code and outputs are in fenced blocks
+ * whose fence is longer than any run of backticks inside them (so session text cannot close a block), tool outputs
+ * and thinking in `<details>`. Fields of ours (headings, facts, footers) are text with every markup character an
+ * entity.
  */
 import type { TranscriptImage, TranscriptItem } from "../transcript.js";
+import { fenced } from "./fence.js";
+import { messageMarkdown } from "./messageText.js";
 import {
   assistantFooter,
   contextEditLine,
@@ -12,15 +17,6 @@ import {
   heading,
   nestedCallLine,
 } from "./common.js";
-
-/** A fenced block that no backtick run in `text` can close. */
-export function fenced(text: string, lang = "text"): string {
-  // A loop, not Math.max(...runs): a spread of 100,000+ runs overflows the stack.
-  let longest = 0;
-  for (const m of text.matchAll(/`+/g)) if (m[0].length > longest) longest = m[0].length;
-  const fence = "`".repeat(Math.max(3, longest + 1));
-  return `${fence}${lang}\n${text}${text.endsWith("\n") ? "" : "\n"}${fence}`;
-}
 
 /**
  * Text placed in Markdown as text. Everything that could start markup is an entity: a tag (`<`), a link or image
@@ -67,11 +63,11 @@ function imageLines(images: TranscriptImage[]): string[] {
 function body(item: TranscriptItem): string[] {
   switch (item.kind) {
     case "user":
-      return [prose(item.text), ...imageLines(item.images)];
+      return [messageMarkdown(item.text), ...imageLines(item.images)];
     case "assistant": {
       const out: string[] = [];
       for (const b of item.blocks) {
-        if (b.type === "text") out.push(prose(b.text));
+        if (b.type === "text") out.push(messageMarkdown(b.text));
         else if (b.type === "thinking") out.push(details(`Thinking (${b.text.length} characters)`, fenced(b.text)));
         else {
           out.push(`**Tool call** ${field(b.name)}${b.summary ? `: ${field(b.summary)}` : ""}`);
@@ -112,12 +108,12 @@ function body(item: TranscriptItem): string[] {
       return [
         `*${item.tokensBefore === null ? "" : `${item.tokensBefore} tokens summarized · `}` +
           `${item.replaced} earlier entries replaced*`,
-        fenced(item.summary, "markdown"),
+        messageMarkdown(item.summary),
       ];
     case "branchSummary":
-      return [`*summarizes the branch left at ${field(item.fromId ?? "?")}*`, fenced(item.summary, "markdown")];
+      return [`*summarizes the branch left at ${field(item.fromId ?? "?")}*`, messageMarkdown(item.summary)];
     case "custom":
-      return [prose(item.text)];
+      return [messageMarkdown(item.text)];
     case "note":
       return [`*${field(item.text)}*`];
   }

@@ -64,7 +64,7 @@ ${styles.map((href) => `<link rel="stylesheet" href="${escapeAttribute(href)}">`
 <body>
 <div id="bootstrap" data-state="${escapeAttribute(JSON.stringify(state))}" data-l10n="${escapeAttribute(l10n)}"></div>
 <main id="root" aria-live="polite"><p class="muted">${escapeAttribute(vscode.l10n.t("Loading…"))}</p></main>
-<script nonce="${nonce}" src="${escapeAttribute(script.toString())}"></script>
+<script type="module" nonce="${nonce}" src="${escapeAttribute(script.toString())}"></script>
 </body>
 </html>`;
 }

@@ -7,6 +7,7 @@ export { cacheFileFor, forEachUsage, packSummary, unpackSummary } from "./cache.
 export { type DiscoveredFile, discover, type Placement, placeFile } from "./discover.js";
 export { FamilyIndex, firstOwnPrompt } from "./families.js";
 export { realFs, type StoreFs } from "./fs.js";
+export { forkFactsOf } from "./forkOf.js";
 export { belongsToWorkspace, computeOwnership, inWorkspace, linkLineage } from "./lineage.js";
 export { loadStore, type Store, type StoreOptions } from "./load.js";
 export * from "./storeSession.js";

@@ -4,8 +4,6 @@
  * OMP images stored as blobs read from the session's own agent dir (only there).
  */
 import { randomBytes } from "node:crypto";
-import { exportHtml } from "../../core/export/html.js";
-import { exportMarkdown } from "../../core/export/markdown.js";
 import type { Session } from "../../core/session/index.js";
 import { transcript, type TranscriptItem } from "../../core/transcript.js";
 import { exportSafe } from "../../protocol/format.js";
@@ -13,6 +11,17 @@ import { agentDirOf, readBlob } from "../blobs.js";
 import { sessionTitle, type StoreSession } from "../store/index.js";
 
 export type ExportFormat = "md" | "html";
+
+type Exporters = typeof import("../../core/export/index.js");
+
+/**
+ * The exporters, loaded on the first export. In the bundles this import is a file of its own (scripts/build.mjs), a
+ * CommonJS module whose exports arrive as `default` when an ES module imports it.
+ */
+async function loadExporters(): Promise<Exporters> {
+  const loaded = (await import("../../core/export/index.js")) as Partial<Exporters> & { default?: Exporters };
+  return loaded.default ?? (loaded as Exporters);
+}
 
 async function withBlobs(items: TranscriptItem[], agentDir: string | null): Promise<TranscriptItem[]> {
   const out: TranscriptItem[] = [];
@@ -43,6 +52,7 @@ export async function exportBranch(
   let items = transcript(session, { leafId, inherited: stored?.parent ? stored.inherited : undefined });
   if (options.format === "html") items = await withBlobs(items, agentDirOf(session.file));
   const input = { session, items, leafId, parentName: stored?.parent ? sessionTitle(stored.parent) : null };
+  const { exportHtml, exportMarkdown } = await loadExporters();
   const text =
     options.format === "html" ? exportHtml(input, randomBytes(16).toString("base64")) : exportMarkdown(input);
   // Session text's controls become visible escapes in the document itself, wherever it is written.

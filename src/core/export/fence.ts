@@ -1,0 +1,20 @@
+/** Fenced blocks no text inside can close: the Markdown export's code, outputs and arguments. */
+
+/** The longest run of backticks in `text`. */
+export function longestBacktickRun(text: string): number {
+  // A loop, not Math.max(...runs): a spread of 100,000+ runs overflows the stack.
+  let longest = 0;
+  for (const m of text.matchAll(/`+/g)) if (m[0].length > longest) longest = m[0].length;
+  return longest;
+}
+
+/** A backtick fence longer than any backtick run in `text` (at least three). */
+export function fenceFor(text: string): string {
+  return "`".repeat(Math.max(3, longestBacktickRun(text) + 1));
+}
+
+/** A fenced block that no backtick run in `text` can close. */
+export function fenced(text: string, lang = "text"): string {
+  const fence = fenceFor(text);
+  return `${fence}${lang}\n${text}${text.endsWith("\n") ? "" : "\n"}${fence}`;
+}
