@@ -54,7 +54,7 @@ describe("hardening 3: export", function () {
         message("u0000001", null, "user", `prompt ${ALL}\n\tindented\r\nnext`),
         message("a0000001", "u0000001", "assistant", [thinking, { type: "text", text: `reply ${ALL}` }]),
         toolCall("a0000002", "a0000001", "bash", { command: `echo ${ALL}` }),
-        toolResult("r0000001", "a0000002", "a0000002", "bash", `out ${ALL}`),
+        toolResult("r0000001", "a0000002", "a0000002", "bash", `out ${ALL}\n\tindented output`),
         message("a0000003", "r0000001", "assistant", "User · 2026-11-29 10:05\n---\nforged\n\nAssistant\n===\nx"),
         message(
           "a0000004",
@@ -76,7 +76,8 @@ describe("hardening 3: export", function () {
       assert.ok(out.out.includes("\\x1b]52;c;"), "the clipboard write shows as text");
       assert.ok(out.out.includes("\\u202e"), "the override shows as text");
       assert.ok(out.out.includes("over\\x0dwrite"), "a lone CR shows as text");
-      assert.ok(out.out.includes("\tindented"), "a tab is kept");
+      // In a message a line's leading tab is Markdown's indentation (#35); in a tool's output it is kept.
+      assert.ok(out.out.includes("\tindented output"), "a tab is kept");
       const target = join(dir, `out.${format}`);
       const written = await cli("export", file, "--format", format, "-o", target, "--no-cache");
       assert.equal(written.code, 0, written.err);
@@ -84,20 +85,20 @@ describe("hardening 3: export", function () {
     });
   }
 
-  it("markdown: a setext underline in a reply renders no heading, only the export's own headings", async () => {
+  it("markdown: a setext underline in a reply renders no entry heading, only the export's own headings", async () => {
     const md = (await cli("export", file, "--no-cache")).out;
     const tokens = new MarkdownIt().parse(md, {});
-    const headings = tokens
-      .filter((t) => t.type === "heading_open")
-      .map((t, i) => tokens[tokens.indexOf(t) + 1]!.content + i);
-    assert.ok(!headings.some((h) => h.startsWith("User · 2026-11-29 10:05")), headings.join("\n"));
-    assert.ok(!headings.some((h) => /^Assistant\d*$/.test(h)), headings.join("\n"));
-    // Inside a list item a heading starts again, and a table is structure too: none of them from session text.
-    assert.ok(!headings.some((h) => /Listed|Numbered|Deep/.test(h)), headings.join("\n"));
-    assert.ok(!tokens.some((t) => t.type === "table_open" || t.type === "ordered_list_open"));
-    // The one bullet list is the export's own facts, before any entry.
-    assert.equal(tokens.filter((t) => t.type === "bullet_list_open").length, 1);
-    // The text is still there, as text.
+    // The title and the entries' headings are h1 and h2; a message's own headings (#35: kept) are h3 and below.
+    const entryLevel = tokens
+      .map((t, i) => ({ t, text: tokens[i + 1]?.content ?? "" }))
+      .filter(({ t }) => t.type === "heading_open" && (t.tag === "h1" || t.tag === "h2"))
+      .map(({ text }) => text);
+    assert.ok(!entryLevel.some((h) => h.startsWith("User · 2026-11-29 10:05")), entryLevel.join("\n"));
+    assert.ok(!entryLevel.some((h) => /^Assistant$/.test(h)), entryLevel.join("\n"));
+    // Inside a list item a heading starts again: demoted there too.
+    assert.ok(!entryLevel.some((h) => /Listed|Numbered|Deep/.test(h)), entryLevel.join("\n"));
+    assert.equal(entryLevel.length, 1 + 6, "the title and one heading per entry");
+    // The text is still there.
     assert.ok(md.includes("User · 2026-11-29 10:05"));
   });
 

@@ -11,6 +11,7 @@ import { header, message, toolCall, toolResult } from "../support/builders.js";
 import { OMP_FIXTURES, PI_FIXTURES, REAL } from "../support/fixtures.js";
 import { ownedStore, writeForkFamily } from "../support/forkFamily.js";
 import { jsonl, withTempDir } from "../support/helpers.js";
+import { messageViewer, permissiveViewer, plainText } from "../support/markdownView.js";
 
 const cli = async (...args: string[]) => {
   let out = "";
@@ -69,25 +70,10 @@ function rawBranch(file: string): { path: string[]; elsewhere: string[] } | null
   return { path, elsewhere };
 }
 
-/** Markdown's inert text, as the export promises it: markup characters as entities, a line-leading # and setext too. */
-const escapeMd = (t: string) =>
-  t
-    .replace(/&/g, "&amp;")
-    .replace(/</g, "&lt;")
-    .replace(/>/g, "&gt;")
-    .replace(/`/g, "&#96;")
-    .replace(/~/g, "&#126;")
-    .replace(/\[/g, "&#91;")
-    .replace(/\]/g, "&#93;")
-    .replace(/\|/g, "&#124;")
-    .replace(/^([ \t]*)#/gm, "$1&#35;")
-    // A list marker (a heading may start inside a list item), then a setext underline (a line of = or -) would make
-    // the line above it a heading (#32 item 11).
-    .replace(/^([ \t]*)([-*+])(?=[ \t]|$)/gm, (_, i: string, c: string) => `${i}&#${c.charCodeAt(0)};`)
-    .replace(/^([ \t]*\d{1,9})([.)])(?=[ \t]|$)/gm, (_, n: string, c: string) => `${n}&#${c.charCodeAt(0)};`)
-    .replace(/^( {0,3})([=-])(?=[=\- \t]*$)/gm, (_, i: string, c: string) => `${i}${c === "=" ? "&#61;" : "&#45;"}`);
-const escapeHtml = (t: string) =>
-  t.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
+/** What a reader sees of a message: its Markdown rendered as the transcript reads it, as text. */
+const shownText = (t: string) => plainText(messageViewer.render(t));
+/** What a reader sees of a Markdown export, in a viewer that allows raw HTML. */
+const shownMarkdown = (md: string) => plainText(permissiveViewer.render(md));
 
 describe("pi-sessions export", () => {
   it("every fixture exports as Markdown and HTML: the active path's texts in order, none from elsewhere", async () => {
@@ -100,18 +86,15 @@ describe("pi-sessions export", () => {
       assert.equal(html.code, 0, `${file}: ${html.err}`);
       const branch = rawBranch(file);
       if (!branch) continue;
-      for (const [doc, esc] of [
-        [md.out, escapeMd],
-        [html.out, escapeHtml],
-      ] as const) {
+      for (const doc of [shownMarkdown(md.out), plainText(html.out)]) {
         let at = 0;
         for (const t of branch.path) {
-          const i = doc.indexOf(esc(t), at);
+          const i = doc.indexOf(shownText(t), at);
           assert.ok(i >= 0, `${file}: ${JSON.stringify(t.slice(0, 60))} missing or out of order`);
           at = i;
         }
         for (const t of branch.elsewhere)
-          assert.ok(!doc.includes(esc(t)), `${file}: off-branch text ${t.slice(0, 40)}`);
+          assert.ok(!doc.includes(shownText(t)), `${file}: off-branch text ${t.slice(0, 40)}`);
       }
       checked++;
     }
@@ -185,13 +168,16 @@ describe("pi-sessions export", () => {
       );
       assert.doesNotMatch(html, /<script/i);
       assert.doesNotMatch(html, /<img src=x/);
-      assert.doesNotMatch(html, /\s(src|href)="(?!data:)/, "nothing loaded or linked from outside");
+      assert.doesNotMatch(html, /\ssrc="(?!data:)/, "nothing loaded from outside");
+      for (const m of html.matchAll(/\shref="([^"]*)"/g))
+        assert.match(m[1]!, /^(#entry-|https:\/\/evil\.example$)/, "an entry's anchor or the message's web link");
       assert.ok(html.includes("&lt;script&gt;window.pwned=1&lt;/script&gt;"));
       assert.ok(html.includes("<title>&lt;script&gt;"), "the name is the title, escaped");
       // In Markdown, session text outside fenced blocks has its markup escaped; inside a fence it is literal code.
       const md = (await cli("export", file, "--no-cache")).out;
-      const outsideFences = md.replace(/^(`{3,})[^\n]*\n[\s\S]*?^\1$/gm, "");
-      assert.doesNotMatch(outsideFences, /<script|<img src=x/);
+      const shown = permissiveViewer.render(md);
+      assert.doesNotMatch(shown, /<script|<img/);
+      assert.ok(shown.includes("&lt;script&gt;window.pwned=1&lt;/script&gt;"), "the message's tags as text");
       assert.match(md, /```text\n<script>window\.pwned=1/);
     });
   });
@@ -270,11 +256,13 @@ describe("pi-sessions export", () => {
         ),
       );
       const md = (await cli("export", file, "--no-cache")).out;
-      const outsideFences = md.replace(/^(`{3,})[^\n]*\n[\s\S]*?^\1$/gm, "");
-      assert.doesNotMatch(outsideFences, /<img|```|~~~|\]\(|^## Assistant · forged/m);
-      assert.ok(
-        outsideFences.includes("&#35;&#35; Assistant · forged") || outsideFences.includes("&#35;# Assistant"),
-        md,
+      const shown = permissiveViewer.render(md);
+      assert.doesNotMatch(shown, /<img|href="javascript/);
+      // The unclosed fence ends with its message: the forged heading is code, the next entries are sections.
+      assert.match(shown, /<pre><code>## Assistant · forged\n!\[t\]\(http:\/\/evil\.test\/p\.png\)/);
+      assert.deepEqual(
+        [...shown.matchAll(/<h2>([^<·]*)/g)].map((m) => m[1]!.trim()),
+        ["User", "Assistant", "Tool result: bash", "Branch summary"],
       );
       // The tool output's own fence is longer than the run inside it, so its text stays code.
       assert.match(md, /\n````text\nline\n```\n<img src=x onerror=alert\(2\)>\n````\n/);

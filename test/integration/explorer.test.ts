@@ -6,6 +6,7 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 import { fork, message } from "../support/builders.js";
 import { jsonl, waitFor } from "../support/helpers.js";
+import { messageViewer, permissiveViewer, plainText } from "../support/markdownView.js";
 import type { PiSessionsApi } from "../../src/extension/extension.js";
 import type { Element, RowNode, SessionNode } from "../../src/extension/tree/index.js";
 import { piSlug } from "../../src/core/slug.js";
@@ -228,16 +229,19 @@ suite("Pi Sessions explorer in a real VS Code", () => {
     });
     assert.equal(written, md);
     const text = fs.readFileSync(md, "utf8");
-    // Markdown export writes markup characters of session text as entities (inert).
-    const inert = prompt.replace(/`/g, "&#96;").replace(/\[/g, "&#91;").replace(/\]/g, "&#93;");
-    assert.ok(text.includes(inert), "the first prompt is in the export");
+    // The prompt's Markdown is kept (#35): what a viewer shows of the export holds what the prompt shows.
+    const shown = plainText(permissiveViewer.render(text));
+    assert.ok(shown.includes(plainText(messageViewer.render(prompt))), "the first prompt is in the export");
     assert.ok(text.includes(`branch ending at ${records.at(-1)!.id}`), "the active branch");
     const html = path.join(dir, "s2.html");
     await vscode.commands.executeCommand("piSessions.exportBranch", S2(), {
       format: "html",
       uri: vscode.Uri.file(html).toString(),
     });
-    assert.match(fs.readFileSync(html, "utf8"), /^<!DOCTYPE html>[\s\S]*Content-Security-Policy[\s\S]*<\/html>\n$/);
+    assert.match(
+      fs.readFileSync(html, "utf8"),
+      /^<!DOCTYPE html>[\s\S]*Content-Security-Policy[\s\S]*<div class="markdown">[\s\S]*<\/html>\n$/,
+    );
     const before = fs.readFileSync(S2(), "utf8");
     const refused = await vscode.commands.executeCommand("piSessions.exportBranch", S2(), {
       format: "md",

@@ -3,7 +3,7 @@
 // temporary prefix, as `npm install -g ./pi-session-explorer-<version>.tgz` would). Needs `npm run build` first.
 import * as assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { withTempDir } from "../support/helpers.js";
 
@@ -19,7 +19,7 @@ const npm = process.platform === "win32" ? "npm.cmd" : "npm";
 describe("the npm package", function () {
   this.timeout(120_000);
 
-  it("packs only the CLI bundle and its worker, the SQLite search loads, and the documents; no dependency", () => {
+  it("packs only the CLI bundle, its worker and exporters, its SQLite and the documents; no dependency", () => {
     assert.equal(pkg.private, undefined, "a private package cannot be published");
     assert.deepEqual(pkg.dependencies ?? {}, {}, "the CLI bundle is self-contained: no runtime dependencies");
     assert.deepEqual(pkg.bin, { "pi-sessions": "dist/cli.js" });
@@ -31,6 +31,7 @@ describe("the npm package", function () {
       "LICENSE",
       "README.md",
       "dist/cli.js",
+      "dist/exportRender.cjs",
       "dist/node-sqlite3-wasm.wasm",
       "dist/summaryWorker.cjs",
       "package.json",
@@ -95,6 +96,15 @@ describe("the npm package", function () {
         { encoding: "utf8" },
       );
       assert.equal(probe.stdout.trim(), "ok", probe.stderr);
+      // export loads its renderer (markdown-it, highlight.js) from next to cli.js, only when it exports.
+      const fixture0 = readdirSync(fixture, { recursive: true })
+        .map(String)
+        .find((f) => f.endsWith(".jsonl"))!;
+      const html = spawnSync(bin, ["export", join(fixture, fixture0), "--format", "html", "--no-cache"], {
+        encoding: "utf8",
+      });
+      assert.equal(html.status, 0, html.stderr);
+      assert.match(html.stdout, /^<!DOCTYPE html>[\s\S]*<div class="markdown">/);
       const help = spawnSync(bin, ["usage", "--help"], { encoding: "utf8" });
       assert.equal(help.status, 0);
       assert.match(help.stdout, /^Usage: pi-sessions usage/);

@@ -27,13 +27,17 @@ const ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"'
 
 /** The text a browser shows for `html` (tags dropped, entities decoded), whitespace collapsed. */
 export function plainText(html: string): string {
-  return html
-    .replace(/<[^>]*>/g, " ")
-    .replace(/&(amp|lt|gt|quot|#39|#(\d+)|#x([0-9a-f]+));/gi, (m, name: string, dec?: string, hex?: string) =>
-      dec ? String.fromCodePoint(Number(dec)) : hex ? String.fromCodePoint(parseInt(hex, 16)) : ENTITIES[name] ?? m,
-    )
-    .replace(/\s+/g, " ")
-    .trim();
+  return (
+    html
+      // Inline elements (highlighted code's spans, links, emphasis) join their text; block elements separate it.
+      .replace(/<\/?(span|a|code|em|strong|s)\b[^>]*>/g, "")
+      .replace(/<[^>]*>/g, " ")
+      .replace(/&(amp|lt|gt|quot|#39|#(\d+)|#x([0-9a-f]+));/gi, (m, name: string, dec?: string, hex?: string) =>
+        dec ? String.fromCodePoint(Number(dec)) : hex ? String.fromCodePoint(parseInt(hex, 16)) : (ENTITIES[name] ?? m),
+      )
+      .replace(/\s+/g, " ")
+      .trim()
+  );
 }
 
 /** Every start tag in `html`: its name and its attributes as written. */

@@ -9,12 +9,12 @@ export function longestBacktickRun(text: string): number {
 }
 
 /** A backtick fence longer than any backtick run in `text` (at least three). */
-export function fenceFor(text: string): string {
+function fenceFor(text: string): string {
   return "`".repeat(Math.max(3, longestBacktickRun(text) + 1));
 }
 
 /** A fenced block that no backtick run in `text` can close. */
 export function fenced(text: string, lang = "text"): string {
   const fence = fenceFor(text);
-  return `${fence}${lang}\n${text}${text.endsWith("\n") ? "" : "\n"}${fence}`;
+  return `${fence}${lang}\n${text}${text.endsWith("\n") || !text ? "" : "\n"}${fence}`;
 }

@@ -38,8 +38,10 @@ const linkless = new WeakSet<object>();
 rules.link_open = (tokens, i, options, _env, self) => {
   const t = tokens[i]!;
   if (!isExportLink(String(t.attrGet("href") ?? ""))) {
-    const close = tokens.findIndex((c, j) => j > i && c.type === "link_close");
-    if (close > 0) linkless.add(tokens[close]!);
+    // Links do not nest: the next close is this link's.
+    let close = i + 1;
+    while (close < tokens.length && tokens[close]!.type !== "link_close") close++;
+    if (close < tokens.length) linkless.add(tokens[close]!);
     return "";
   }
   t.attrSet("rel", "noopener noreferrer");

@@ -7,7 +7,7 @@
  * is named and never loaded, headings are demoted below the entry's, and each block ends where the message does
  * (an unclosed fence ends with its message; every fence is longer than any backtick run inside it).
  */
-import { fenceFor, longestBacktickRun } from "./fence.js";
+import { fenced, longestBacktickRun } from "./fence.js";
 import { exportMarkdownIt } from "./messageHtml.js";
 import { isExportLink } from "../../protocol/markdown.js";
 
@@ -16,7 +16,7 @@ type Token = ReturnType<typeof exportMarkdownIt.parse>[number];
 /**
  * Punctuation that could start markup anywhere in a line: escaped wherever it is text. `!` too: before a link this
  * module writes, it would make the link an image. Every `*` and `_` of text is escaped, so that emphasis is only the
- * delimiters written here (always `*`: its runs pair with no rule about the words around them).
+ * delimiters written here.
  */
 const MARKUP = /[\\`*_[\]<>#|~&!]/g;
 
@@ -78,11 +78,10 @@ function inline(tokens: Token[], ctx: InlineContext): string {
         break;
       case "em_open":
       case "em_close":
-        out += "*";
-        break;
       case "strong_open":
       case "strong_close":
-        out += "**";
+        // The mark the message used: two runs it wrote side by side (`**a**__b__`) differ, so they stay two.
+        out += t.markup;
         break;
       case "s_open":
       case "s_close":
@@ -126,11 +125,9 @@ const indent = (text: string, first: string, rest: string) =>
     .map((line, i) => (i === 0 ? first + line : line ? rest + line : line))
     .join("\n");
 
+/** A message's code block: its language kept when it is a name (the info string as the renderer reads it). */
 function fencedBlock(code: string, info: string): string {
-  // The info string as the renderer reads it (escapes resolved); only a name is kept.
-  const lang = /^[\w+#.-]{1,40}/.exec(exportMarkdownIt.utils.unescapeAll(info).trim())?.[0] ?? "";
-  const fence = fenceFor(code);
-  return `${fence}${lang}\n${code}${code.endsWith("\n") || !code ? "" : "\n"}${fence}`;
+  return fenced(code, /^[\w+#.-]{1,40}/.exec(exportMarkdownIt.utils.unescapeAll(info).trim())?.[0] ?? "");
 }
 
 function table(tokens: Token[], from: number, to: number): string {
