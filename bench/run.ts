@@ -39,6 +39,7 @@ import { mb, median, ms, type Row } from "./row.js";
 import { benchBackgroundPass, benchUsage } from "./usage.js";
 import { searchRows } from "./search.js";
 import { compareRows } from "./compare.js";
+import { exportRows } from "./export.js";
 import { transcriptRows } from "./transcript.js";
 
 const quick = process.argv.includes("--quick");
@@ -232,28 +233,9 @@ async function main() {
     met: true,
   });
 
-  // 16. Export (issue #16): the active branch as Markdown and as HTML, whole processes writing to nowhere, against
-  // `tree --json` on the same file in the same run (the built CLI, `npm run build` first).
+  // 16 and 35. Export (issues #16, #35): whole processes against `tree --json` on the same file (bench/export.ts).
   const cli = join(ROOT, "dist", "cli.js");
-  if (existsSync(cli)) {
-    const agent = join(CACHE, "empty-agent");
-    mkdirSync(agent, { recursive: true });
-    const proc = (args: string[]) => () =>
-      execFileSync(process.execPath, [cli, ...args], { stdio: ["ignore", "ignore", "ignore"] });
-    const tree = median(proc(["tree", big, "--json"]), runs);
-    for (const format of ["md", "html"]) {
-      const t = median(proc(["export", big, "--format", format, "--no-cache", "--agent-dir", agent]), runs);
-      rows.push({
-        n: 16,
-        measure: `export ${mb(size)} MB as ${format === "md" ? "Markdown" : "HTML"} (whole process)`,
-        value: `${ms(t)} ms`,
-        baseline: `tree --json ${ms(tree)} ms`,
-        ratio: `${(t / tree).toFixed(2)}×`,
-        goal: "≤ 2.5×",
-        met: t / tree <= 2.5,
-      });
-    }
-  }
+  rows.push(...exportRows(CACHE, storeDir, big, runs));
 
   // 16. The transcript view (issue #16): the built page in Chromium against the host's document over the large
   // session (bench/transcript.ts).

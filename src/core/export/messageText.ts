@@ -88,7 +88,8 @@ function inline(tokens: Token[], ctx: InlineContext): string {
         out += "~~";
         break;
       case "link_open": {
-        const tail = linkTail(t);
+        // Anchors do not nest: a link in a link's text (markdown-it lets an autolink in) is written as its text.
+        const tail = links.some((l) => l !== null) ? null : linkTail(t);
         links.push(tail);
         if (tail) out += "[";
         break;
