@@ -21,6 +21,7 @@ import { type FileHistoryParts, registerFileHistory } from "./insight/fileHistor
 import { LiveStatus } from "./insight/liveStatus.js";
 import { resumeCommand } from "./insight/resumeTerminal.js";
 import { compareCommands } from "./insight/compareCommands.js";
+import { entryActionsCommand } from "./entryActions.js";
 import { CommandManager } from "./commands/command.js";
 
 /** What tests (and other extensions) can reach. */
@@ -89,6 +90,7 @@ export function activate(context: vscode.ExtensionContext): PiSessionsApi {
         ...compareCommands(service, panels),
         ...compactCommands(context, service, panels, logger),
         exportCommand(service, logger),
+        entryActionsCommand(),
         resumeCommand(service),
       ),
       vscode.workspace.onDidChangeConfiguration((e) => {

@@ -10,6 +10,8 @@ export const CommandId = {
   Search: "piSessions.search",
   ShowLog: "piSessions.showLog",
   OpenEntry: "piSessions.openEntry",
+  OpenEntryEditable: "piSessions.openEntryEditable",
+  EntryActions: "piSessions.entryActions",
   CopyEntryId: "piSessions.copyEntryId",
   CopyResumeCommand: "piSessions.copyResumeCommand",
   RevealParent: "piSessions.revealParent",

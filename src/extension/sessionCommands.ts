@@ -95,6 +95,7 @@ export function sessionCommands(ctx: CommandContext): Command[] {
     searchCommand(scope),
     showLogCommand(scope),
     openEntryCommand(scope),
+    openEntryCommand(scope, true),
     copyEntryIdCommand(scope),
     copyResumeCommandCommand(scope),
     revealParentCommand(scope),
@@ -209,25 +210,34 @@ function showLogCommand({ logger }: Scope): Command {
   return { id: CommandId.ShowLog, execute: () => logger.show() };
 }
 
-/** `OpenEntry`. */
-function openEntryCommand({ lib, knownSession }: Scope): Command {
+/**
+ * `OpenEntry`: the session file at an entry's line, read-only (an agent may be appending to it; a stray key must not
+ * edit it). `OpenEntryEditable`: the same, editable, for an explicit choice.
+ */
+function openEntryCommand(scope: Scope, editable = false): Command {
   return {
-    id: CommandId.OpenEntry,
+    id: editable ? CommandId.OpenEntryEditable : CommandId.OpenEntry,
     execute: async (arg?: unknown, lineArg?: unknown) => {
       const file = targetOf(arg).file;
-      knownSession(file);
+      scope.knownSession(file);
       let line = typeof lineArg === "number" ? lineArg : 1;
       const entryId = targetOf(arg).entryId;
       if (entryId) {
-        const r = await lib().open(file!);
+        const r = await scope.lib().open(file!);
         const e = r.ok ? r.session.byId.get(entryId) : undefined;
         if (e) line = e.line;
       }
       const position = new vscode.Position(Math.max(0, line - 1), 0);
       const editor = await vscode.window.showTextDocument(vscode.Uri.file(file!), {
         selection: new vscode.Range(position, position),
-        preview: true,
+        preview: !editable,
       });
+      // VS Code's own read-only state for this editor's file, for the window's session (the status bar shows a lock).
+      await vscode.commands.executeCommand(
+        editable
+          ? "workbench.action.files.resetActiveEditorReadonlyInSession"
+          : "workbench.action.files.setActiveEditorReadonlyInSession",
+      );
       editor.revealRange(new vscode.Range(position, position), vscode.TextEditorRevealType.InCenterIfOutsideViewport);
       return line;
     },

@@ -195,7 +195,7 @@ export const fromTranscriptSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("openDiff"), entryId: id, call: index, edit: index.nullable() }),
   z.object({ type: z.literal("openLink"), url: z.string().min(1).max(8192) }),
   z.object({ type: z.literal("openParent") }),
-  z.object({ type: z.literal("openRaw"), entryId: id }),
+  z.object({ type: z.literal("entryActions"), entryId: id }),
 ]);
 export type FromTranscript = z.infer<typeof fromTranscriptSchema>;
 

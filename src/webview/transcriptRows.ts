@@ -381,10 +381,11 @@ export function renderRow(ctx: RowContext, row: TranscriptRow): HTMLElement {
           row.dimmed ? h("span", { class: "badge" }, l10n.t("replaced by a compaction")) : null,
           switcher,
           h("span", { class: "when muted" }, when),
-          button("⋯", () => ctx.send({ type: "openRaw", entryId: item.entryId }), {
+          button("⋯", () => ctx.send({ type: "entryActions", entryId: item.entryId }), {
             class: "link raw",
-            title: l10n.t("Open Session File at Entry (line {0})", item.line),
-            "aria-label": l10n.t("Open Session File at Entry (line {0})", item.line),
+            title: l10n.t("Entry actions: copy id, reveal, compare, export, open the raw line"),
+            "aria-label": l10n.t("Entry actions"),
+            "aria-haspopup": "menu",
           }),
         );
   const om = row.omitted;

@@ -18,6 +18,7 @@ import { header, message, usage } from "../support/builders.js";
 import { jsonl, waitFor } from "../support/helpers.js";
 import { storeFiles } from "./fixtureHome.js";
 import { activateExtension, closeEditors } from "./harness.js";
+import { stubUi } from "./stubs.js";
 
 const HOME = process.env.PI_SESSIONS_FIXTURE_HOME ?? "";
 const WORKSPACE = path.join(HOME, "src", "proj");
@@ -277,6 +278,30 @@ suite("IDE insight in a real VS Code", () => {
     } finally {
       await config.update("piPath", undefined, vscode.ConfigurationTarget.Global);
       fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("Resume in Terminal with no agent at the setting or on PATH: a warning offers to set it", async () => {
+    const config = vscode.workspace.getConfiguration("piSessions");
+    const file = path.join(
+      PROJ,
+      fs.readdirSync(PROJ).find((f) => f.endsWith(".jsonl") && !f.startsWith("broken"))!,
+    );
+    const terminals = vscode.window.terminals.length;
+    for (const missing of ["pi-not-installed-anywhere", path.join(os.tmpdir(), "no-such-dir", "pi")]) {
+      await config.update("piPath", missing, vscode.ConfigurationTarget.Global);
+      const ui = stubUi({});
+      try {
+        const r = await vscode.commands.executeCommand("piSessions.resumeInTerminal", file);
+        assert.equal(r, undefined, "dismissed: nothing runs");
+        const warning = ui.shown.find((d) => d.kind === "warning");
+        assert.ok(warning, `a warning for ${missing}`);
+        assert.ok(warning.text.includes(JSON.stringify(missing)) && warning.text.includes("piSessions.piPath"));
+        assert.equal(vscode.window.terminals.length, terminals, "no terminal was opened");
+      } finally {
+        ui.restore();
+        await config.update("piPath", undefined, vscode.ConfigurationTarget.Global);
+      }
     }
   });
 

@@ -5,7 +5,7 @@ import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
-import { waitFor } from "../support/helpers.js";
+import { sleep, waitFor } from "../support/helpers.js";
 import { stubUi } from "./stubs.js";
 import type { PiSessionsApi } from "../../src/extension/extension.js";
 import type { Element, RowNode } from "../../src/extension/tree/index.js";
@@ -176,21 +176,36 @@ suite("Pi Sessions transcript in a real VS Code", () => {
     assert.match(ui.shown[1]!.text, /example\.com/);
   });
 
-  test("the ⋯ button opens the session file at the entry's line", async () => {
+  test("the ⋯ button opens the entry's menu; its raw line opens read-only", async () => {
     const file = S2();
     await vscode.commands.executeCommand("piSessions.openTranscript", file);
     const t = await shown(file, "rows", (f) => (f.rendered as number) > 0);
-    const lines = fs.readFileSync(file, "utf8").split("\n");
+    const before = fs.readFileSync(file, "utf8");
+    const lines = before.split("\n");
     const at = lines.findIndex((l) => l.includes('"id":"d3453f8f"'));
     assert.ok(at > 0);
-    await (api.transcripts as unknown as { receive(t: OpenTranscript, m: unknown): Promise<void> }).receive(t, {
-      type: "openRaw",
+    // The "⋯" button's message opens the menu; its first choice (Enter, as a user accepts it) copies the entry's id.
+    await vscode.env.clipboard.writeText("");
+    const menu = (api.transcripts as unknown as { receive(t: OpenTranscript, m: unknown): Promise<void> }).receive(t, {
+      type: "entryActions",
       entryId: "d3453f8f",
     });
+    await waitFor("the menu's first choice taken", async () => {
+      await vscode.commands.executeCommand("workbench.action.acceptSelectedQuickOpenItem");
+      return (await vscode.env.clipboard.readText()) === "d3453f8f" || undefined;
+    });
+    await menu;
+    // Its raw line: the session file at the entry, read-only: a typed key changes nothing.
+    await vscode.commands.executeCommand("piSessions.openEntry", { file, entryId: "d3453f8f" });
     const editor = await waitFor("the session file in an editor", () =>
       vscode.window.activeTextEditor?.document.uri.fsPath === file ? vscode.window.activeTextEditor : undefined,
     );
     assert.equal(editor.selection.active.line, at);
+    await vscode.commands.executeCommand("type", { text: "x" });
+    await sleep(300);
+    assert.equal(editor.document.isDirty, false, "the read-only editor took no key");
+    assert.equal(editor.document.getText(), before);
+    assert.equal(fs.readFileSync(file, "utf8"), before);
     await vscode.commands.executeCommand("workbench.action.closeActiveEditor");
   });
 

@@ -5,6 +5,7 @@
  */
 import { existsSync, statSync } from "node:fs";
 import * as vscode from "vscode";
+import which from "which";
 import { commandLine, hasControlCharacters, resumeArgs, shellKindOf } from "../../core/resume.js";
 import { oneLine, truncate } from "../../protocol/format.js";
 import { type StoreSession } from "../../node/store/index.js";
@@ -34,7 +35,7 @@ function terminalName(s: StoreSession): string {
   return `${agent}: ${truncate(oneLine(displayTitle(s)), 40)}`;
 }
 
-function resumeInTerminal(s: StoreSession): vscode.Terminal {
+async function resumeInTerminal(s: StoreSession): Promise<vscode.Terminal | undefined> {
   if (!vscode.workspace.isTrusted)
     throw new Error(
       vscode.l10n.t("Resume in Terminal runs the agent, which needs a trusted workspace (Restricted Mode is on)"),
@@ -44,8 +45,8 @@ function resumeInTerminal(s: StoreSession): vscode.Terminal {
   // A newline in the path would end the command line typed into the shell.
   if (hasControlCharacters(s.file))
     throw new Error(vscode.l10n.t("The session's path holds control characters; use Copy Resume Command instead"));
-  const config = vscode.workspace.getConfiguration("piSessions");
-  const executable = flavor === "omp" ? config.get<string>("ompPath", "omp") : config.get<string>("piPath", "pi");
+  const executable = await checkedExecutable(flavor === "omp" ? "omp" : "pi");
+  if (executable === undefined) return undefined;
   const resume = resumeArgs(flavor, s.file, executable);
   const line = commandLine(resume, shellKindOf(vscode.env.shell));
   // Without a shell, Windows starts only a .exe or .com, and a .cmd goes through cmd.exe with its own rules: there the
@@ -69,6 +70,48 @@ function resumeInTerminal(s: StoreSession): vscode.Terminal {
   terminal.show();
   if (line !== null) terminal.sendText(line, true);
   return terminal;
+}
+
+/**
+ * The agent's executable from its setting, found before a terminal runs it (the setting's path, else a name on
+ * `PATH`): when it is not there the user chooses the executable, opens the setting, or runs it anyway (a shell's
+ * startup files may add to `PATH` what the extension host does not see). Undefined: cancelled.
+ */
+async function checkedExecutable(agent: "pi" | "omp"): Promise<string | undefined> {
+  const key = agent === "omp" ? "ompPath" : "piPath";
+  const config = vscode.workspace.getConfiguration("piSessions");
+  const executable = config.get<string>(key, agent).trim() || agent;
+  if (await which(executable, { nothrow: true })) return executable;
+  const choose = vscode.l10n.t("Choose the Executable…");
+  const setting = vscode.l10n.t("Open Setting");
+  const anyway = vscode.l10n.t("Run Anyway");
+  const answer = await vscode.window.showWarningMessage(
+    vscode.l10n.t(
+      "{0} was not found (setting piSessions.{1}, then PATH). Choose where {2} is installed, or run it anyway.",
+      JSON.stringify(executable),
+      key,
+      agent,
+    ),
+    choose,
+    setting,
+    anyway,
+  );
+  if (answer === anyway) return executable;
+  if (answer === setting) {
+    await vscode.commands.executeCommand("workbench.action.openSettings", `piSessions.${key}`);
+    return undefined;
+  }
+  if (answer !== choose) return undefined;
+  const picked = await vscode.window.showOpenDialog({
+    title: vscode.l10n.t("Where is {0}?", agent),
+    canSelectFiles: true,
+    canSelectFolders: false,
+    canSelectMany: false,
+  });
+  const path = picked?.[0]?.fsPath;
+  if (!path) return undefined;
+  await config.update(key, path, vscode.ConfigurationTarget.Global);
+  return path;
 }
 
 export function resumeCommand(service: SessionService): Command {

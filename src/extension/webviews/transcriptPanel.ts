@@ -297,9 +297,9 @@ export class TranscriptPanels implements vscode.Disposable {
         if (parent) this.show(parent.file, doc?.stored?.forkPointId ?? undefined);
         return;
       }
-      case "openRaw": {
+      case "entryActions": {
         const line = doc?.session.byId.get(msg.entryId)?.line;
-        if (line) await vscode.commands.executeCommand(CommandId.OpenEntry, t.file, line);
+        if (line) await vscode.commands.executeCommand(CommandId.EntryActions, t.file, msg.entryId, line);
         return;
       }
     }
