@@ -86,9 +86,21 @@ suite("Pi Sessions fork families in a real VS Code", () => {
       const p = parentOf(r.file);
       assert.ok(!p || !shown.has(p), `${path.basename(r.file)} is a row though its parent ${p} is one too`);
     }
-    const mtime = (f: string) => fs.statSync(f).mtimeMs;
+    // A session's time: its newest entry's (or header's) timestamp from the raw lines, the mtime only without one.
+    const time = (f: string) => {
+      let last = 0;
+      for (const line of fs.readFileSync(f, "utf8").split("\n")) {
+        try {
+          const t = Date.parse((JSON.parse(line) as { timestamp?: string }).timestamp ?? "");
+          if (t > last) last = t;
+        } catch {
+          /* a broken line holds no time */
+        }
+      }
+      return last || fs.statSync(f).mtimeMs;
+    };
     const latest = (f: string): number =>
-      Math.max(mtime(f), ...all.filter((g) => g !== f && parentOf(g) === f).map(latest));
+      Math.max(time(f), ...all.filter((g) => g !== f && parentOf(g) === f).map(latest));
     const order = rows.map((r) => latest(r.file));
     assert.deepEqual(
       order,

@@ -23,7 +23,7 @@ import {
   truncate,
 } from "../../protocol/format.js";
 import { agentDirOf, type CompactionSettings, piCompactionSettings } from "../../node/piSettings.js";
-import { lastActivity, ownCost, type StoreSession } from "../../node/store/index.js";
+import { lastWritten, ownCost, type StoreSession } from "../../node/store/index.js";
 import { CommandId } from "../ids.js";
 import type { SessionService } from "../service.js";
 import { LIVE_MS } from "../tree/index.js";
@@ -76,7 +76,7 @@ export class LiveStatus implements vscode.Disposable {
     const now = Date.now();
     let best: StoreSession | undefined;
     for (const s of this.workspaceSessions())
-      if (s.summary.ok && now - lastActivity(s) < this.liveMs && (!best || lastActivity(s) > lastActivity(best)))
+      if (s.summary.ok && now - lastWritten(s) < this.liveMs && (!best || lastWritten(s) > lastWritten(best)))
         best = s;
     const changed = this.file !== best?.file;
     this.file = best?.file;
@@ -93,11 +93,11 @@ export class LiveStatus implements vscode.Disposable {
   update(): void {
     if (!statusBarEnabled()) return this.hide();
     let s = this.file ? this.service.lib.get(this.file) : undefined;
-    if (!s?.summary.ok || Date.now() - lastActivity(s) >= this.liveMs) {
+    if (!s?.summary.ok || Date.now() - lastWritten(s) >= this.liveMs) {
       // This one went quiet (or went away): another session of the workspace may still be written.
       if (this.file !== undefined) this.pickLive();
       s = this.file ? this.service.lib.get(this.file) : undefined;
-      if (!s?.summary.ok || Date.now() - lastActivity(s) >= this.liveMs) return this.hide();
+      if (!s?.summary.ok || Date.now() - lastWritten(s) >= this.liveMs) return this.hide();
     }
     const fill = s.summary.partial ? null : contextFill(s.summary.usage);
     const cost = formatCost(ownCost(s));
@@ -120,7 +120,7 @@ export class LiveStatus implements vscode.Disposable {
     md.supportHtml = false;
     const sum = s.summary.ok ? s.summary : null;
     md.appendText(`${truncate(oneLine(displayTitle(s)), 80)}\n\n`);
-    md.appendText(vscode.l10n.t("Live: written {0}", relativeTime(lastActivity(s))) + "\n");
+    md.appendText(vscode.l10n.t("Live: written {0}", relativeTime(lastWritten(s))) + "\n");
     if (fill) {
       md.appendText(vscode.l10n.t("Model: {0}", `${fill.provider}/${fill.model}`) + "\n");
       md.appendText(

@@ -7,7 +7,7 @@
 import { basename } from "node:path";
 import * as vscode from "vscode";
 import { type FilterMode, SessionOutline } from "../../core/outline.js";
-import { lastActivity } from "../../node/store/index.js";
+import { lastWritten } from "../../node/store/index.js";
 import { readTailPreview } from "../../node/tailPreview.js";
 import { formatBytes } from "../../protocol/format.js";
 import type { SessionService } from "../service.js";
@@ -97,7 +97,7 @@ export class SessionsTreeModel implements vscode.Disposable {
     const expired = new Set(
       [...this.liveFiles].filter((f) => {
         const s = this.service.lib.get(f);
-        return !s || now - lastActivity(s) >= LIVE_MS;
+        return !s || now - lastWritten(s) >= LIVE_MS;
       }),
     );
     if (!expired.size) return;

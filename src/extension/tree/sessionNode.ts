@@ -4,7 +4,7 @@
  */
 import { basename } from "node:path";
 import * as vscode from "vscode";
-import { childKind, lastActivity, ownCost, type StoreSession } from "../../node/store/index.js";
+import { childKind, lastActivity, lastWritten, ownCost, type StoreSession } from "../../node/store/index.js";
 import { formatBytes, formatCost, relativeTime, truncate } from "../../protocol/format.js";
 import { describeEntry } from "../../core/entryText.js";
 import { type SessionFlag, sessionContextValue } from "./contextValues.js";
@@ -122,7 +122,7 @@ export class SessionNode extends TreeNode {
     item.id = this.id;
     if (!s) return item;
     const sum = s.summary;
-    const live = Date.now() - lastActivity(s) < LIVE_MS;
+    const live = Date.now() - lastWritten(s) < LIVE_MS;
     if (live) this.tree.markLive(s.file);
     const flags: SessionFlag[] = [];
     if (!sum.ok) {

@@ -64,13 +64,23 @@ export function isOk(s: StoreSession): s is StoreSession & { summary: SessionSum
   return s.summary.ok;
 }
 
-/** When a session was last written: the file's mtime, else its newest entry. */
+/**
+ * A session's time, wherever one is shown or sorted on: its newest entry's timestamp (the header's when it has no
+ * entry), the file's mtime only when the file holds no time at all. Not the mtime first: a copy, a restore or a
+ * checkout gives every file the same mtime, and the agents' own times are what `/resume` shows.
+ */
 export function lastActivity(s: StoreSession): number {
-  if (s.mtimeMs) return s.mtimeMs;
-  if (!s.summary.ok) return 0;
-  let last = s.summary.created || 0;
-  for (const [, t] of s.summary.entries) if (t > last) last = t;
-  return last;
+  let last = 0;
+  if (s.summary.ok) {
+    last = Number.isFinite(s.summary.created) ? s.summary.created : 0;
+    for (const [, t] of s.summary.entries) if (t > last) last = t;
+  }
+  return last || s.mtimeMs;
+}
+
+/** When the file was last written (its mtime, else its newest entry): whether an agent is writing it now. */
+export function lastWritten(s: StoreSession): number {
+  return s.mtimeMs || lastActivity(s);
 }
 
 /** How a fork with no prompt of its own is called: by the last prompt it copied, which says where it forked. */

@@ -30,9 +30,9 @@ function write(file: string, minutes: number, ...records: unknown[]): string {
 }
 
 /**
- * One project: A (old) with fork A1 (worked on last: lifts A's family to the top) and A1's own fork A1a; B (a family
- * of one, between the two in time); an orphan fork and an external fork; a fork of A named like A; a fork of A that
- * only copied; a subagent in A's artifacts dir. Times in seconds after 2026-01-01 (`iso`).
+ * One project: A with fork A1 and A1's own fork A1a; B (a family of one); an orphan fork and an external fork; a fork
+ * of A named like A; a fork of A that only copied; a subagent in A's artifacts dir. Entry times in seconds after
+ * 2026-01-01 (`iso`); the files' mtimes (`write`'s minutes) order them otherwise, as a copy or a restore would.
  */
 function writeStore(dir: string) {
   const agent = join(dir, "agent");
@@ -114,10 +114,11 @@ describe("fork families", () => {
       const { sessions, byFile } = await storeOf(agent);
       const families = new FamilyIndex(sessions);
       const files_ = (list: StoreSession[]) => list.map((s) => s.file);
-      // A's family was last active at A1 (minute 90): above B (50), the orphan (40) and the external fork (30).
-      assert.deepEqual(files_(families.tops(sessions)), [files.A, files.B, files.orphan, files.external]);
-      // Direct forks by their family's latest activity: A1 (90, its fork at 60), A2 (20), A3 (15).
-      assert.deepEqual(files_(families.forks(byFile(files.A))), [files.A1, files.sameName, files.copyOnly]);
+      // Families by their newest entry's time (not the files' mtimes, which say the opposite): the external fork
+      // (its header at second 300), the orphan (200), B (101), A's family (its subagent at 51).
+      assert.deepEqual(files_(families.tops(sessions)), [files.external, files.orphan, files.B, files.A]);
+      // Direct forks by their family's newest entry: A3 (its header at 40), A2 (32), A1 (its fork A1a at 21).
+      assert.deepEqual(files_(families.forks(byFile(files.A))), [files.copyOnly, files.sameName, files.A1]);
       assert.deepEqual(files_(families.forks(byFile(files.A1))), [files.A1a]);
       assert.deepEqual(files_(families.subagents(byFile(files.A))), [files.subagent]);
       assert.equal(families.forkCount(byFile(files.A)), 4, "A1, A1a, A2, A3; the subagent is no fork");
@@ -252,7 +253,12 @@ describe("fork families", () => {
     const make = (name: string, o: { subagent?: boolean; nestedIn?: string } = {}) =>
       newStoreSession(
         { file: `/r/p/${name}.jsonl`, root, slug: "p", nestedIn: o.nestedIn ?? null, size: 0, mtimeNs: 1_000_000n },
-        { ok: true, subagent: o.subagent ?? false, parentSession: null } as unknown as StoreSession["summary"],
+        {
+          ok: true,
+          subagent: o.subagent ?? false,
+          parentSession: null,
+          entries: [],
+        } as unknown as StoreSession["summary"],
       );
     const chain = Array.from({ length: 10_000 }, (_, i) => make(`c${i}`));
     for (let i = 1; i < chain.length; i++) {
@@ -307,7 +313,7 @@ describe("fork families", () => {
       const at = (t: string) => lines.findIndex((l) => l.includes(t));
       assert.ok(at("Parser work") < at("└ Streaming parser"));
       assert.ok(at("└ Streaming parser") < at("  └ Benchmark both"), "A1a one level deeper, under A1");
-      assert.ok(at("  └ Benchmark both") < at("Write docs"), "B's family after A's");
+      assert.ok(at("Write docs") < at("Parser work"), "B's family (newest entry at second 101) before A's (51)");
       assert.match(lines[at("└ Streaming parser")]!, /fork of Parser work/);
       assert.match(lines[at("└ Find tests")]!, /subagent of Parser work/);
       assert.match(lines[at("Copied prompt")]!, /orphan fork/);
