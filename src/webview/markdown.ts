@@ -133,7 +133,14 @@ export function markdown(text: string, onLink: LinkHandler): HTMLElement {
   const root = h("div", { class: "markdown" });
   const stack: HTMLElement[] = [root];
   const top = () => stack[stack.length - 1]!;
-  for (const t of md.parse(text, {})) {
+  const tokens = md.parse(text, {});
+  // markdown-it stops reading a message nested deeper than `maxNesting` and drops the rest: shown as text instead.
+  const deepest = md.options.maxNesting - 2;
+  if (tokens.some((t) => t.level >= deepest || t.children?.some((c) => c.level >= deepest))) {
+    root.append(h("pre", { class: "raw-text" }, text));
+    return root;
+  }
+  for (const t of tokens) {
     switch (t.type) {
       case "inline":
         inline(t.children ?? [], top(), onLink);

@@ -20,7 +20,13 @@ messageViewer.renderer.rules.image = (tokens, i) => {
   const t = tokens[i]!;
   const src = String(t.attrGet("src") ?? "");
   const esc = messageViewer.utils.escapeHtml;
-  return esc(`[image: ${t.content.trim() || "untitled"}]`) + (src ? ` (<code>${esc(src)}</code>)` : "");
+  // Its alt as a reader sees it: the words of its label (escapes and entities read), on one line.
+  const alt = (t.children ?? [])
+    .map((c) => c.content)
+    .join("")
+    .replace(/\s+/g, " ")
+    .trim();
+  return esc(`[image: ${alt || "untitled"}]`) + (src ? ` (<code>${esc(src)}</code>)` : "");
 };
 
 const ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', "#39": "'" };

@@ -1,5 +1,5 @@
 /** What both exporters say the same way: the document's heading facts and an assistant message's footer. */
-import { formatCost, formatDateTime, formatDuration, formatTokens } from "../../protocol/format.js";
+import { formatCost, formatDateTime, formatDuration, formatTokens, truncate } from "../../protocol/format.js";
 import type { NestedCall, ReplyFacts } from "../../protocol/transcript.js";
 import type { Session } from "../session/index.js";
 import type { TranscriptItem } from "../transcript.js";
@@ -19,7 +19,7 @@ export function documentTitle(input: Pick<ExportInput, "session" | "items">): st
     .find((i) => i.kind === "user")
     ?.text.replace(/\s+/g, " ")
     .trim();
-  const prompt = first && first.length > 80 ? `${first.slice(0, 79)}…` : first;
+  const prompt = first && truncate(first, 80);
   return input.session.name?.trim() || prompt || input.session.header.id || "Session";
 }
 

@@ -35,6 +35,8 @@ function prose(text: string): string {
       .replace(/\[/g, "&#91;")
       .replace(/\]/g, "&#93;")
       .replace(/\|/g, "&#124;")
+      // `ftp://…` and `//host/…`: a viewer that links bare addresses would link a scheme an export does not.
+      .replace(/\/(?=\/)/g, "&#47;")
       // Line-leading marks: spaces and tabs only (`\s` would run across newlines: quadratic on blank lines).
       .replace(/^([ \t]*)#/gm, "$1&#35;")
       .replace(/^([ \t]*)([-*+])(?=[ \t]|$)/gm, (_, i: string, c: string) => `${i}&#${c.charCodeAt(0)};`)

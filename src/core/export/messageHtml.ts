@@ -20,8 +20,34 @@ function highlight(code: string, lang: string): string {
 }
 
 /** The one parser of session Markdown in exports (the Markdown export re-writes its tokens; exports/messageText.ts). */
+type Token = ReturnType<InstanceType<typeof MarkdownIt>["parse"]>[number];
+
 export const exportMarkdownIt = new MarkdownIt({ html: false, linkify: true, typographer: false, highlight });
 exportMarkdownIt.validateLink = isExportLink;
+
+/**
+ * Longer messages are exported as their text in a code block, their Markdown not read: markdown-it's worst inputs
+ * (`![` again and again) cost about 5 s per MB. Ordinary messages are far below it.
+ */
+const MARKDOWN_MAX = 200_000;
+
+/** markdown-it stops reading a message nested deeper than `maxNesting` and drops the rest: such a message is text. */
+const DEEPEST = exportMarkdownIt.options.maxNesting - 2;
+
+/** A message's tokens; null when it is exported as text instead (too long, or too deep to be read whole). */
+export function parsedMessage(text: string): Token[] | null {
+  if (text.length > MARKDOWN_MAX) return null;
+  const tokens = exportMarkdownIt.parse(text, {});
+  return tokens.some((t) => t.level >= DEEPEST || t.children?.some((c) => c.level >= DEEPEST)) ? null : tokens;
+}
+
+/** An image's alt text as a reader sees it: its words, on one line. */
+export function imageAlt(image: Token): string {
+  return exportMarkdownIt.renderer
+    .renderInlineAsText(image.children ?? [], exportMarkdownIt.options, {})
+    .replace(/\s+/g, " ")
+    .trim();
+}
 
 const rules = exportMarkdownIt.renderer.rules;
 const escape = exportMarkdownIt.utils.escapeHtml;
@@ -30,7 +56,7 @@ const escape = exportMarkdownIt.utils.escapeHtml;
 rules.image = (tokens, i) => {
   const t = tokens[i]!;
   const src = String(t.attrGet("src") ?? "");
-  const what = escape(`[image: ${t.content.trim() || "untitled"}]`);
+  const what = escape(`[image: ${imageAlt(t) || "untitled"}]`);
   return `<span class="image-ref">${what}${src ? ` (<code>${escape(src)}</code>)` : ""}</span>`;
 };
 // A link markdown-it kept without a destination (`[x]()`, or one whose scheme it refused) is its text.
@@ -64,5 +90,9 @@ rules.html_inline = (tokens, i) => escape(tokens[i]!.content);
 
 /** One message's Markdown as an HTML fragment (`div.markdown`). */
 export function messageHtml(text: string): string {
-  return `<div class="markdown">${exportMarkdownIt.render(text)}</div>`;
+  const tokens = parsedMessage(text);
+  const html = tokens
+    ? exportMarkdownIt.renderer.render(tokens, exportMarkdownIt.options, {})
+    : `<pre><code>${escape(text)}</code></pre>\n`;
+  return `<div class="markdown">${html}</div>`;
 }

@@ -8,7 +8,7 @@
  * (an unclosed fence ends with its message; every fence is longer than any backtick run inside it).
  */
 import { fenced, longestBacktickRun } from "./fence.js";
-import { exportMarkdownIt } from "./messageHtml.js";
+import { exportMarkdownIt, imageAlt, parsedMessage } from "./messageHtml.js";
 import { isExportLink } from "../../protocol/markdown.js";
 
 type Token = ReturnType<typeof exportMarkdownIt.parse>[number];
@@ -20,17 +20,31 @@ type Token = ReturnType<typeof exportMarkdownIt.parse>[number];
  */
 const MARKUP = /[\\`*_[\]<>#|~&!]/g;
 
-/** Text as Markdown that shows exactly it. */
+/**
+ * Text as Markdown that shows exactly it. A slash before a slash too: a viewer that links bare addresses would link
+ * `ftp://…` and `//host/…` (which a local file resolves to `file://host/…`), schemes an export does not link.
+ */
 function escapeText(text: string): string {
-  return text.replace(MARKUP, "\\$&");
+  return text.replace(MARKUP, "\\$&").replace(/\/(?=\/)/g, "\\/");
 }
 
 /**
- * What could start a block at a line's start once the markup above is escaped: a list item (`-`, `+`, `1.`, `1)`), a
- * thematic break or a setext underline (`-`, `=`).
+ * Inline text (a text token, an entity's character): its line breaks as spaces, as a viewer shows them. A
+ * line break only comes from a break this module writes (an entity's `&#10;` would otherwise start a line of its own,
+ * where it could be a heading's underline or a fence).
+ */
+const inlineText = (text: string) => escapeText(text.replace(/[\n\v\f\r]/g, " "));
+
+/**
+ * What could start a block at a line's start once the markup above is escaped: indentation (a viewer drops it; kept,
+ * it could make code or a list's continuation), a list item (`-`, `+`, `1.`, `1)`), a thematic break or a setext
+ * underline (`-`, `=`). Lines end at `\n` only: this module writes no other break.
  */
 function escapeLineStarts(text: string): string {
-  return text.replace(/^([-+=])/gm, "\\$1").replace(/^(\d{1,9})([.)])/gm, "$1\\$2");
+  return text
+    .replace(/(^|\n)[ \t]+/g, "$1")
+    .replace(/(^|\n)([-+=])/g, "$1\\$2")
+    .replace(/(^|\n)(\d{1,9})([.)])/g, "$1$2\\$3");
 }
 
 /** A code span that shows `code` exactly: its fence longer than any backtick run inside, padded where needed. */
@@ -53,19 +67,29 @@ function linkTail(open: Token): string | null {
   const href = String(open.attrGet("href") ?? "");
   if (!isExportLink(href)) return null;
   const destination = href.replace(/[<>\s]/g, encodeURIComponent);
+  // Every mark escaped (a title's escapes are read back): a link a viewer cannot read leaves its title as text.
   const title = String(open.attrGet("title") ?? "");
-  const quoted = title ? ` "${title.replace(/\s+/g, " ").replace(/["\\]/g, "\\$&")}"` : "";
+  const quoted = title ? ` "${escapeText(title.replace(/\s+/g, " ")).replace(/"/g, '\\"')}"` : "";
   return `](<${destination}>${quoted})`;
+}
+
+/** Whether `out` ends with `~~` that only spaces or tabs separate from its line's start (walked back, not searched). */
+function endsWithLineStartStrike(out: string): boolean {
+  if (!out.endsWith("~~")) return false;
+  let i = out.length - 3;
+  while (i >= 0 && (out[i] === " " || out[i] === "\t")) i--;
+  return i < 0 || out[i] === "\n";
 }
 
 function inline(tokens: Token[], ctx: InlineContext): string {
   let out = "";
+  const strikes: boolean[] = []; // for each open strikethrough, whether its marks were written
   const links: (string | null)[] = [];
   for (const t of tokens) {
     switch (t.type) {
       case "text":
       case "html_inline":
-        out += escapeText(t.content);
+        out += inlineText(t.content);
         break;
       case "code_inline":
         out += codeSpan(t.content, ctx.inCell);
@@ -85,7 +109,12 @@ function inline(tokens: Token[], ctx: InlineContext): string {
         break;
       case "s_open":
       case "s_close":
-        out += "~~";
+        // Struck text inside struck text shows the same; at a line's start, written twice (`~~~~`) it opens a fence.
+        if (t.nesting === 1) {
+          const written = !(strikes.length && endsWithLineStartStrike(out));
+          strikes.push(written);
+          if (written) out += "~~";
+        } else if (strikes.pop() ?? true) out += "~~";
         break;
       case "link_open": {
         // Anchors do not nest: a link in a link's text (markdown-it lets an autolink in) is written as its text.
@@ -101,12 +130,12 @@ function inline(tokens: Token[], ctx: InlineContext): string {
         // The address as code: a viewer that links bare URLs (GitHub does) leaves code alone.
         const src = String(t.attrGet("src") ?? "");
         // In parentheses: a code span of the message right after it would otherwise join its backticks.
-        out += escapeText(`[image: ${t.content.trim() || "untitled"}]`);
+        out += escapeText(`[image: ${imageAlt(t) || "untitled"}]`);
         if (src) out += ` \\(${codeSpan(src, ctx.inCell)}\\)`;
         break;
       }
       default:
-        out += escapeText(t.content);
+        out += inlineText(t.content);
     }
   }
   return escapeLineStarts(out);
@@ -222,6 +251,6 @@ function blocks(tokens: Token[], from: number, to: number, tight: boolean): stri
 
 /** A message's Markdown, safe to place in a Markdown document as it is. */
 export function messageMarkdown(text: string): string {
-  const tokens = exportMarkdownIt.parse(text, {});
-  return blocks(tokens, 0, tokens.length, false);
+  const tokens = parsedMessage(text);
+  return tokens ? blocks(tokens, 0, tokens.length, false) : fenced(text, "");
 }

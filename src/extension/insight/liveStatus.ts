@@ -76,8 +76,7 @@ export class LiveStatus implements vscode.Disposable {
     const now = Date.now();
     let best: StoreSession | undefined;
     for (const s of this.workspaceSessions())
-      if (s.summary.ok && now - lastWritten(s) < this.liveMs && (!best || lastWritten(s) > lastWritten(best)))
-        best = s;
+      if (s.summary.ok && now - lastWritten(s) < this.liveMs && (!best || lastWritten(s) > lastWritten(best))) best = s;
     const changed = this.file !== best?.file;
     this.file = best?.file;
     if (!changed) return;
