@@ -47,6 +47,9 @@ function settingsTable(): string {
   return ["| setting | default | |", "|---|---|---|", ...rows].join("\n");
 }
 
+/** Commands a webview runs (not in any menu): where the user meets them instead of a menu. */
+const fromWebview: Record<string, string> = { "piSessions.entryActions": "the transcript's ⋯ on an entry" };
+
 function commandsTable(): string {
   const menus = pkg.contributes.menus;
   const hidden = new Set((menus.commandPalette ?? []).filter((m) => m.when === "false").map((m) => m.command));
@@ -59,6 +62,7 @@ function commandsTable(): string {
     const context = (menus["view/item/context"] ?? []).filter((m) => m.command === c.command);
     if (context.some((m) => m.group?.startsWith("inline"))) where.push("inline in the tree");
     if (context.some((m) => !m.group?.startsWith("inline"))) where.push("the tree's context menu");
+    if (fromWebview[c.command]) where.push(fromWebview[c.command]!);
     return `| **${cell(c.title)}** | ${where.join(", ") || "a click in the tree"} |`;
   });
   return ["| command (category *Pi Sessions*) | where |", "|---|---|", ...rows].join("\n");

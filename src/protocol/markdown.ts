@@ -10,3 +10,18 @@ export const HIGHLIGHT_MAX = 20_000;
 export function isExportLink(url: string): boolean {
   return /^(https?:\/\/|mailto:)/i.test(url);
 }
+
+/** What `cutByNesting` needs of a markdown-it token. */
+interface NestedToken {
+  level: number;
+  children: readonly { level: number }[] | null;
+}
+
+/**
+ * Whether markdown-it cut a message short: past `maxNesting` levels it stops reading and drops the rest, so such a
+ * message is shown as its text instead (nothing it says is lost).
+ */
+export function cutByNesting(tokens: readonly NestedToken[], maxNesting: number): boolean {
+  const deepest = maxNesting - 2;
+  return tokens.some((t) => t.level >= deepest || t.children?.some((c) => c.level >= deepest));
+}

@@ -7,7 +7,7 @@
 import hljs from "highlight.js/lib/common";
 import MarkdownIt from "markdown-it";
 import * as l10n from "@vscode/l10n";
-import { HIGHLIGHT_MAX } from "../protocol/markdown.js";
+import { cutByNesting, HIGHLIGHT_MAX } from "../protocol/markdown.js";
 import { h } from "./dom.js";
 
 const md = new MarkdownIt({ html: false, linkify: true, typographer: false });
@@ -134,9 +134,7 @@ export function markdown(text: string, onLink: LinkHandler): HTMLElement {
   const stack: HTMLElement[] = [root];
   const top = () => stack[stack.length - 1]!;
   const tokens = md.parse(text, {});
-  // markdown-it stops reading a message nested deeper than `maxNesting` and drops the rest: shown as text instead.
-  const deepest = md.options.maxNesting - 2;
-  if (tokens.some((t) => t.level >= deepest || t.children?.some((c) => c.level >= deepest))) {
+  if (cutByNesting(tokens, md.options.maxNesting)) {
     root.append(h("pre", { class: "raw-text" }, text));
     return root;
   }

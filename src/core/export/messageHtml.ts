@@ -7,7 +7,7 @@
  */
 import hljs from "highlight.js/lib/common";
 import MarkdownIt from "markdown-it";
-import { HIGHLIGHT_MAX, isExportLink } from "../../protocol/markdown.js";
+import { cutByNesting, HIGHLIGHT_MAX, isExportLink } from "../../protocol/markdown.js";
 
 /** highlight.js output: text (escaped) and its own spans, nothing else. Anything else falls back to plain text. */
 const HIGHLIGHTED = /^(?:[^<>]|<span class="[\w -]+">|<\/span>)*$/;
@@ -19,9 +19,9 @@ function highlight(code: string, lang: string): string {
   return HIGHLIGHTED.test(html) ? html : "";
 }
 
-/** The one parser of session Markdown in exports (the Markdown export re-writes its tokens; exports/messageText.ts). */
-type Token = ReturnType<InstanceType<typeof MarkdownIt>["parse"]>[number];
+export type Token = ReturnType<InstanceType<typeof MarkdownIt>["parse"]>[number];
 
+/** The one parser of session Markdown in exports (the Markdown export re-writes its tokens; exports/messageText.ts). */
 export const exportMarkdownIt = new MarkdownIt({ html: false, linkify: true, typographer: false, highlight });
 exportMarkdownIt.validateLink = isExportLink;
 
@@ -31,14 +31,11 @@ exportMarkdownIt.validateLink = isExportLink;
  */
 const MARKDOWN_MAX = 200_000;
 
-/** markdown-it stops reading a message nested deeper than `maxNesting` and drops the rest: such a message is text. */
-const DEEPEST = exportMarkdownIt.options.maxNesting - 2;
-
 /** A message's tokens; null when it is exported as text instead (too long, or too deep to be read whole). */
 export function parsedMessage(text: string): Token[] | null {
   if (text.length > MARKDOWN_MAX) return null;
   const tokens = exportMarkdownIt.parse(text, {});
-  return tokens.some((t) => t.level >= DEEPEST || t.children?.some((c) => c.level >= DEEPEST)) ? null : tokens;
+  return cutByNesting(tokens, exportMarkdownIt.options.maxNesting) ? null : tokens;
 }
 
 /** An image's alt text as a reader sees it: its words, on one line. */

@@ -8,10 +8,8 @@
  * (an unclosed fence ends with its message; every fence is longer than any backtick run inside it).
  */
 import { fenced, longestBacktickRun } from "./fence.js";
-import { exportMarkdownIt, imageAlt, parsedMessage } from "./messageHtml.js";
+import { exportMarkdownIt, imageAlt, parsedMessage, type Token } from "./messageHtml.js";
 import { isExportLink } from "../../protocol/markdown.js";
-
-type Token = ReturnType<typeof exportMarkdownIt.parse>[number];
 
 /**
  * Punctuation that could start markup anywhere in a line: escaped wherever it is text. `!` too: before a link this

@@ -70,12 +70,23 @@ export function isOk(s: StoreSession): s is StoreSession & { summary: SessionSum
  * checkout gives every file the same mtime, and the agents' own times are what `/resume` shows.
  */
 export function lastActivity(s: StoreSession): number {
-  let last = 0;
-  if (s.summary.ok) {
-    last = Number.isFinite(s.summary.created) ? s.summary.created : 0;
-    for (const [, t] of s.summary.entries) if (t > last) last = t;
+  return (s.summary.ok ? newestTime(s.summary) : 0) || s.mtimeMs;
+}
+
+/**
+ * Each summary's newest time, found once: sorts and pickers ask for it many times per session, and a summary is
+ * replaced, never changed, when its file grows (keyed by its entries, a new array each time).
+ */
+const newestTimes = new WeakMap<SessionSummaryOk["entries"], number>();
+
+function newestTime(summary: SessionSummaryOk): number {
+  let last = newestTimes.get(summary.entries);
+  if (last === undefined) {
+    last = Number.isFinite(summary.created) ? summary.created : 0;
+    for (const [, t] of summary.entries) if (t > last) last = t;
+    newestTimes.set(summary.entries, last);
   }
-  return last || s.mtimeMs;
+  return last;
 }
 
 /** When the file was last written (its mtime, else its newest entry): whether an agent is writing it now. */
