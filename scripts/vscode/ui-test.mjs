@@ -66,7 +66,7 @@ try {
 
   // A session with a branch point: turns, the active branch first and expanded, the abandoned one after it.
   await row("Stats helpers (sum/avg/median)").click();
-  await row("Active branch 1/2").waitFor({ timeout: 15000 });
+  await row("Branch 1/2: Actually").waitFor({ timeout: 15000 });
   await row("Branch 2/2: Also add").waitFor({ timeout: 15000 });
   await expand("Write a `sum(xs: number[])` helper.");
   await row("Fork: ").waitFor({ timeout: 15000 });

@@ -1,7 +1,11 @@
-/** Draws a session tree with box characters, the way pi's /tree does: linear runs stay flat, branches indent. */
+/**
+ * Draws a session tree with box characters, the way pi's /tree does: linear runs stay flat, branches indent, the
+ * branch holding the leaf first; each branch's start says its number ("Branch 2/3", as the extension names it).
+ */
 import { countOf, oneLine } from "../protocol/format.js";
 import { describeEntry } from "../core/entryText.js";
 import { pathTo, type Session } from "../core/session/index.js";
+import { branchesAt, branchStartingAt } from "../core/branches.js";
 
 export function renderTree(session: Session): string {
   const out: string[] = [];
@@ -32,16 +36,24 @@ export function renderTree(session: Session): string {
       stack.push({ id: ids[i]!, lead: `${prefix}${last ? "└─ " : "├─ "}`, prefix: `${prefix}${last ? "   " : "│  "}` });
     }
   };
-  pushChildren(session.roots, "", true);
+  const inTreeOrder = (at: string | null) => branchesAt(session, at).map((b) => b.startId);
+  pushChildren(inTreeOrder(null), "", true);
   while (stack.length) {
     const { id, lead, prefix } = stack.pop()!;
     const entry = session.byId.get(id)!;
     const marker = active.has(id) ? "●" : "○";
     const label = session.labels.get(id);
-    const tags = [label ? `[${label.label}]` : "", id === session.leafId ? "◀ leaf" : ""].filter(Boolean).join(" ");
+    const branch = branchStartingAt(session, id);
+    const tags = [
+      label ? `[${label.label}]` : "",
+      branch ? `Branch ${branch.number}/${branch.of}` : "",
+      id === session.leafId ? "◀ leaf" : "",
+    ]
+      .filter(Boolean)
+      .join(" ");
     // Ids, labels and descriptions are session text: one line each, so nothing can forge a row.
     out.push(`${lead}${marker} ${oneLine(`${id} ${describeEntry(entry)}${tags ? `  ${tags}` : ""}`)}`);
-    pushChildren(session.children.get(id) ?? [], prefix, true);
+    pushChildren(inTreeOrder(id), prefix, true);
   }
   if (session.detached.length) out.push("", oneLine(`detached (parentId cycle): ${session.detached.join(", ")}`));
   return out.join("\n");

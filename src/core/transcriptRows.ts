@@ -5,6 +5,7 @@
  * a row. A compaction hides the entries it replaced until its card is opened; a fork's copies fold into one row.
  */
 import { entryLabel } from "./entryText.js";
+import { branchStartingAt } from "./branches.js";
 import type { ToolResultItem, TranscriptImage, TranscriptItem, TranscriptRow } from "../protocol/transcript.js";
 import type { Entry } from "./session/index.js";
 import { type BranchPath, hasTranscriptItem, transcriptItem } from "./transcript.js";
@@ -167,12 +168,10 @@ function clipItem(written: TranscriptItem, c: Clipper, next: { n: number }): Tra
   }
 }
 
-/** The entry's place among its parent's children, when it has siblings (a branch point above it). */
+/** The branch the entry starts, when it has siblings (a branch point above it): numbered as everywhere. */
 function branchOf(path: BranchPath, e: Entry): { position: number; count: number } | null {
-  const s = path.session;
-  const siblings = e.parentId !== null && s.byId.has(e.parentId) ? s.children.get(e.parentId) : s.roots;
-  if (!siblings || siblings.length < 2) return null;
-  return { position: siblings.indexOf(e.id) + 1, count: siblings.length };
+  const b = branchStartingAt(path.session, e.id);
+  return b && { position: b.number, count: b.of };
 }
 
 /** Milliseconds since the previous message on the path (looking back a bounded number of entries). */

@@ -22,6 +22,7 @@ import { LiveStatus } from "./insight/liveStatus.js";
 import { resumeCommand } from "./insight/resumeTerminal.js";
 import { compareCommands } from "./insight/compareCommands.js";
 import { entryActionsCommand } from "./entryActions.js";
+import { chooseAgentDirCommand } from "./firstRun.js";
 import { CommandManager } from "./commands/command.js";
 
 /** What tests (and other extensions) can reach. */
@@ -62,7 +63,7 @@ export function activate(context: vscode.ExtensionContext): PiSessionsApi {
       treeDataProvider: tree,
       showCollapseAll: true,
     });
-    applyFilterDescription(view, filter);
+    applyFilterDescription(view, filter, service);
     const transcripts = new TranscriptPanels(context.extensionUri, service, logger);
     const panels = new PanelManager(context.extensionUri, service, logger, transcripts.diffs);
     const search = new SearchService(
@@ -91,6 +92,7 @@ export function activate(context: vscode.ExtensionContext): PiSessionsApi {
         ...compactCommands(context, service, panels, logger),
         exportCommand(service, logger),
         entryActionsCommand(),
+        chooseAgentDirCommand(),
         resumeCommand(service),
       ),
       vscode.workspace.onDidChangeConfiguration((e) => {
@@ -104,6 +106,7 @@ export function activate(context: vscode.ExtensionContext): PiSessionsApi {
         }
       }),
       vscode.workspace.onDidChangeWorkspaceFolders(() => tree.refreshAll()),
+      service.onDidChangeState(() => applyFilterDescription(view, tree.filter, service)),
     );
     logger.info(`activated (VS Code ${vscode.version}, ${vscode.env.appName})`);
     return {

@@ -36,6 +36,7 @@ export const CommandId = {
   CompareBranches: "piSessions.compareBranches",
   CompareWithActiveBranch: "piSessions.compareWithActiveBranch",
   CompareWithParent: "piSessions.compareWithParent",
+  ChooseAgentDir: "piSessions.chooseAgentDir",
 } as const;
 export type CommandId = (typeof CommandId)[keyof typeof CommandId];
 

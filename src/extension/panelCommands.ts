@@ -1,6 +1,7 @@
 /** Commands that open the panels: from a tree node (its session or entry), or from the palette with a quick pick. */
 import { basename } from "node:path";
 import * as vscode from "vscode";
+import { nothingToChoose } from "./firstRun.js";
 import { formatTokens, relativeTime } from "../protocol/format.js";
 import { type SessionLibrary } from "../node/library.js";
 import { lastActivity } from "../node/store/index.js";
@@ -26,7 +27,7 @@ export async function pickSession(
       description: `${pickText(s.summary.ok ? (s.summary.cwd ?? "") : "")} · ${relativeTime(lastActivity(s))}`,
       s,
     }));
-  if (!items.length) throw new Error(vscode.l10n.t("no session to choose from"));
+  if (!items.length) return nothingToChoose();
   return (await vscode.window.showQuickPick(items, { title, matchOnDescription: true }))?.s;
 }
 

@@ -52,6 +52,9 @@ export class SessionService implements vscode.Disposable {
   /** Fires when a library has been listed and is watched (after a start, and after each reconfiguration's). */
   readonly onDidStart = this.startEmitter.event;
   state: LibraryState = "idle";
+  private readonly stateEmitter = new vscode.EventEmitter<LibraryState>();
+  /** Fires when the library's state changes (loading, no agent folder, no sessions, ready). */
+  readonly onDidChangeState = this.stateEmitter.event;
 
   constructor(
     private readonly logger: Logger,
@@ -204,7 +207,9 @@ export class SessionService implements vscode.Disposable {
   }
 
   private setState(state: LibraryState): void {
+    const changed = this.state !== state;
     this.state = state;
+    if (changed) this.stateEmitter.fire(state);
     void vscode.commands.executeCommand("setContext", ContextKey.State, state);
   }
 
@@ -251,5 +256,6 @@ export class SessionService implements vscode.Disposable {
     void this.watcher?.close();
     this.changeEmitter.dispose();
     this.startEmitter.dispose();
+    this.stateEmitter.dispose();
   }
 }

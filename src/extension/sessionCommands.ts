@@ -15,6 +15,7 @@ import { relativeTime, truncate } from "../protocol/format.js";
 import type { SessionLibrary } from "../node/library.js";
 import { lastActivity, type StoreSession } from "../node/store/index.js";
 import { displayTitle, pickText } from "./titles.js";
+import { sessionsViewMessage } from "./firstRun.js";
 
 /** What each filter mode hides, for the filter picker. */
 function filterText(mode: FilterMode): string {
@@ -40,10 +41,13 @@ export interface CommandContext {
   state: vscode.Memento;
 }
 
-export function applyFilterDescription(view: vscode.TreeView<Element>, mode: FilterMode): void {
+export function applyFilterDescription(
+  view: vscode.TreeView<Element>,
+  mode: FilterMode,
+  service: SessionService,
+): void {
   view.description = mode === "default" ? undefined : vscode.l10n.t("Filter: {0}", mode);
-  // The description is not shown when the view is alone in its container, so the message says it too.
-  view.message = mode === "default" ? undefined : vscode.l10n.t("Filter: {0}. Some entries are hidden.", mode);
+  view.message = sessionsViewMessage(service.state, service.roots, mode);
   void vscode.commands.executeCommand("setContext", ContextKey.Filter, mode);
 }
 
@@ -117,7 +121,7 @@ function refreshCommand({ service }: Scope): Command {
 }
 
 /** `SetFilter`. */
-function setFilterCommand({ ctx, tree, view }: Scope): Command {
+function setFilterCommand({ ctx, tree, view, service }: Scope): Command {
   return {
     id: CommandId.SetFilter,
     execute: async (mode?: unknown) => {
@@ -139,7 +143,7 @@ function setFilterCommand({ ctx, tree, view }: Scope): Command {
       }
       if (!next) return undefined;
       tree.setFilter(next);
-      applyFilterDescription(view, next);
+      applyFilterDescription(view, next, service);
       await ctx.state.update("piSessions.filter", next);
       return next;
     },

@@ -5,6 +5,7 @@
 import * as vscode from "vscode";
 import { sessionTitle, type StoreSession } from "../node/store/index.js";
 import { truncate } from "../protocol/format.js";
+import type { Branch } from "../core/branches.js";
 
 /** A fork with no prompt of its own, named by the last prompt it copied (where it forked). */
 const noNewPromptText = (last: string | null) =>
@@ -20,4 +21,21 @@ export function displayTitle(s: StoreSession): string {
  */
 export function pickText(text: string): string {
   return text.replace(/\$\(/g, "\\$(");
+}
+
+/** A branch's one name everywhere (tree, transcript switcher, compare): "Branch 2/3: its first prompt". */
+export function branchTitle(b: Pick<Branch, "number" | "of" | "name">): string {
+  return vscode.l10n.t("Branch {0}/{1}: {2}", b.number, b.of, b.name);
+}
+
+/**
+ * A leaf named by the branches taken to reach it (`branchesOnPath`), outermost first: "Branch 2/2: …" under one
+ * branch point, "Branch 2/2 › 1/3: …" under two; null when no branch point is above it.
+ */
+export function leafBranchTitle(path: readonly Branch[]): string | null {
+  const inner = path.at(-1);
+  if (!inner) return null;
+  if (path.length === 1) return branchTitle(inner);
+  const numbers = path.map((b) => `${b.number}/${b.of}`).join(" › ");
+  return vscode.l10n.t("Branch {0}: {1}", numbers, inner.name);
 }

@@ -189,6 +189,18 @@ export function truncate(text: string, max = 80): string {
   return word >= 0 ? flat + (flat ? " " : "") + text.slice(word) : flat;
 }
 
+/**
+ * `truncate`, but a cut text ends at a word when one ends in the last quarter of `max` ("Fix the parser for…", not
+ * "Fix the parser for ne…"): a row's label that reads as words.
+ */
+export function cutAtWord(text: string, max = 40): string {
+  const cut = truncate(text, max);
+  if (!cut.endsWith("…") || cut.length < max) return cut;
+  const body = cut.slice(0, -1);
+  const space = body.lastIndexOf(" ");
+  return space >= Math.floor((max * 3) / 4) ? `${body.slice(0, space).replace(/[\s,;:.-]+$/, "")}…` : cut;
+}
+
 /** JavaScript's whitespace (`\s`, what `trim` removes): line terminators, tab, VT, FF and the space separators. */
 function isSpace(c: number): boolean {
   if (c > 32 && c < 0xa0) return false;

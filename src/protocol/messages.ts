@@ -60,6 +60,8 @@ export const fromWebviewSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("inspectCheckpoint"), file, entryId: id }),
   z.object({ type: z.literal("showContext"), file, entryId: id }),
   z.object({ type: z.literal("showSessionUsage"), file }),
+  /** A link clicked in session text (rendered Markdown): the host opens only http(s), after asking. */
+  z.object({ type: z.literal("openLink"), url: z.string().min(1).max(8192) }),
   /** Branch comparison: diff the two sides' final texts of a file both changed. */
   z.object({ type: z.literal("diffFinalTexts"), path: file }),
   z.object({

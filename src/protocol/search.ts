@@ -42,6 +42,8 @@ export interface SearchResultHit {
   /** Forks that carry this entry as a copy. */
   alsoIn: number;
   active: boolean;
+  /** Off the active branch: the branch the entry is on, named as the tree names it ("Branch 2/3: …"), when known. */
+  branch?: string;
 }
 
 export interface SearchResultGroup {

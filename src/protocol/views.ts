@@ -274,6 +274,10 @@ export interface CompareFile {
 export interface CompareSide {
   file: string;
   title: string;
+  /** The branch this side takes at the fork point, when the fork point is a branch point of its session. */
+  branch: { number: number; of: number; name: string } | null;
+  /** The side's first prompt after the fork point (clipped), null when it has none. */
+  firstPrompt: string | null;
   leafId: string | null;
   /** What this side is: the active branch, another branch, a fork, or the fork's parent. */
   role: "active" | "branch" | "fork" | "parent";
@@ -293,8 +297,9 @@ export interface CompareSide {
 export interface CompareModel {
   kind: "compare";
   forkPointId: string | null;
-  /** The prompt at or above the fork point (first lines, clipped). */
+  /** The prompt at or above the fork point (first lines, clipped), and the fork point's time. */
   forkPrompt: string | null;
+  forkTime: number | null;
   sides: [CompareSide, CompareSide];
   /** Files both sides changed: whether their final texts are known on each side (a write, then edits that apply). */
   bothEdited: { path: string; diffable: boolean }[];

@@ -1,12 +1,22 @@
 /**
- * Branch comparison: the fork point's prompt, then the two sides in columns (figures, files changed and read with
- * the files both touched marked, the compact turns), and a diff button for each file both sides changed. Text only:
- * every string from a session is set as text, never markup.
+ * Branch comparison: the fork point's prompt and time, then the two sides in columns, each titled by its branch
+ * (figures, files changed and read with the files both touched marked, the compact turns), and a diff button for each
+ * file both sides changed. Session text is set as text, and answers as Markdown through the transcript's inert
+ * renderer (`markdown.ts`), never as markup.
  */
 import * as l10n from "@vscode/l10n";
-import { formatDuration } from "../protocol/format.js";
+import { formatDateTime, formatDuration } from "../protocol/format.js";
 import type { CompareFile, CompareModel, CompareSide, CompareTurn } from "../protocol/views.js";
-import { action, boot, cost, h, mount, section, tokens } from "./common.js";
+import { action, boot, cost, h, mount, section, send, tokens } from "./common.js";
+import { markdown } from "./markdown.js";
+
+const openLink = (url: string) => send({ type: "openLink", url });
+
+/** A side's heading: its branch at the fork point ("Branch 2/3: …", as the tree and the switcher name it), else the
+ * session's title. */
+function sideHeading(s: CompareSide): string {
+  return s.branch ? l10n.t("Branch {0}/{1}: {2}", s.branch.number, s.branch.of, s.branch.name) : s.title;
+}
 
 const ROLE_TEXT: Record<CompareSide["role"], () => string> = {
   active: () => l10n.t("active branch"),
@@ -49,11 +59,16 @@ function sideColumn(s: CompareSide, label: string): HTMLElement {
   return h(
     "section",
     { class: "side", "aria-label": label },
-    h("h2", {}, `${label}: ${s.title}`),
+    h("h2", {}, `${label} · ${sideHeading(s)}`),
+    s.firstPrompt && s.firstPrompt !== s.branch?.name
+      ? h("p", { class: "first-prompt" }, l10n.t("First prompt: {0}", s.firstPrompt))
+      : null,
     h(
       "p",
       { class: "muted" },
-      `${ROLE_TEXT[s.role]()} · ${l10n.t("leaf {0}", s.leafId ?? l10n.t("(empty)"))} `,
+      [ROLE_TEXT[s.role](), s.branch ? s.title : "", l10n.t("leaf {0}", s.leafId ?? l10n.t("(empty)"))]
+        .filter(Boolean)
+        .join(" · ") + " ",
       s.leafId ? action(l10n.t("Reveal"), { type: "revealEntry", file: s.file, entryId: s.leafId }) : null,
     ),
     h(
@@ -83,7 +98,9 @@ function sideColumn(s: CompareSide, label: string): HTMLElement {
               "li",
               { class: `turn ${t.kind}` },
               h("span", { class: "kind" }, TURN_TEXT[t.kind]()),
-              h("span", { class: "text" }, t.text),
+              t.kind === "assistant"
+                ? h("div", { class: "text" }, markdown(t.text, openLink))
+                : h("span", { class: "text" }, t.text),
             ),
           ),
         )
@@ -104,7 +121,9 @@ boot<CompareModel>((m) => {
         "p",
         { class: "muted" },
         m.forkPointId
-          ? l10n.t("Forked at entry {0}", m.forkPointId)
+          ? m.forkTime === null
+            ? l10n.t("Fork point: entry {0}", m.forkPointId)
+            : l10n.t("Fork point: {0} (entry {1})", formatDateTime(m.forkTime), m.forkPointId)
           : l10n.t("The two paths share no entry: each side is its whole path"),
       ),
       m.forkPrompt ? h("blockquote", { class: "fork-prompt" }, m.forkPrompt) : null,
@@ -132,6 +151,8 @@ boot<CompareModel>((m) => {
   );
   return {
     forkPoint: m.forkPointId ?? "",
+    aHeading: document.querySelectorAll(".side h2")[0]?.textContent ?? "",
+    bHeading: document.querySelectorAll(".side h2")[1]?.textContent ?? "",
     aEntries: a.entries,
     bEntries: b.entries,
     aTurns: a.turns.length,

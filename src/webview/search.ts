@@ -60,7 +60,7 @@ function hitRow(group: SearchResultGroup, hit: SearchResultHit): HTMLElement {
       { class: "muted meta" },
       [
         when,
-        hit.active ? "" : l10n.t("off the active branch"),
+        hit.active ? "" : (hit.branch ?? l10n.t("off the active branch")),
         hit.alsoIn ? l10n.t("also in {0} forks", hit.alsoIn) : "",
       ]
         .filter(Boolean)

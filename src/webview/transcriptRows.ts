@@ -365,7 +365,7 @@ export function renderRow(ctx: RowContext, row: TranscriptRow): HTMLElement {
   const classes = ["row", kind, row.dimmed ? "dimmed" : "", item.inherited ? "inherited" : ""].filter(Boolean);
   const switcher = row.branch
     ? button(
-        l10n.t("branch {0} of {1} ▾", row.branch.position, row.branch.count),
+        l10n.t("Branch {0}/{1} ▾", row.branch.position, row.branch.count),
         () => ctx.send({ type: "chooseBranch", entryId: item.entryId }),
         { class: "link branch", "aria-haspopup": "listbox" },
       )

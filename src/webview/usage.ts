@@ -146,14 +146,45 @@ function headerOf(m: DashboardModel): HTMLElement {
 const card = (label: string, value: string, id: string) =>
   h("div", { class: "card" }, h("div", { class: "card-label" }, label), h("div", { class: "card-value", id }, value));
 
-/** The totals, one card each. */
+/** What the page says when no assistant message in the scope and dates reported usage. */
+function emptyNote(m: DashboardModel): HTMLElement {
+  const where = m.scope === "workspace" ? l10n.t("this workspace's sessions") : l10n.t("any session");
+  const dates = m.since || m.until ? ` ${l10n.t("between {0} and {1}", m.since ?? "…", m.until ?? "…")}` : "";
+  const hint =
+    m.scope === "workspace"
+      ? l10n.t("Choose All projects above, or a wider range.")
+      : dates
+        ? l10n.t("Choose a wider range above.")
+        : l10n.t("Sessions count once an agent has answered in them.");
+  return h(
+    "p",
+    { class: "empty", id: "no-usage", role: "status" },
+    `${l10n.t("No usage in {0}{1}: no agent reply with token counts.", where, dates)} ${hint}`,
+  );
+}
+
+/**
+ * The totals, one card each. What forks copied from their parents is not a total of its own (it can be more than the
+ * cost: several forks copy the same turns), so it is a line under the cost it is not part of.
+ */
 function cardsOf(t: DashboardModel["totals"]): HTMLElement {
+  const costCard = card(l10n.t("Cost"), formatRowCost(t), "total-cost");
+  if (t.inheritedCost)
+    costCard.append(
+      h(
+        "div",
+        { class: "card-note", id: "inherited-cost" },
+        l10n.t(
+          "Forks also copied {0} of their parents' turns: counted once, here, for the parent.",
+          cost(t.inheritedCost),
+        ),
+      ),
+    );
   return h(
     "div",
     { class: "cards" },
-    card(l10n.t("Cost"), formatRowCost(t), "total-cost"),
+    costCard,
     card(l10n.t("Active path"), cost(t.activeCost), "active-cost"),
-    card(l10n.t("Inherited by forks (not recounted)"), cost(t.inheritedCost), "inherited-cost"),
     card(l10n.t("Input"), tokens(t.input), "total-input"),
     card(l10n.t("Output"), tokens(t.output), "total-output"),
     card(l10n.t("Cache read"), tokens(t.cacheRead), "total-cache-read"),
@@ -242,6 +273,19 @@ boot<DashboardModel>((m) => {
   const t = m.totals;
   const root = document.getElementById("root")!;
   const models = [...new Set(m.days.flatMap((d) => Object.keys(d.byModel)))].sort();
+  if (!t.messages) {
+    // Nothing to chart: a sentence says why, instead of empty charts and zero cards.
+    mount(root, headerOf(m), controls(m), emptyNote(m));
+    return {
+      sessions: m.sessions,
+      cost: t.cost.toFixed(6),
+      messages: 0,
+      models: 0,
+      days: 0,
+      empty: true,
+      shownCost: "",
+    };
+  }
   const daily = dailyChart(m, models);
   mount(root, headerOf(m), controls(m), cardsOf(t), dailySection(m, models, daily), ...breakdownSections(m));
   return {
@@ -251,5 +295,6 @@ boot<DashboardModel>((m) => {
     models: m.models.length,
     days: m.days.length,
     shownCost: document.getElementById("total-cost")!.textContent ?? "",
+    empty: false,
   };
 });

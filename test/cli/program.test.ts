@@ -117,12 +117,15 @@ describe("pi-sessions CLI", () => {
     }
   });
 
-  it("tree draws the tree with box characters, the active path and labels", async () => {
+  it("tree draws the tree with box characters, the active path and labels; branches in pi's /tree order", async () => {
     const { code, out } = await cli("tree", S2);
     assert.equal(code, 0);
     assert.match(out, /^"Stats helpers \(sum\/avg\/median\)"/);
-    assert.match(out, /├─ ○ \w+ user: "Also add `avg\(xs\)`\."/);
-    assert.match(out, /└─ ● \w+ model → anthropic\/claude-sonnet-4-5/);
+    // The branch holding the leaf first (pi's /tree), though the file writes it second.
+    assert.match(
+      out,
+      /├─ ● \w+ model → anthropic\/claude-sonnet-4-5 {2}Branch 1\/2\n[^]*└─ ○ \w+ user: "Also add `avg\(xs\)`\." {2}Branch 2\/2/,
+    );
     assert.match(out, /\[sum-added \(v2\)\]/);
     assert.match(out, /◀ leaf/);
   });

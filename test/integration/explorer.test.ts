@@ -79,16 +79,16 @@ suite("Pi Sessions explorer in a real VS Code", () => {
     assert.equal(item(s2).id, s2.id);
   });
 
-  test("a session node shows name, time · model · cost, a rich tooltip and its state", async () => {
+  test("a session node shows name, time · cost, a rich tooltip (model, times) and its state", async () => {
     const s2 = await sessionEl(S2());
     assert.equal(label(s2), "Stats helpers (sum/avg/median)");
-    assert.match(desc(s2), /^\d+ (min|h|d) ago · claude-sonnet-4-5 · (<)?\$\d/);
+    assert.match(desc(s2), /^(\d+ (min|h|d) ago|\d{4}-\d\d-\d\d) · (<)?\$\d/);
     assert.doesNotMatch(desc(s2), /live/);
     assert.equal(item(s2).tooltip, undefined, "the tooltip is resolved lazily");
     const tip = api.tree.resolveTreeItem(item(s2), s2).tooltip as vscode.MarkdownString;
     assert.equal(tip.isTrusted, false);
-    for (const k of ["Id", "File", "Cwd", "Created", "Size", "Entries", "Branch points", "Forks", "Compactions"])
-      assert.ok(tip.value.includes(`**${k}:**`), `tooltip has ${k}`);
+    const keys = ["Id", "File", "Cwd", "Created", "Last active", "Size", "Entries", "Branch points", "Forks", "Model"];
+    for (const k of [...keys, "Compactions"]) assert.ok(tip.value.includes(`**${k}:**`), `tooltip has ${k}`);
     assert.match(String(item(s2).contextValue), /^piSessions:session:pi$/);
     assert.match(String(item(await sessionEl(S5A())).contextValue), /^piSessions:session:pi:fork$/);
     assert.match(String(item(await sessionEl(O1())).contextValue), /^piSessions:session:omp/);
@@ -106,10 +106,12 @@ suite("Pi Sessions explorer in a real VS Code", () => {
       top.map((r) => [r.item.kind, label(r)]),
       [
         ["turn", "Write a `sum(xs: number[])` helper."],
-        ["branch", "Active branch 1/2: Actually, add `median(xs)` instead."],
+        ["branch", "Branch 1/2: Actually, add `median(xs)` instead."],
         ["branch", "Branch 2/2: Also add `avg(xs)`."],
       ],
     );
+    assert.match(desc(top[1]!), /^active · /);
+    assert.doesNotMatch(desc(top[2]!), /active/);
     assert.equal(top[0]!.id, "ws/session:01a228a4-d4f8-7759-87f6-e1f7077b112f/entry:3a09a93f");
     assert.equal(item(top[1]!).collapsibleState, vscode.TreeItemCollapsibleState.Expanded);
     assert.equal(item(top[2]!).collapsibleState, vscode.TreeItemCollapsibleState.Collapsed);

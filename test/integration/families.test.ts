@@ -47,7 +47,7 @@ function userPrompts(file: string): string[] {
 
 suite("Pi Sessions fork families in a real VS Code", () => {
   let api: PiSessionsApi;
-  const { label, desc, kids } = treeText(() => api);
+  const { item, label, desc, kids } = treeText(() => api);
   const workspaceRows = async () => {
     const ws = (await kids())[0]!;
     return (await kids(ws)).filter((e): e is SessionNode => e.kind === "session");
@@ -146,11 +146,19 @@ suite("Pi Sessions fork families in a real VS Code", () => {
         "the fork written last first",
       );
       assert.equal(label(forks[0]!), own);
-      assert.match(desc(forks[0]!), /^(● live · )?fork of Stats helpers \(sum\/avg\/median\) · /);
+      // Under its parent, the row says when and what it cost; the tooltip says whose fork it is.
+      assert.match(desc(forks[0]!), /^(● live · )?(just now|\d+ (min|h|d) ago|\d{4}-\d\d-\d\d) · /);
+      const tip = api.tree.resolveTreeItem(item(forks[0]!), forks[0]!).tooltip as vscode.MarkdownString;
+      // The tooltip's session text is escaped Markdown: read it as the hover shows it.
+      const shownTip = tip.value.replace(/&nbsp;/g, " ").replace(/\\(.)/g, "$1");
+      assert.match(shownTip, /\*\*Lineage:\*\* fork of Stats helpers \(sum\/avg\/median\)/);
       // S5A wrote no prompt of its own (it ends at a copied one): named by the last prompt it copied.
       const copied = userPrompts(S5A()).at(-1)!;
-      assert.ok(copied.length < 60);
-      assert.equal(label(forks[1]!), `(no new prompt) after “${copied}”`);
+      // Cut at a word to keep the row short: "after “Write a `sum(xs:…”".
+      const named = /^after “(.+)…”$/.exec(label(forks[1]!));
+      assert.ok(named && copied.length > 28, label(forks[1]!));
+      assert.ok(copied.startsWith(named[1]!) && named[1]!.length <= 28 && copied[named[1]!.length] === " ", named[1]);
+      assert.match(desc(forks[1]!), /^(● live · )?no new prompt · /);
       assert.notEqual(label(forks[1]!), label(root));
 
       // Revealed from search: the fork's own prompt is found and its row selected, under Forks (2) of S2.
@@ -180,6 +188,8 @@ suite("Pi Sessions fork families in a real VS Code", () => {
         ),
       );
       await waitFor("the fork of the fork", () => api.service.lib.get(grandchild)?.parent?.file === S5A());
+      // Forks of forks count in the family, and the row says how many are its own.
+      await waitFor("the family's count", () => (/· 3 forks \(2 direct\)$/.test(desc(root)) ? true : undefined));
       await vscode.commands.executeCommand("piSessions.revealParent", grandchild);
       const parentRow = await waitFor("S5A selected", () => {
         const sel = api.view.selection[0];
@@ -201,6 +211,7 @@ suite("Pi Sessions fork families in a real VS Code", () => {
 
   test("flat: one row per session again, forks with their new labels", async () => {
     const nested = (await workspaceRows()).length;
+    const nestedCount = desc((await kids())[0]!);
     const config = vscode.workspace.getConfiguration("piSessions");
     await config.update("forks.display", "flat", vscode.ConfigurationTarget.Global);
     try {
@@ -212,8 +223,11 @@ suite("Pi Sessions fork families in a real VS Code", () => {
       const group = (await kids())[0]!;
       assert.equal(desc(group), `${rows.length} sessions`);
       assert.ok(rows.length > nested);
+      // Nested, the group counted its rows (families) and the sessions in them.
+      assert.equal(nestedCount, `${nested} families · ${rows.length} sessions`);
       const s5a = rows.find((r) => r.file === S5A())!;
-      assert.match(label(s5a), /^\(no new prompt\) after “/);
+      assert.match(label(s5a), /^after “/);
+      assert.match(desc(s5a), /no new prompt · fork of /);
       assert.ok(!(await kids(rows.find((r) => r.file === S2())!)).some((k) => k.kind === "forks"));
     } finally {
       await config.update("forks.display", undefined, vscode.ConfigurationTarget.Global);

@@ -7,11 +7,15 @@ export interface Answers {
   modal?: string;
   /** What an input box returns (undefined: cancelled). */
   input?: string;
+  /** Which quick pick item is taken: the first whose label includes this text (else the pick is dismissed). */
+  pick?: string;
 }
 
 export interface UiStub {
   /** Every dialog shown: its kind and message (or title). */
   shown: { kind: "information" | "warning" | "error" | "input"; text: string; modal: boolean }[];
+  /** Every quick pick shown (from a list of items): its title and its items' labels, in order. */
+  picks: { title: string; labels: string[] }[];
   restore(): void;
 }
 
@@ -24,6 +28,7 @@ export function stubUi(answers: Answers): UiStub {
     showWarningMessage: w.showWarningMessage,
     showErrorMessage: w.showErrorMessage,
     showInputBox: w.showInputBox,
+    showQuickPick: w.showQuickPick,
   };
   const shown: UiStub["shown"] = [];
   const message =
@@ -40,5 +45,12 @@ export function stubUi(answers: Answers): UiStub {
     shown.push({ kind: "input", text: String((options as { title?: string } | undefined)?.title ?? ""), modal: false });
     return answers.input;
   };
-  return { shown, restore: () => Object.assign(w, saved) };
+  const picks: UiStub["picks"] = [];
+  w.showQuickPick = async (items: unknown, options: unknown) => {
+    const list = (await items) as vscode.QuickPickItem[];
+    const labels = list.map((i) => i.label);
+    picks.push({ title: String((options as { title?: string } | undefined)?.title ?? ""), labels });
+    return answers.pick === undefined ? undefined : list.find((i) => i.label.includes(answers.pick!));
+  };
+  return { shown, picks, restore: () => Object.assign(w, saved) };
 }

@@ -11,6 +11,7 @@ import {
   relativeTime,
   terminalSafe,
   truncate,
+  cutAtWord,
 } from "../../src/protocol/format.js";
 
 describe("format", () => {
@@ -68,6 +69,18 @@ describe("format", () => {
     assert.equal(cut, "yy…");
     assert.ok(!/[\ud800-\udbff](?![\udc00-\udfff])/.test(truncate(`${"N".repeat(38)}😀tail`, 40)));
     assert.equal(truncate(`${"y".repeat(2)}😀zz`, 5), "yy😀…");
+  });
+
+  it("cutAtWord: a cut label ends at a word when one ends in its last quarter", () => {
+    assert.equal(cutAtWord("short", 40), "short");
+    assert.equal(
+      cutAtWord("Fix the parser for negative amounts in the bank CSV", 40),
+      "Fix the parser for negative amounts in…",
+    );
+    // No word ends late enough: cut where the characters run out.
+    assert.equal(cutAtWord("Fix supercalifragilisticexpialidociousnesses", 20), "Fix supercalifragil…");
+    assert.equal(cutAtWord("one two, three", 11), "one two…", "punctuation before the cut goes");
+    assert.ok(cutAtWord("x ".repeat(100), 40).length <= 40);
   });
 
   it("truncate walks the text only as far as it shows, with the result of collapsing the whole text", () => {

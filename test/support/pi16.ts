@@ -29,7 +29,9 @@ export interface Pi16Answer {
 type Pi16Request =
   | { op: "read"; files: string[] }
   | { op: "build"; dir: string; programs: unknown[] }
-  | { op: "prepare"; files: string[]; keeps: number[]; leaves?: Record<string, string[]> };
+  | { op: "prepare"; files: string[]; keeps: number[]; leaves?: Record<string, string[]> }
+  /** The entries in the order pi's /tree lists them. */
+  | { op: "treeOrder"; files: string[] };
 
 export function askPi16<T = Pi16Answer>(request: Pi16Request): T[] {
   if (!existsSync(NODE22) || !existsSync(join(HOME, "node_modules", "@earendil-works", "pi-coding-agent")))

@@ -14,7 +14,8 @@ import { CommandId } from "../ids.js";
 import { pickSession } from "../panelCommands.js";
 import type { SessionService } from "../service.js";
 import type { PanelManager } from "../webviews/panels.js";
-import { displayTitle, pickText } from "../titles.js";
+import { displayTitle, leafBranchTitle, pickText } from "../titles.js";
+import { branchesOnPath } from "../../core/branches.js";
 
 type Side = { file: string; leafId?: string };
 type SideItem = vscode.QuickPickItem & { side: Side };
@@ -28,7 +29,10 @@ async function opened(service: SessionService, file: string): Promise<Session> {
 /** The leaves of a session, then its forks, as quick pick items. */
 function sideItems(service: SessionService, file: string, session: Session): SideItem[] {
   const items: SideItem[] = leavesOf(session).map((leaf) => ({
-    label: `$(git-branch) ${pickText(truncate(promptBefore(session, leaf.id) || leaf.id, 80))}`,
+    // Named as the tree and the transcript name the branch; without a branch point above, by its last prompt.
+    label: `$(git-branch) ${pickText(
+      leafBranchTitle(branchesOnPath(session, leaf.id)) ?? truncate(promptBefore(session, leaf.id) || leaf.id, 80),
+    )}`,
     description: [
       leaf.id === session.leafId ? vscode.l10n.t("active branch") : "",
       leaf.timestamp ? relativeTime(Date.parse(leaf.timestamp)) : "",

@@ -1,4 +1,7 @@
-/** One branch at a branch point: "Active branch 1/2: …" (expanded) or "Branch 2/2: …", its entries below it. */
+/**
+ * One branch at a branch point, named as everywhere ("Branch 2/3: its first prompt", `branchHolding`: the raw branch
+ * point's numbering, so a filter that hides entries does not renumber it); the active one expanded, its entries below.
+ */
 import type { TreeNode } from "./node.js";
 import * as vscode from "vscode";
 import type { SessionOutline } from "../../core/outline.js";
@@ -7,6 +10,8 @@ import { entryLabel } from "../../core/entryText.js";
 import { ContextValue } from "./contextValues.js";
 import { type RowContext, RowNode } from "./rowNode.js";
 import { entriesText } from "../counts.js";
+import { branchHolding } from "../../core/branches.js";
+import { branchTitle } from "../titles.js";
 
 export class BranchNode extends RowNode {
   protected override get canHoldLeaf(): boolean {
@@ -23,12 +28,16 @@ export class BranchNode extends RowNode {
     return outline.items(this.item.id).map((i) => this.tree.row(this.sessionNode, this, i));
   }
 
-  protected render(t: vscode.TreeItem, { entry, desc }: RowContext): void {
+  protected render(t: vscode.TreeItem, { session, entry, desc }: RowContext): void {
     const { active, index, of, size } = this.item;
-    const [i, n] = [String(index ?? "?"), String(of ?? "?")];
-    t.label = active
-      ? vscode.l10n.t("Active branch {0}/{1}: {2}", i, n, entryLabel(entry))
-      : vscode.l10n.t("Branch {0}/{1}: {2}", i, n, entryLabel(entry));
+    // Filters can join branch points (a hidden entry's branches shown beside its siblings'): then the rows count here.
+    const branch = branchHolding(session, entry.id) ?? {
+      number: index ?? 0,
+      of: of ?? 0,
+      name: entryLabel(entry),
+    };
+    t.label = branchTitle(branch);
+    if (active) desc.push(vscode.l10n.t("active"));
     desc.push(entriesText(size ?? 0), relativeTime(Date.parse(entry.timestamp ?? "")));
     t.iconPath = new vscode.ThemeIcon(
       "git-branch",

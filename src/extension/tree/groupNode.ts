@@ -5,7 +5,7 @@ import { InfoNode } from "./infoNode.js";
 import { TreeNode } from "./node.js";
 import { ProjectNode } from "./projectNode.js";
 import { SessionNode } from "./sessionNode.js";
-import { projectsText, sessionsText } from "../counts.js";
+import { projectsText, rowsText, sessionsText } from "../counts.js";
 
 export class GroupNode extends TreeNode {
   readonly kind = "group";
@@ -59,7 +59,9 @@ export class GroupNode extends TreeNode {
     const lib = this.tree.lib;
     if (workspace) {
       item.collapsibleState = vscode.TreeItemCollapsibleState.Expanded;
-      item.description = sessionsText(this.tree.workspaceSessions().length);
+      const sessions = this.tree.workspaceSessions();
+      const rows = this.tree.forkDisplay === "nested" ? lib.families().tops(sessions).length : sessions.length;
+      item.description = rowsText(rows, sessions.length);
       item.iconPath = new vscode.ThemeIcon("root-folder");
     } else {
       item.description = `${sessionsText(lib.sessions.length)} · ${projectsText(lib.projects().length)}`;

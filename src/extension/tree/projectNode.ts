@@ -6,7 +6,7 @@ import { ContextValue } from "./contextValues.js";
 import { TreeNode } from "./node.js";
 import { plainTooltip } from "./present.js";
 import { SessionNode } from "./sessionNode.js";
-import { sessionsText } from "../counts.js";
+import { rowsText } from "../counts.js";
 
 export class ProjectNode extends TreeNode {
   readonly kind = "project";
@@ -35,8 +35,11 @@ export class ProjectNode extends TreeNode {
     const item = new vscode.TreeItem(basename(this.cwd) || this.cwd, vscode.TreeItemCollapsibleState.Collapsed);
     item.id = this.id;
     const n = project?.sessions.length ?? 0;
-    item.description = `${relativeTime(project?.lastActivity ?? 0)} · ${sessionsText(n)}`;
-    item.tooltip = plainTooltip(`${this.cwd}\n${sessionsText(n)}`);
+    const sessions = project?.sessions ?? [];
+    const rows = this.tree.forkDisplay === "nested" ? this.tree.lib.families().tops(sessions).length : n;
+    const counts = rowsText(rows, n);
+    item.description = `${relativeTime(project?.lastActivity ?? 0)} · ${counts}`;
+    item.tooltip = plainTooltip(`${this.cwd}\n${counts}`);
     item.iconPath = vscode.ThemeIcon.Folder;
     item.contextValue = ContextValue.Project;
     return item;

@@ -1,11 +1,19 @@
 /**
- * A session: its name (or first prompt), time · model · own cost, a state icon, and a tooltip built on demand.
+ * A session: its name (or first prompt) cut at a word, time · own cost · forks, a state icon, and a tooltip built on
+ * demand (model, lineage, times).
  * Expanding it reads the session once (with progress for a large file) and lists its outline's top level.
  */
 import { basename } from "node:path";
 import * as vscode from "vscode";
-import { childKind, lastActivity, lastWritten, ownCost, type StoreSession } from "../../node/store/index.js";
-import { formatBytes, formatCost, relativeTime, truncate } from "../../protocol/format.js";
+import {
+  addsNoPrompt,
+  childKind,
+  lastActivity,
+  lastWritten,
+  ownCost,
+  type StoreSession,
+} from "../../node/store/index.js";
+import { cutAtWord, formatBytes, formatCost, formatDateTime, relativeTime, truncate } from "../../protocol/format.js";
 import { describeEntry } from "../../core/entryText.js";
 import { type SessionFlag, sessionContextValue } from "./contextValues.js";
 import { ForkedFromNode } from "./forkedFromNode.js";
@@ -14,7 +22,7 @@ import { ForksNode } from "./forksNode.js";
 import { InfoNode, problemsNode } from "./infoNode.js";
 import { type TreeContext, TreeNode } from "./node.js";
 import { LIVE_MS, parentStateText, untrustedMarkdown } from "./present.js";
-import { entriesText, forksText } from "../counts.js";
+import { entriesText, forksBelowText } from "../counts.js";
 import { displayTitle } from "../titles.js";
 
 export class SessionNode extends TreeNode {
@@ -133,16 +141,18 @@ export class SessionNode extends TreeNode {
       item.iconPath = new vscode.ThemeIcon("error", new vscode.ThemeColor("list.errorForeground"));
       flags.push("rejected");
     } else {
-      item.label = truncate(sum.partial && !sum.name && !sum.firstPrompt ? basename(s.file) : displayTitle(s), 80);
+      item.label = sum.partial && !sum.name && !sum.firstPrompt ? basename(s.file) : this.rowLabel(s);
+      // What tells rows apart first (time, cost); the model and, under its parent, the lineage are in the tooltip.
       const parts = [relativeTime(lastActivity(s))];
-      const lineage = lineageText(s);
+      const lineage = this.tree.forkDisplay === "flat" || s.parentState !== "resolved" ? lineageText(s) : null;
       if (lineage) parts.unshift(lineage);
-      if (sum.model) parts.push(sum.model.split("/").pop()!);
+      if (addsNoPrompt(s)) parts.unshift(vscode.l10n.t("no new prompt"));
       parts.push(sum.partial ? "reading…" : formatCost(ownCost(s)));
       if (live) parts.unshift("● live");
       if (this.tree.forkDisplay === "nested") {
-        const forks = this.tree.lib.families().forkCount(s);
-        if (forks) parts.push(forksText(forks));
+        const families = this.tree.lib.families();
+        const forks = families.forkCount(s);
+        if (forks) parts.push(forksBelowText(forks, families.forks(s).length));
       }
       item.description = parts.join(" · ");
       flags.push(sum.flavor);
@@ -169,6 +179,21 @@ export class SessionNode extends TreeNode {
     const label = typeof item.label === "string" ? item.label : "";
     item.accessibilityInformation = { label: `${label}, ${item.description ?? ""}` };
     return item;
+  }
+
+  /**
+   * The row's label: the title cut at a word near 40 characters. A fork without a prompt of its own is named by where
+   * it forked ("after “…”"), with its time when a sibling fork was made after the same prompt.
+   */
+  private rowLabel(s: StoreSession): string {
+    const sum = s.summary;
+    if (!addsNoPrompt(s) || !sum.ok) return cutAtWord(displayTitle(s), 40);
+    const after = vscode.l10n.t("after “{0}”", cutAtWord(sum.lastPrompt ?? "", 28));
+    const siblings = s.parent ? this.tree.lib.families().forks(s.parent) : [];
+    const twin = siblings.some(
+      (o) => o !== s && addsNoPrompt(o) && o.summary.ok && o.summary.lastPrompt === sum.lastPrompt,
+    );
+    return twin ? `${after} · ${formatDateTime(sum.created)}` : after;
   }
 
   override resolveTreeItem(item: vscode.TreeItem): vscode.TreeItem {
@@ -221,6 +246,12 @@ function sessionTooltip(s: StoreSession): vscode.MarkdownString {
       vscode.l10n.t("Created"),
       Number.isFinite(sum.created) ? new Date(sum.created).toLocaleString() : vscode.l10n.t("(unknown)"),
     );
+  }
+  if (sum.ok) {
+    const lineage = lineageText(s);
+    if (lineage) row(vscode.l10n.t("Lineage"), lineage);
+    const last = lastActivity(s);
+    row(vscode.l10n.t("Last active"), last > 0 ? new Date(last).toLocaleString() : vscode.l10n.t("(unknown)"));
   }
   row(vscode.l10n.t("Modified"), s.mtimeMs ? new Date(s.mtimeMs).toLocaleString() : vscode.l10n.t("(unknown)"));
   row(vscode.l10n.t("Size"), formatBytes(s.sizeBytes));

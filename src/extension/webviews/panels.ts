@@ -7,6 +7,7 @@ import { writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { basename } from "node:path";
 import * as vscode from "vscode";
+import { openLink } from "./openLink.js";
 import type { ChangeSet } from "../../node/library.js";
 import {
   type Facts,
@@ -172,6 +173,9 @@ export class PanelManager implements vscode.Disposable {
         return;
       case "showSessionUsage":
         this.show({ panel: "sessionUsage", file: msg.file });
+        return;
+      case "openLink":
+        await openLink(msg.url);
         return;
       case "diffFinalTexts":
         if (p.state.panel !== "compare") return;

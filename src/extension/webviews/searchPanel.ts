@@ -9,6 +9,7 @@ import {
   DEFAULT_SEARCH_ROLES,
   type FromSearchPage,
   fromSearchPageSchema,
+  type SearchResultGroup,
   type SearchState,
   searchStateSchema,
   type ToSearchPage,
@@ -20,7 +21,8 @@ import { groupHits, scopeFiles } from "../search/searchResults.js";
 import type { SearchService } from "../search/searchService.js";
 import type { TranscriptPanels } from "./transcriptPanel.js";
 import { type HostedPage, WebviewHost } from "./webviewHost.js";
-import { displayTitle } from "../titles.js";
+import { displayTitle, leafBranchTitle } from "../titles.js";
+import { branchesOnPath } from "../../core/branches.js";
 
 /** After the index takes in a change, the panel searches again this much later (changes in a burst, once). */
 const REFRESH_AFTER_INDEX_MS = 1000;
@@ -134,7 +136,9 @@ export class SearchPanel implements vscode.Disposable {
           const s = this.service.lib.get(file);
           return s ? displayTitle(s) : undefined;
         };
-        message = { ...base, problem: null, groups: groupHits(answer.hits, titleOf), total: answer.hits.length, index };
+        const groups = await withBranchNames(this.service, groupHits(answer.hits, titleOf));
+        if (mine !== page.seq || this.page !== page) return;
+        message = { ...base, problem: null, groups, total: answer.hits.length, index };
       }
     }
     this.shown = message;
@@ -145,4 +149,22 @@ export class SearchPanel implements vscode.Disposable {
     clearTimeout(this.again);
     for (const d of this.disposables) d.dispose();
   }
+}
+
+/** Sessions opened to name the branch of hits off the active branch, at most (the best groups come first). */
+const BRANCH_NAMED_SESSIONS = 20;
+
+/** Hits off the active branch get the name of their branch (`leafBranchTitle`), in the first groups that have any. */
+async function withBranchNames(service: SessionService, groups: SearchResultGroup[]): Promise<SearchResultGroup[]> {
+  let opened = 0;
+  for (const g of groups) {
+    if (g.hits.every((h) => h.active) || opened >= BRANCH_NAMED_SESSIONS) continue;
+    opened++;
+    const session = await service.open(g.file).catch(() => null);
+    if (!session) continue;
+    for (const h of g.hits)
+      if (!h.active && session.byId.has(h.entryId))
+        h.branch = leafBranchTitle(branchesOnPath(session, h.entryId)) ?? undefined;
+  }
+  return groups;
 }

@@ -20,7 +20,9 @@ import type { Logger } from "../logging.js";
 import type { SessionService } from "../service.js";
 import { type HostedPage, WebviewHost } from "./webviewHost.js";
 import { DiffTexts } from "./diffTexts.js";
-import { displayTitle, pickText } from "../titles.js";
+import { branchTitle, displayTitle, pickText } from "../titles.js";
+import { entriesText } from "../counts.js";
+import { openLink } from "./openLink.js";
 
 /** A chunk of rows the page asked for stays under this (at least one row). */
 const FETCH_BYTES = 1024 * 1024;
@@ -313,11 +315,9 @@ export class TranscriptPanels implements vscode.Disposable {
     let leafId = pickLeaf;
     if (!leafId) {
       const pick = await vscode.window.showQuickPick(
-        choices.map((c, i) => ({
-          label:
-            (c.current ? "$(check) " : "") +
-            vscode.l10n.t("Branch {0}: {1}", i + 1, pickText(c.firstPrompt) || vscode.l10n.t("(no prompt)")),
-          description: [vscode.l10n.t("{0} entries", c.entries), c.active ? vscode.l10n.t("● active leaf") : ""]
+        choices.map((c) => ({
+          label: (c.current ? "$(check) " : "") + pickText(branchTitle(c)),
+          description: [entriesText(c.entries), c.active ? vscode.l10n.t("● active leaf") : ""]
             .filter(Boolean)
             .join(" · "),
           c,
@@ -337,27 +337,4 @@ export class TranscriptPanels implements vscode.Disposable {
   dispose(): void {
     for (const d of this.disposables) d.dispose();
   }
-}
-
-/** Session text in a quick pick label: `$(name)` would render as an icon (and could fake the current-branch mark). */
-
-/** A link in session text opens only over http(s), and only after the user says so. */
-async function openLink(url: string): Promise<void> {
-  let uri: vscode.Uri;
-  try {
-    uri = vscode.Uri.parse(url, true);
-  } catch {
-    return;
-  }
-  if (uri.scheme !== "http" && uri.scheme !== "https") {
-    void vscode.window.showInformationMessage(vscode.l10n.t("Only http and https links open from a transcript."));
-    return;
-  }
-  const open = vscode.l10n.t("Open Link");
-  const choice = await vscode.window.showWarningMessage(
-    vscode.l10n.t("Open a link from a session's text on {0}?", uri.authority),
-    { modal: true, detail: truncate(uri.toString(true), 500) },
-    open,
-  );
-  if (choice === open) await vscode.env.openExternal(uri);
 }

@@ -125,6 +125,17 @@ export function sessionTitle(s: StoreSession, noNewPrompt: NoNewPromptText = noN
   return sum.name ?? s.historyTitle ?? sum.firstPrompt ?? "(no prompt yet)";
 }
 
+/**
+ * A fork that added neither a name nor a prompt of its own: `sessionTitle` can only say where it forked ("(no new
+ * prompt) after …"), so a view names it by what differs from its siblings instead.
+ */
+export function addsNoPrompt(s: StoreSession): boolean {
+  const sum = s.summary;
+  if (!sum.ok || sum.parentSession === null || sum.partial || !Number.isFinite(sum.created)) return false;
+  const parent = s.parent ?? s.parentCandidates[0];
+  return !!parent && !(sum.name && ownName(sum, parent)) && sum.laterPrompt === null;
+}
+
 /** How many ancestors a fork's title is compared with when the time it was set is not known. */
 const ANCESTOR_NAMES = 16;
 

@@ -11,6 +11,7 @@ import type { Entry, Session } from "../../core/session/index.js";
 import { type EditTexts, editTextsOf, promptText, toolCallArgs, toolPathOf } from "../../core/toolFiles.js";
 import { truncate } from "../../protocol/format.js";
 import { messageText } from "../../core/entryText.js";
+import { branchStartingAt } from "../../core/branches.js";
 import type { CompareFile, CompareModel, CompareSide, CompareTurn } from "../../protocol/views.js";
 import { isWindowsPath, pathKey, resolveTouchPath } from "../touches.js";
 
@@ -272,7 +273,7 @@ function turnsOf(after: readonly Entry[]): CompareTurn[] {
     if (e.role !== "user" && e.role !== "assistant") continue;
     const m = e.message;
     if (!m) continue;
-    const time = e.timestamp && Number.isFinite(Date.parse(e.timestamp)) ? Date.parse(e.timestamp) : null;
+    const time = timeOf(e);
     const text = messageText(m).trim();
     if (e.role === "user") {
       if (text) turns.push({ kind: "user", entryId: e.id, text: truncate(text, TEXT_MAX), time });
@@ -308,6 +309,8 @@ export function compareModel(a: CompareEnd, b: CompareEnd, home = homedir()): Co
     return {
       file: end.file,
       title: end.title,
+      branch: branchTaken(end.session, c.forkPointId, side.after),
+      firstPrompt: turns.find((t) => t.kind === "user")?.text ?? null,
       leafId: end.leafId,
       role: end.role,
       entries: side.after.length,
@@ -337,9 +340,25 @@ export function compareModel(a: CompareEnd, b: CompareEnd, home = homedir()): Co
     forkPrompt: c.forkPointId
       ? truncate(promptText(a.session, c.forkPointId) || promptText(b.session, c.forkPointId), TEXT_MAX) || null
       : null,
+    forkTime: timeOf(
+      c.forkPointId ? (a.session.byId.get(c.forkPointId) ?? b.session.byId.get(c.forkPointId)) : undefined,
+    ),
     sides,
     bothEdited,
   };
+}
+
+/** The branch a side takes at the fork point (`branchStartingAt`), when the fork point is a branch point there. */
+function branchTaken(session: Session, forkPointId: string | null, after: readonly Entry[]): CompareSide["branch"] {
+  const first = after[0];
+  if (!first || first.parentId !== forkPointId) return null;
+  const b = branchStartingAt(session, first.id);
+  return b && { number: b.number, of: b.of, name: b.name };
+}
+
+function timeOf(e: Entry | undefined): number | null {
+  const t = Date.parse(e?.timestamp ?? "");
+  return Number.isFinite(t) ? t : null;
 }
 
 /** `pi-sessions compare --json`: the documented shape. */

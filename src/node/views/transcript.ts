@@ -3,14 +3,13 @@
  * chunks under a byte budget, with the images, full texts, branch choices and edit texts it asks for. No vscode: the
  * panel (src/extension/webviews/transcriptPanel.ts) and the bench drive the same class.
  */
-import { type Entry, pathTo, type Session } from "../../core/session/index.js";
+import { pathTo, type Session } from "../../core/session/index.js";
 import { branchPath, transcriptItem } from "../../core/transcript.js";
 import { planRows, type RowPlan, rowData, rowImages } from "../../core/transcriptRows.js";
-import { truncate } from "../../protocol/format.js";
-import { contentText } from "../../core/entryText.js";
 import type { TranscriptHeader, TranscriptRow } from "../../protocol/transcript.js";
 import { agentDirOf, readBlob } from "../blobs.js";
 import { sessionTitle, type StoreSession } from "../store/index.js";
+import { type Branch, branchesAt } from "../../core/branches.js";
 
 /** The first message to the page stays under this (the issue's bound is 256 KB; headers and framing take the rest). */
 export const FIRST_CHUNK_BYTES = 128 * 1024;
@@ -20,15 +19,10 @@ const FIRST_CHUNK_ROWS = 30;
 const SHOWN_IMAGE = /^image\/(png|jpeg|gif|webp)$/;
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 
-export interface BranchChoice {
-  /** The sibling entry where the branch starts. */
+export interface BranchChoice extends Branch {
+  /** The sibling entry where the branch starts (`startId`). */
   entryId: string;
-  /** The newest entry under it: where the branch ends. */
-  leafId: string;
-  firstPrompt: string;
-  entries: number;
-  /** The branch holds the session's active leaf. */
-  active: boolean;
+  /** The transcript shows this branch. */
   current: boolean;
 }
 
@@ -185,55 +179,17 @@ export class TranscriptDocument {
     return data && BASE64.test(data) ? `data:${i.mimeType};base64,${data}` : null;
   }
 
-  /** The branches that start at `entryId` and its siblings, for the branch switcher. */
+  /** The branches that start at `entryId` and its siblings, for the branch switcher (`branchesAt`'s identity). */
   branches(entryId: string): BranchChoice[] {
     const s = this.session;
     const e = s.byId.get(entryId);
     if (!e) return [];
-    const siblings = e.parentId !== null && s.byId.has(e.parentId) ? s.children.get(e.parentId) : s.roots;
     const onPath = new Set(this.plan.path.entries.map((x) => x.id));
-    return (siblings ?? []).map((id) => {
-      const sub = this.subtree(id);
-      const newest = sub.reduce((a, b) => (b.line > a.line ? b : a), s.byId.get(id)!);
-      const prompt = this.firstPrompt(id, newest.id);
-      return {
-        entryId: id,
-        leafId: newest.id,
-        firstPrompt: prompt,
-        entries: sub.length,
-        active: sub.some((x) => x.id === s.leafId),
-        current: onPath.has(id),
-      };
-    });
-  }
-
-  /** `id` and everything under it (each entry once: a parent-id cycle must not loop). */
-  private subtree(id: string): Entry[] {
-    const out: Entry[] = [];
-    const seen = new Set<string>();
-    const stack = [id];
-    while (stack.length) {
-      const next = stack.pop()!;
-      if (seen.has(next)) continue;
-      seen.add(next);
-      const e = this.session.byId.get(next);
-      if (!e) continue;
-      out.push(e);
-      for (const c of this.session.children.get(e.id) ?? []) stack.push(c);
-    }
-    return out;
-  }
-
-  /** The first user prompt from `from` down to `leaf`, on one line. */
-  private firstPrompt(from: string, leaf: string): string {
-    const path = branchPath(this.session, { leafId: leaf }).entries;
-    const start = path.findIndex((e) => e.id === from);
-    for (const e of path.slice(Math.max(0, start))) {
-      if (e.type !== "message" || e.role !== "user") continue;
-      const m = e.data.message as { content?: unknown } | undefined;
-      return truncate(contentText(m?.content), 100);
-    }
-    return "";
+    return branchesAt(s, e.parentId !== null && s.byId.has(e.parentId) ? e.parentId : null).map((b) => ({
+      ...b,
+      entryId: b.startId,
+      current: onPath.has(b.startId),
+    }));
   }
 
   /** Follow the branch ending at `leafId` from now on. */

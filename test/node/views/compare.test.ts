@@ -113,6 +113,37 @@ describe("compare: two branches side by side", () => {
     );
   });
 
+  it("the panel titles each side by its branch at the fork point, and gives the fork point's time", () => {
+    const session = parseOk(readFileSync(S2, "utf8"), S2);
+    const leaf = records(S2).at(-1)!.id as string;
+    const other = leavesOf(S2).find((l) => l !== leaf && !line(S2, leaf).includes(l))!;
+    const [la, lb] = [line(S2, leaf), line(S2, other)];
+    let shared = 0;
+    while (la[shared] === lb[shared]) shared++;
+    const byId = new Map(records(S2).map((r) => [r.id as string, r]));
+    const firstPrompt = (ids: string[]) => {
+      const m = ids.map((id) => byId.get(id)!.message).find((x) => x?.role === "user");
+      return typeof m.content === "string" ? m.content : m.content.find((b: Raw) => b.type === "text").text;
+    };
+    const model = compareModel(
+      { session, leafId: leaf, file: S2, title: "t", role: "active" },
+      { session, leafId: other, file: S2, title: "t", role: "branch" },
+    );
+    // The side holding the session's leaf is branch 1 (pi's /tree lists it first), the other 2 of 2.
+    assert.deepEqual(
+      model.sides.map((sd) => sd.branch),
+      [
+        { number: 1, of: 2, name: firstPrompt(la.slice(shared)) },
+        { number: 2, of: 2, name: firstPrompt(lb.slice(shared)) },
+      ],
+    );
+    assert.deepEqual(
+      model.sides.map((sd) => sd.firstPrompt),
+      [firstPrompt(la.slice(shared)), firstPrompt(lb.slice(shared))],
+    );
+    assert.equal(model.forkTime, Date.parse(byId.get(la[shared - 1]!)!.timestamp));
+  });
+
   it("a real fork against its parent: the fork shares the parent's path up to where it forked", async () => {
     const fork = records(S2_FORK);
     const parentFile = join(S2.slice(0, -basename(S2).length), basename(fork[0]!.parentSession));

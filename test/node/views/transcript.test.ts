@@ -65,11 +65,12 @@ describe("transcript view rows", () => {
   it("branch points: the switcher's position and count, the choices, and switching to the other branch", () => {
     const list = raw(S2);
     const doc = new TranscriptDocument(loadFixture(S2), undefined, undefined);
-    // The label cba5122d has two children, in file order (their timestamps tie or ascend).
+    // The label cba5122d has two children, in file order (their timestamps tie or ascend); the second holds the leaf,
+    // so pi's /tree lists it first.
     const kids = list.filter((r) => r.parentId === "cba5122d").map((r) => r.id);
     assert.equal(kids.length, 2);
     const onPath = item(doc.row(doc.plan.rowOf.get(kids[1]!)!));
-    assert.deepEqual(onPath.branch, { position: 2, count: 2 });
+    assert.deepEqual(onPath.branch, { position: 1, count: 2 });
     const subtree = (id: string) => {
       const out = new Set([id]);
       for (const r of list) if (r.parentId && out.has(r.parentId)) out.add(r.id);
@@ -77,14 +78,14 @@ describe("transcript view rows", () => {
     };
     const choices = doc.branches(kids[1]!);
     assert.deepEqual(
-      choices.map((c) => [c.entryId, c.entries, c.leafId, c.current, c.active]),
-      kids.map((k, i) => [k, subtree(k).length, subtree(k).pop()!.id, i === 1, i === 1]),
+      choices.map((c) => [c.entryId, c.number, c.of, c.entries, c.leafId, c.current, c.active]),
+      [kids[1]!, kids[0]!].map((k, i) => [k, i + 1, 2, subtree(k).length, subtree(k).pop()!.id, i === 0, i === 0]),
     );
     const firstUser = subtree(kids[0]!).find((r) => r.message?.role === "user")!;
-    assert.equal(choices[0]!.firstPrompt, (firstUser.message!.content as { text: string }[])[0]!.text);
-    doc.switchTo(choices[0]!.leafId);
+    assert.equal(choices[1]!.name, (firstUser.message!.content as { text: string }[])[0]!.text);
+    doc.switchTo(choices[1]!.leafId);
     const header = doc.header();
-    assert.equal(header.leafId, choices[0]!.leafId);
+    assert.equal(header.leafId, choices[1]!.leafId);
     assert.equal(header.activeLeaf, false);
     assert.ok(ids(doc).includes(kids[0]!) && !ids(doc).includes(kids[1]!));
   });

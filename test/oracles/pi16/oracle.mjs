@@ -210,11 +210,45 @@ function preparationsFor(file, keeps, leaves) {
   }
 }
 
+/** The entries in the order pi's /tree lists them (its TreeSelectorComponent's flattened rows, every filter off). */
+async function treeOrderOf(file) {
+  const ui = join(
+    import.meta.dirname,
+    "node_modules",
+    "@earendil-works",
+    "pi-coding-agent",
+    "dist",
+    "modes",
+    "interactive",
+  );
+  const { initTheme } = await import(pathToFileURL(join(ui, "theme", "theme.js")).href);
+  const { TreeSelectorComponent } = await import(pathToFileURL(join(ui, "components", "tree-selector.js")).href);
+  initTheme("dark");
+  const dir = mkdtempSync(join(tmpdir(), "pi16-oracle-"));
+  try {
+    const copy = join(dir, "s.jsonl");
+    copyFileSync(file, copy);
+    const sm = SessionManager.open(copy, dir);
+    const selector = new TreeSelectorComponent(
+      sm.getTree(),
+      sm.getLeafId(),
+      40,
+      () => {},
+      () => {},
+      () => {},
+    );
+    return { file, leafId: sm.getLeafId(), order: selector.treeList.flatNodes.map((n) => n.node.entry.id) };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 const request = JSON.parse(await new Response(process.stdin).text());
 let answers;
 if (request.op === "read") answers = request.files.map(answerFor);
 else if (request.op === "prepare")
   answers = request.files.map((f) => preparationsFor(f, request.keeps, request.leaves?.[f]));
+else if (request.op === "treeOrder") answers = await Promise.all(request.files.map(treeOrderOf));
 else if (request.op === "build") answers = request.programs.map((p, n) => answerFor(build(request.dir, p, n)));
 else throw new Error(`unknown request ${request.op}`);
 process.stdout.write(JSON.stringify(answers));
