@@ -116,7 +116,7 @@ try {
   await findByName("Find all exported functions");
   await row("Subagents (1)").waitFor({ timeout: 15000 });
   await expand("Forks (3)");
-  await row("(no new prompt) after “Add a sum() helper.”").waitFor({ timeout: 15000 });
+  await row("after “Add a sum() helper.”").waitFor({ timeout: 15000 });
   step("a subagent revealed inside its family; Forks (3) lists the forks by what they did");
   await page.mouse.move(700, 600);
   await page.screenshot({ path: `${shots}/06-fork-families.png` });
@@ -259,9 +259,8 @@ try {
       .first()
       .waitFor({ timeout: 10000 });
     await page.keyboard.press("Enter");
-    await webview()
-      .locator("h1", { hasText: `Compaction ${entryId}` })
-      .waitFor({ timeout: 30000 });
+    // Titled by its session, the entry's id in the heading's tooltip.
+    await webview().locator(`h1[title="Entry ${entryId}"]`, { hasText: "Compaction in “" }).waitFor({ timeout: 30000 });
     await webview().locator("#status", { hasText: method }).waitFor({ timeout: 10000 });
     // The screenshot shows the server checkpoint's facts: surface, deployment, items by type, usage, integrity.
     await webview()
@@ -348,16 +347,18 @@ try {
   await page.mouse.move(1200, 850);
   await view.locator('[aria-label^="Collapse All"]').first().click();
   await row("All Projects").click();
+  // A row's label is cut near 40 characters (the tooltip and the panels show the whole name).
+  const hostileRow = HOSTILE.name.slice(0, 30);
   await row("hostile").first().click();
-  await row(HOSTILE.name).waitFor({ timeout: 15000 });
-  await row(HOSTILE.name).click();
+  await row(hostileRow).waitFor({ timeout: 15000 });
+  await row(hostileRow).click();
   await row("<script>window.__pwned=2</script>").first().waitFor({ timeout: 15000 });
   await row(HOSTILE.label).first().waitFor({ timeout: 15000 });
-  await row(HOSTILE.name).hover();
+  await row(hostileRow).hover();
   await page.waitForTimeout(1200);
   await page.screenshot({ path: `${shots}/30-hostile-tree-tooltip.png` });
   step("hostile names, prompts and labels show literally in the tree and its tooltip");
-  await contextMenu(HOSTILE.name, "Show Effective Context");
+  await contextMenu(hostileRow, "Show Effective Context");
   await webview().getByText("<script>window.__pwned=2</script>", { exact: false }).first().waitFor({ timeout: 30000 });
   await webview()
     .getByText("<svg><script>alert(9)</script></svg>", { exact: false })
@@ -377,9 +378,9 @@ try {
   if (await webview().locator("#summary a[href]").count()) throw new Error("the summary has a live link");
   if (await webview().getByText("nullnull").count()) throw new Error("absent sections are rendered as text");
   await page.screenshot({ path: `${shots}/32-hostile-checkpoint.png` });
-  await contextMenu(HOSTILE.name, "Show Session Usage");
+  await contextMenu(hostileRow, "Show Session Usage");
   await webview().locator("h1", { hasText: HOSTILE.name }).waitFor({ timeout: 30000 });
-  await contextMenu(HOSTILE.name, "Show Fork Lineage");
+  await contextMenu(hostileRow, "Show Fork Lineage");
   await webview().locator("g.node text", { hasText: "<img src=x" }).first().waitFor({ timeout: 30000 });
   await page.waitForTimeout(500);
   await page.locator(".monaco-workbench").waitFor({ timeout: 5000 });

@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
-import { parseQuery } from "../core/search/query.js";
+import { parseQuery, prefixSuggestion } from "../core/search/query.js";
 import { formatDateTime, oneLine, truncate } from "../protocol/format.js";
 import { hostPaths, resolveRoots } from "../node/roots.js";
 import { isCorruption, SearchIndex } from "../node/search/index.js";
@@ -58,7 +58,12 @@ export async function searchCommand(words: string[], values: SearchValues, io: I
           .filter((p) => inWorkspace(p, values.workspace!, host))
           .map((p) => p.file);
       }
-      return { hits: index.query(query, { limit, files }), pending };
+      const hits = index.query(query, { limit, files });
+      // Nothing found: the prefix form of its words, when that finds something (Porter keeps some forms apart).
+      const prefix = hits.length ? null : prefixSuggestion(words.join(" "));
+      const prefixQuery = prefix ? parseQuery([prefix, ...extra].join(" ")) : null;
+      const suggestion = prefixQuery?.ok && index.query(prefixQuery, { limit: 1, files }).length ? prefix : null;
+      return { hits, pending, suggestion };
     };
     let found;
     try {
@@ -71,7 +76,7 @@ export async function searchCommand(words: string[], values: SearchValues, io: I
       index = await SearchIndex.open(scratch ?? cacheDir(), roots);
       found = await search();
     }
-    const { hits, pending } = found;
+    const { hits, pending, suggestion } = found;
     const stats = { ...index.stats(), pending };
     if (values.json) {
       io.out(JSON.stringify({ hits, indexed: stats }));
@@ -89,7 +94,7 @@ export async function searchCommand(words: string[], values: SearchValues, io: I
       ];
       t.out(fields.map(oneLine).join("  "));
     }
-    if (!hits.length) t.err("no match");
+    if (!hits.length) t.err(suggestion ? `no match; the beginning of the word finds some: ${suggestion}` : "no match");
     if (stats.pending) t.err(`${stats.pending} sessions not indexed yet: another process is updating the index`);
     return EXIT_OK;
   } finally {

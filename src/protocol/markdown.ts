@@ -25,3 +25,19 @@ export function cutByNesting(tokens: readonly NestedToken[], maxNesting: number)
   const deepest = maxNesting - 2;
   return tokens.some((t) => t.level >= deepest || t.children?.some((c) => c.level >= deepest));
 }
+
+/**
+ * A search snippet (a piece of a message, cut anywhere) as the text it reads as: Markdown's markup dropped (heading
+ * and quote marks, list bullets, `*` and `~~` emphasis and code marks, a link's or image's URL) and whitespace
+ * collapsed; underscores stay (identifiers hold them far more often than emphasis does). The « » match marks stay.
+ * Not a parse: a snippet is a fragment, whose markup may open before it or close after it.
+ */
+export function snippetPlainText(snippet: string): string {
+  return snippet
+    .replace(/!?\[([^\]\n]*)\]\([^)\s]*(?:\s+"[^"]*")?\)/g, "$1")
+    .replace(/(^|\n)[ \t]*(?:#{1,6}|>+|[-*+]|\d{1,9}[.)])[ \t]+/g, "$1")
+    .replace(/(^|\s)#{1,6}[ \t]+/g, "$1")
+    .replace(/`+|\*{1,3}|~~/g, "")
+    .replace(/\s+/g, " ")
+    .trim();
+}

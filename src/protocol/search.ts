@@ -70,4 +70,6 @@ export type ToSearchPage = {
   groups: SearchResultGroup[];
   total: number;
   index: SearchIndexState;
+  /** When nothing matched: the query's prefix form, which matches something (`prefixSuggestion`). */
+  suggestion?: string;
 };

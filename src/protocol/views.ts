@@ -175,6 +175,8 @@ export interface CheckpointModel {
   summaryUsage: { input: number; output: number; totalTokens: number; cost: number } | null;
   /** A fork's copy of its parent's compaction: written, and paid for, in the parent. */
   copiedFromParent: boolean;
+  /** The session's title, for the panel's heading (null: not given; the heading names the entry). */
+  sessionTitle: string | null;
 }
 
 export interface LineageNode {

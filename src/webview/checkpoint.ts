@@ -1,5 +1,6 @@
 /** Checkpoint inspector: one compaction entry, its readable summary (sanitized Markdown) and its server checkpoint. */
 import type { CheckpointModel } from "../protocol/views.js";
+import { truncate } from "../protocol/format.js";
 import { action, boot, cost, h, mount, section, table, tokens } from "./common.js";
 import * as l10n from "@vscode/l10n";
 import { markdown } from "./markdown.js";
@@ -34,7 +35,14 @@ function headerOf(m: CheckpointModel): HTMLElement {
   return h(
     "header",
     {},
-    h("h1", {}, l10n.t("Compaction {0}", m.entryId)),
+    // Named by what a reader knows it by (the session and when), the entry's id in the tooltip.
+    h(
+      "h1",
+      { title: l10n.t("Entry {0}", m.entryId) },
+      m.sessionTitle
+        ? l10n.t("Compaction in “{0}”", truncate(m.sessionTitle, 80))
+        : l10n.t("Compaction {0}", m.entryId),
+    ),
     h(
       "p",
       { class: "muted", id: "status" },
@@ -59,11 +67,11 @@ function tokensSection(m: CheckpointModel): HTMLElement {
     l10n.t("Tokens and ranges"),
     kv([
       [
-        "tokensBefore",
+        l10n.t("Tokens before (recorded by the agent)"),
         m.tokensBefore === null ? l10n.t("(not recorded)") : `${tokens(m.tokensBefore)} (${m.tokensBefore})`,
       ],
       [
-        "tokensAfter",
+        l10n.t("Tokens after (recorded by the agent)"),
         m.tokensAfter === null ? l10n.t("(not recorded)") : `${tokens(m.tokensAfter)} (${m.tokensAfter})`,
       ],
       [
@@ -292,5 +300,8 @@ boot<CheckpointModel>((m) => {
     method: m.method ?? "",
     copied: m.copiedFromParent,
     cost: cost(0),
+    heading: document.querySelector("h1")?.textContent ?? "",
+    summaryText: document.getElementById("summary")?.textContent?.slice(0, 4000) ?? "",
+    fields: [...document.querySelectorAll("dt")].map((d) => d.textContent ?? "").join("|"),
   };
 });

@@ -100,7 +100,7 @@ boot<ContextModel>((m) => {
               { title: l10n.t("Entries dropped"), value: (c) => c.droppedEntries, numeric: true },
               { title: l10n.t("Tokens dropped (est.)"), value: (c) => tokens(c.droppedTokens), numeric: true },
               {
-                title: "tokensBefore",
+                title: l10n.t("Tokens before (recorded)"),
                 value: (c) => (c.tokensBefore === null ? "" : tokens(c.tokensBefore)),
                 numeric: true,
               },

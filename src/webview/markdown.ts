@@ -128,6 +128,22 @@ function inline(tokens: Token[], into: HTMLElement, onLink: LinkHandler): void {
   }
 }
 
+/**
+ * A GFM task item ("- [x] done") as a checked or open box, not "[x]" in words: the first text of a list item's
+ * paragraph (markdown-it parses no task lists), on a copy of its tokens.
+ */
+function taskMarked(children: Token[], paragraph: Token | undefined, item: Token | undefined): Token[] {
+  const first = children[0];
+  if (paragraph?.type !== "paragraph_open" || item?.type !== "list_item_open" || first?.type !== "text")
+    return children;
+  const box = /^\[([ xX])\]\s+/.exec(first.content);
+  if (!box) return children;
+  const marked = Object.assign(Object.create(Object.getPrototypeOf(first) as object) as Token, first, {
+    content: `${box[1] === " " ? "☐" : "☑"} ${first.content.slice(box[0].length)}`,
+  });
+  return [marked, ...children.slice(1)];
+}
+
 /** Markdown `text` as a `div.markdown`. */
 export function markdown(text: string, onLink: LinkHandler): HTMLElement {
   const root = h("div", { class: "markdown" });
@@ -138,10 +154,10 @@ export function markdown(text: string, onLink: LinkHandler): HTMLElement {
     root.append(h("pre", { class: "raw-text" }, text));
     return root;
   }
-  for (const t of tokens) {
+  for (const [i, t] of tokens.entries()) {
     switch (t.type) {
       case "inline":
-        inline(t.children ?? [], top(), onLink);
+        inline(taskMarked(t.children ?? [], tokens[i - 1], tokens[i - 2]), top(), onLink);
         break;
       case "fence":
         top().append(codeBlock(t.content, t.info.trim().split(/\s+/)[0] || null));

@@ -15,6 +15,7 @@ import {
   type ToSearchPage,
 } from "../protocol/search.js";
 import { h, mount } from "./dom.js";
+import { snippetPlainText } from "../protocol/markdown.js";
 
 const vscode = acquireVsCodeApi<SearchState>();
 const bootState = JSON.parse(document.getElementById("bootstrap")?.dataset.state ?? "{}") as SearchState;
@@ -39,7 +40,8 @@ const ROLE_NAMES: Record<SearchRole, () => string> = {
 function snippet(text: string): HTMLElement {
   const out = h("span", { class: "snippet" });
   let marked = false;
-  for (const part of text.split(/([«»])/)) {
+  // Plain text: a snippet's Markdown marks (##, **, `) say nothing cut out of their message.
+  for (const part of snippetPlainText(text).split(/([«»])/)) {
     if (part === "«") marked = true;
     else if (part === "»") marked = false;
     else if (part) out.append(marked ? h("mark", {}, part) : part);
@@ -74,7 +76,21 @@ function hitRow(group: SearchResultGroup, hit: SearchResultHit): HTMLElement {
 function renderGroups(m: ToSearchPage): HTMLElement {
   if (m.problem) return h("p", { class: "error", role: "alert" }, m.problem);
   if (!m.state.text.trim()) return h("p", { class: "muted" }, l10n.t("Type words to search every session."));
-  if (!m.groups.length) return h("p", { class: "muted", id: "no-match" }, l10n.t("No match."));
+  if (!m.groups.length) {
+    const text = m.suggestion;
+    if (!text) return h("p", { class: "muted", id: "no-match" }, l10n.t("No match."));
+    const tryIt = h("button", { type: "button", class: "link", id: "suggestion" }, text);
+    tryIt.addEventListener("click", () => {
+      query.value = text;
+      search();
+    });
+    return h(
+      "p",
+      { class: "muted", id: "no-match" },
+      l10n.t("No match. Search for the beginning of the word: "),
+      tryIt,
+    );
+  }
   return h(
     "div",
     { id: "groups" },

@@ -169,17 +169,23 @@ function emptyNote(m: DashboardModel): HTMLElement {
  */
 function cardsOf(t: DashboardModel["totals"]): HTMLElement {
   const costCard = card(l10n.t("Cost"), formatRowCost(t), "total-cost");
-  if (t.inheritedCost)
+  if (t.inheritedCost) {
+    // The amount is an element of its own (tests and screen readers find it); the sentence around it is translated.
+    const sentence = l10n.t(
+      "Forks also copied {0} of their parents' turns: counted once, here, for the parent.",
+      "\u0000",
+    );
+    const [before, after] = sentence.split("\u0000");
     costCard.append(
       h(
         "div",
-        { class: "card-note", id: "inherited-cost" },
-        l10n.t(
-          "Forks also copied {0} of their parents' turns: counted once, here, for the parent.",
-          cost(t.inheritedCost),
-        ),
+        { class: "card-note" },
+        before ?? "",
+        h("span", { id: "inherited-cost" }, cost(t.inheritedCost)),
+        after ?? "",
       ),
     );
+  }
   return h(
     "div",
     { class: "cards" },

@@ -4,7 +4,8 @@ import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
-import { waitFor } from "../support/helpers.js";
+import { jsonl, waitFor } from "../support/helpers.js";
+import { header, message } from "../support/builders.js";
 import { stubUi } from "./stubs.js";
 import type { PiSessionsApi } from "../../src/extension/extension.js";
 import type { Element, RowNode } from "../../src/extension/tree/index.js";
@@ -140,8 +141,102 @@ suite("Pi Sessions daily use in a real VS Code", () => {
       await config.update("agentDirs", undefined, vscode.ConfigurationTarget.Global);
       fs.rmSync(empty, { recursive: true, force: true });
     }
-    await waitFor("the store to come back", () => (api.service.state === "ready" ? true : undefined));
+    await waitFor("the store to come back", async () => {
+      await api.service.ensureStarted(); // a reconfigured store lists when it is next asked for
+      return api.service.state === "ready" || undefined;
+    });
     await api.service.lib.whenComplete(); // read in full again (costs, fork points), as the later suites expect
     assert.equal(api.view.message, undefined, "the default filter and a store with sessions need no message");
+  });
+
+  test("search: a hit's first line names its session; a word's other form is found; a prefix is offered", async () => {
+    const w = vscode.window as unknown as { createQuickPick: typeof vscode.window.createQuickPick };
+    const real = w.createQuickPick;
+    let pick: vscode.QuickPick<vscode.QuickPickItem & { suggestion?: string }> | undefined;
+    w.createQuickPick = (() => (pick = real.call(vscode.window))) as typeof real;
+    const file = path.join(path.dirname(projSession("d4f8")), "2026-11-30T09-00-00-000Z_stems.jsonl");
+    fs.writeFileSync(
+      file,
+      jsonl(
+        header({ id: "stems-session", cwd: path.join(process.env.PI_SESSIONS_FIXTURE_HOME ?? "", "src", "proj") }),
+        message("st-u1", null, "user", "Why does the tokenizer stop early?", { time: "2026-11-30T09:00:01Z" }),
+        message("st-a1", "st-u1", "assistant", "## Cause\nThe **parentheses** stop matching in `lex()`.", {
+          time: "2026-11-30T09:00:02Z",
+        }),
+      ),
+    );
+    try {
+      await waitFor("the new session listed", () => api.service.lib.get(file));
+      void vscode.commands.executeCommand("piSessions.searchContent", "parenthesis");
+      const items = () => (pick?.items ?? []).filter((i) => i.kind !== vscode.QuickPickItemKind.Separator);
+      const offer = await waitFor("the prefix offered", () => items().find((i) => i.suggestion));
+      assert.match(items()[0]!.label, /^No match for parenthesis$/);
+      assert.equal(offer.suggestion, "parenthe*");
+      // Enter on the offer, as a user takes it (repeated until the quick pick has focus and takes the key).
+      await waitFor("the offer taken", async () => {
+        pick!.show(); // focus back on the quick pick, should a panel have taken it
+        pick!.activeItems = [offer];
+        await vscode.commands.executeCommand("workbench.action.acceptSelectedQuickOpenItem");
+        return pick!.value === "parenthe*" || undefined;
+      });
+      const hit = await waitFor("the hit", () => items().find((i) => i.detail?.includes("parentheses"))).catch(
+        (err: Error) => {
+          throw new Error(
+            `${err.message}: ${pick?.value}; ${items()
+              .map((i) => `${i.label} | ${i.detail}`)
+              .join("; ")}`,
+          );
+        },
+      );
+      // The session first, as the tree names it; the snippet under it as plain text; no path inside the workspace.
+      assert.equal(hit.label, "$(hubot) Why does the tokenizer stop early?");
+      assert.match(hit.description ?? "", /^assistant · /);
+      assert.equal(hit.detail, "Cause The parentheses stop matching in lex().");
+      // A word's other form: "stopped" finds "stop".
+      pick!.hide();
+      void vscode.commands.executeCommand("piSessions.searchContent", "stopped tokenizer");
+      await waitFor("the stemmed hit", () => items().find((i) => i.detail === "Why does the tokenizer stop early?"));
+    } finally {
+      pick?.hide();
+      w.createQuickPick = real;
+      fs.rmSync(file, { force: true });
+    }
+  });
+
+  test("hovers are short and read as text; the inspector names the session and its figures in words", async () => {
+    const file = projSession("d565"); // two compactions
+    const session = await api.tree.sessionElementFor(file);
+    assert.ok(session);
+    const compaction = (await rows(session)).find(
+      (r) => api.tree.getTreeItem(r).contextValue === "piSessions:entry:compaction",
+    )!;
+    const raw = records(file).find((r) => r.id === compaction.item.id) as Raw & { summary: string };
+    const tip = api.tree.getTreeItem(compaction).tooltip as vscode.MarkdownString;
+    // As the hover shows it: VS Code's escapes of session text undone.
+    const body = tip.value
+      .slice(tip.value.indexOf("---"))
+      .replace(/&nbsp;/g, " ")
+      .replace(/\\(.)/g, "$1");
+    const lines = raw.summary.split("\n").filter((l) => l.trim());
+    const heading = lines.find((l) => l.startsWith("#"))!.replace(/^#+\s+/, "");
+    assert.ok(body.includes(`**${heading}**`), body);
+    assert.doesNotMatch(body, /^#{1,6} /m, "no heading mark shown as text");
+    assert.ok(body.split("\n").filter((l) => l.trim()).length <= 8 + 4, "a few lines, not the whole summary");
+    if (lines.length > 8) assert.match(body, /more lines: open the transcript/);
+
+    await vscode.commands.executeCommand("piSessions.inspectCheckpoint", compaction);
+    const p = await waitFor("the inspector", () =>
+      api.panels.find("checkpoint", (x) => x.state.entryId === compaction.item.id && x.facts),
+    );
+    const prompt = records(file).find((r) => r.message?.role === "user")!;
+    assert.equal(p.facts!.heading, `Compaction in “${promptOf(prompt)}”`);
+    const fields = String(p.facts!.fields).split("|");
+    assert.ok(fields.includes("Tokens before (recorded by the agent)"), fields.join(", "));
+    assert.ok(!fields.some((f) => /^tokens(Before|After)$/.test(f)), "no raw field names");
+    // The summary's task list ("- [x] …" in the file) shows boxes, not brackets.
+    assert.match(raw.summary, /^- \[x\] /m);
+    assert.match(String(p.facts!.summaryText), /☑ /);
+    assert.doesNotMatch(String(p.facts!.summaryText), /\[x\]/);
+    p.panel.dispose();
   });
 });

@@ -127,3 +127,22 @@ export function parseQuery(input: string, defaults: Partial<SearchFilters> = {})
   const match = `(${positive.join(" ")})${negative.map((n) => ` NOT ${n}`).join("")}`;
   return { ok: true, match, filters, terms };
 }
+
+/**
+ * What to search for when a query finds nothing: each plain word of six letters or more as a prefix of its first
+ * letters (all but the last three, at least four), so "parenthesis" becomes `parenthe*` and finds "parentheses" (Porter
+ * stems the two apart). Null when no word can be shortened (phrases, prefixes, exclusions and filters stay as typed).
+ */
+export function prefixSuggestion(input: string): string | null {
+  let changed = false;
+  const words = tokenize(input.slice(0, 2000)).map((t) => {
+    const raw = t.phrase ? `"${t.text}"` : t.text;
+    const typed = t.negated ? `-${raw}` : raw;
+    if (t.phrase || t.negated || t.text.endsWith("*") || t.text.includes(":") || !/^\p{L}{6,}$/u.test(t.text))
+      return typed;
+    changed = true;
+    const letters = [...t.text]; // by code point: a letter outside the BMP is not cut in half
+    return `${letters.slice(0, Math.max(4, letters.length - 3)).join("")}*`;
+  });
+  return changed ? words.join(" ") : null;
+}

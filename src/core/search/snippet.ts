@@ -2,8 +2,10 @@
  * A snippet of an indexed text around the query's terms, with each match between « and ». The index keeps no copy of
  * the text FTS5 could cut snippets from (that copy was most of its size); the text is kept compressed beside it, and
  * the few hits shown get their snippets here. Words are compared the way the index's tokenizer sees them (letters
- * and digits, case and diacritics folded), so the marks fall on what matched.
+ * and digits, case and diacritics folded, then the Porter stem of an ASCII word: the `stemmer` package stems as
+ * FTS5's `porter` does, which test/node/search checks against SQLite's own index), so the marks fall on what matched.
  */
+import { stemmer } from "stemmer";
 
 /** Tokens shown around the first match. */
 const WINDOW_TOKENS = 24;
@@ -25,12 +27,17 @@ interface Token {
   start: number;
   end: number;
   folded: string;
+  /** What the index keeps of the word: FTS5's porter stems ASCII words and passes the others through. */
+  stem: string;
 }
+
+const stemOf = (folded: string) => (/^[a-z]+$/.test(folded) ? stemmer(folded) : folded);
 
 function tokens(text: string, max = Infinity): Token[] {
   const out: Token[] = [];
   for (const m of text.matchAll(WORD)) {
-    out.push({ start: m.index, end: m.index + m[0].length, folded: fold(m[0]) });
+    const folded = fold(m[0]);
+    out.push({ start: m.index, end: m.index + m[0].length, folded, stem: stemOf(folded) });
     if (out.length >= max) break;
   }
   return out;
@@ -44,14 +51,14 @@ export function makeSnippet(text: string, terms: readonly string[], maxScan = 20
   const words = tokens(text.length > maxScan ? text.slice(0, maxScan) : text);
   const marked = new Set<number>();
   for (const term of terms) {
-    const want = tokens(term).map((t) => t.folded);
+    const want = tokens(term);
     if (!want.length) continue;
     for (const asPrefix of [false, true]) {
       let found = false;
       for (let i = 0; i + want.length <= words.length; i++) {
         const ok = want.every((w, k) => {
-          const got = words[i + k]!.folded;
-          return got === w || (asPrefix && k === want.length - 1 && got.startsWith(w));
+          const got = words[i + k]!;
+          return got.stem === w.stem || (asPrefix && k === want.length - 1 && got.folded.startsWith(w.folded));
         });
         if (!ok) continue;
         found = true;

@@ -14,7 +14,7 @@ import type { Logger } from "../logging.js";
 import type { SessionService } from "../service.js";
 import type { TranscriptPanels } from "../webviews/transcriptPanel.js";
 import type { SearchPanel } from "../webviews/searchPanel.js";
-import { defaultScope, scopeFiles, snippetLine } from "./searchResults.js";
+import { defaultScope, pickLine, scopeFiles, snippetLine } from "./searchResults.js";
 import type { SearchService } from "./searchService.js";
 import { displayTitle } from "../titles.js";
 
@@ -35,7 +35,7 @@ const ROLE_ICONS: Record<SearchRole, string> = {
   system: "settings-gear",
 };
 
-type Item = vscode.QuickPickItem & { hit?: SearchHit; showAll?: boolean };
+type Item = vscode.QuickPickItem & { hit?: SearchHit; showAll?: boolean; suggestion?: string };
 
 export interface SearchCommandContext {
   service: SessionService;
@@ -63,30 +63,40 @@ function scopeOf(ctx: SearchCommandContext): Scope {
     return s ? displayTitle(s) : undefined;
   };
 
-  const itemsOf = (answer: SearchAnswer, text: string): Item[] => {
+  const itemsOf = (answer: SearchAnswer, text: string, suggestion: string | null): Item[] => {
     const note = indexNote(search, answer);
     if (!answer.ok) return [{ label: `$(warning) ${answer.message}`, alwaysShow: true }];
+    // The path only where it says something: a session of another folder than the workspace's.
+    const here = new Set(service.workspaceFolders());
     const items: Item[] = answer.hits.map((hit) => {
-      const role = hit.tool ? `${hit.role} · ${snippetLine(hit.tool, 40)}` : hit.role;
+      const role = hit.tool ? `${hit.role} · ${pickLine(hit.tool, 40)}` : hit.role;
       const when = hit.timestamp ? relativeTime(Date.parse(hit.timestamp)) : "";
       const forks = hit.alsoIn.length ? vscode.l10n.t("also in {0} forks", hit.alsoIn.length) : "";
       return {
-        label: `$(${ROLE_ICONS[hit.role]}) ${snippetLine(hit.snippet)}`,
-        description: [snippetLine(titleOf(hit.file) ?? hit.title, 60), role, when].filter(Boolean).join(" · "),
-        detail: [snippetLine(hit.cwd, 120), forks].filter(Boolean).join(" · "),
+        // What tells hits apart first (the session, what matched, when); the snippet under it, as plain text.
+        label: `$(${ROLE_ICONS[hit.role]}) ${pickLine(titleOf(hit.file) ?? hit.title, 60)}`,
+        description: [role, when, forks].filter(Boolean).join(" · "),
+        detail: [snippetLine(hit.snippet), here.has(hit.cwd) ? "" : pickLine(hit.cwd, 120)].filter(Boolean).join(" — "),
         alwaysShow: true,
         hit,
       };
     });
-    if (!items.length)
+    if (!items.length) {
       items.push({
         label: note
-          ? vscode.l10n.t("No match yet for {0}", snippetLine(text, 80))
-          : vscode.l10n.t("No match for {0}", snippetLine(text, 80)),
+          ? vscode.l10n.t("No match yet for {0}", pickLine(text, 80))
+          : vscode.l10n.t("No match for {0}", pickLine(text, 80)),
         description: note,
         alwaysShow: true,
       });
-    else if (note) items[0] = { ...items[0]!, description: `${note} · ${items[0]!.description ?? ""}` };
+      if (suggestion)
+        items.push({
+          label: `$(lightbulb) ${vscode.l10n.t("Search for {0}", pickLine(suggestion, 80))}`,
+          description: vscode.l10n.t("the beginning of the word: it finds other forms of it"),
+          alwaysShow: true,
+          suggestion,
+        });
+    } else if (note) items[0] = { ...items[0]!, description: `${note} · ${items[0]!.description ?? ""}` };
     items.push(
       { label: "", kind: vscode.QuickPickItemKind.Separator },
       { label: `$(list-flat) ${vscode.l10n.t("Show All Results")}`, alwaysShow: true, showAll: true },
@@ -104,7 +114,7 @@ interface Scope {
   transcripts: TranscriptPanels;
   results: SearchPanel;
   logger: Logger;
-  itemsOf: (answer: SearchAnswer, text: string) => Item[];
+  itemsOf: (answer: SearchAnswer, text: string, suggestion: string | null) => Item[];
 }
 
 export function searchCommands(ctx: SearchCommandContext): Command[] {
@@ -155,9 +165,12 @@ function searchContentCommand({ service, search, transcripts, results, logger, i
             roles: null,
           });
           if (mine !== seq) return;
+          const suggestion =
+            answer.ok && !answer.hits.length ? await search.suggestion(text, scopeFiles(service, scope)) : null;
+          if (mine !== seq) return;
           // Searched again while the reader is in the list (the index grew): they stay on the hit they were on.
           const was = pick.activeItems[0]?.hit;
-          pick.items = itemsOf(answer, text);
+          pick.items = itemsOf(answer, text, suggestion);
           const same = was && pick.items.find((i) => i.hit?.file === was.file && i.hit.entryId === was.entryId);
           if (same) pick.activeItems = [same];
         } catch (err) {
@@ -185,6 +198,13 @@ function searchContentCommand({ service, search, transcripts, results, logger, i
         });
         pick.onDidAccept(() => {
           const item = pick.selectedItems[0];
+          if (item?.suggestion) {
+            // The box shows what is searched now; set by code, a value fires no change event.
+            pick.value = item.suggestion;
+            clearTimeout(timer);
+            void run(item.suggestion);
+            return;
+          }
           if (item?.showAll) resolve({ all: pick.value });
           else if (item?.hit) resolve({ file: item.hit.file, entryId: item.hit.entryId });
           else return;

@@ -1,6 +1,7 @@
 /** What the quick pick and the results panel show of search hits: one line of snippet, the scope's files, groups. */
 import type { SearchHit } from "../../node/search/index.js";
 import { oneLine, truncate } from "../../protocol/format.js";
+import { snippetPlainText } from "../../protocol/markdown.js";
 import type { SearchResultGroup, SearchScope } from "../../protocol/search.js";
 import type { SessionService } from "../service.js";
 import { pickText } from "../titles.js";
@@ -17,11 +18,16 @@ export function defaultScope(service: SessionService): SearchScope {
 }
 
 /**
- * A snippet as one line of plain text for a quick pick: the « » marks dropped (the quick pick highlights the typed
- * words itself), and `$(name)` kept from being drawn as an icon.
+ * A snippet as one line of plain text for a quick pick: Markdown's markup and the « » marks dropped (a quick pick
+ * draws no marks of ours), and `$(name)` kept from being drawn as an icon.
  */
 export function snippetLine(snippet: string, max = 200): string {
-  return pickText(oneLine(truncate(snippet.replace(/[«»]/g, ""), max)));
+  return pickLine(snippetPlainText(snippet), max);
+}
+
+/** Session text (a title, a path, a tool's name) on one line of a quick pick, cut, with no icon of its own. */
+export function pickLine(text: string, max = 200): string {
+  return pickText(oneLine(truncate(text.replace(/[«»]/g, ""), max)));
 }
 
 /** Hits grouped by session, sessions in the order of their best hit. */

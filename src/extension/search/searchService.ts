@@ -14,6 +14,7 @@ import { indexTargets } from "../../node/search/index.js";
 import type { IndexState, SearchAnswer, SearchRequest } from "../../node/search/index.js";
 import type { Logger } from "../logging.js";
 import type { SessionService } from "../service.js";
+import { prefixSuggestion } from "../../core/search/query.js";
 
 export class SearchService implements vscode.Disposable {
   private client: SearchClient | null = null;
@@ -169,6 +170,18 @@ export class SearchService implements vscode.Disposable {
     const answer = await (this.client ?? this.start()).query(request);
     this.lastAnswer = answer;
     return answer;
+  }
+
+  /**
+   * For a query that found nothing: its prefix form (`prefixSuggestion`) when that finds something in the same files,
+   * else null. Asked of the index, never of the last answer (a suggestion that finds nothing is no help).
+   */
+  async suggestion(text: string, files: string[] | null, roles: SearchRequest["roles"] = null): Promise<string | null> {
+    const prefix = prefixSuggestion(text);
+    if (!prefix) return null;
+    const client = this.client ?? this.start();
+    const answer = await client.query({ text: prefix, limit: 1, files, roles });
+    return answer.ok && answer.hits.length ? prefix : null;
   }
 
   dispose(): void {

@@ -12,10 +12,7 @@ import { entryLabel } from "../../core/entryText.js";
 import { CommandId } from "../ids.js";
 import { ContextValue, type DetailKind } from "./contextValues.js";
 import { type TreeContext, TreeNode } from "./node.js";
-import { openCommand, untrustedMarkdown } from "./present.js";
-
-/** Summaries longer than this are cut in the tooltip. */
-const TOOLTIP_SUMMARY_CHARS = 20_000;
+import { appendPreview, openCommand, untrustedMarkdown } from "./present.js";
 
 export class DetailNode extends TreeNode {
   readonly kind = "detail";
@@ -49,7 +46,7 @@ export class DetailNode extends TreeNode {
         t.label = text.trim() ? vscode.l10n.t("Summary: {0}", truncate(text, 80)) : vscode.l10n.t("Summary: (empty)");
         t.iconPath = new vscode.ThemeIcon("book");
         const md = untrustedMarkdown();
-        md.appendText(text.length > TOOLTIP_SUMMARY_CHARS ? `${text.slice(0, TOOLTIP_SUMMARY_CHARS)}…` : text);
+        appendPreview(md, text);
         t.tooltip = md;
         t.command = openCommand(this.file, entry.id);
         break;

@@ -7,6 +7,7 @@ import { formatCost, formatTokens } from "../../protocol/format.js";
 import { messageText } from "../../core/entryText.js";
 import { describeSystemMessage } from "../../core/systemMessage.js";
 import { CommandId } from "../ids.js";
+import { snippetPlainText } from "../../protocol/markdown.js";
 
 /** Written in the last minute. */
 export const LIVE_MS = 60_000;
@@ -97,11 +98,48 @@ export function entryTooltip(file: string, entry: Entry, label: string | undefin
           : "";
   if (text) {
     md.appendMarkdown("\n\n---\n\n");
-    md.appendText(text.length > 2000 ? `${text.slice(0, 2000)}…` : text);
+    appendPreview(md, text);
   }
   md.appendMarkdown("\n\n");
   md.appendText(basename(file));
   return md;
+}
+
+/** A hover shows this much of a message or summary: its first lines (the transcript has the rest). */
+const PREVIEW_LINES = 8;
+const PREVIEW_CHARS = 600;
+
+/**
+ * The first lines of session Markdown in a hover, read as the transcript renders them but with nothing that could
+ * act: a heading becomes a bold line, a list item a bullet, everything else text (`appendText` escapes it; links,
+ * images and HTML are words). Then how much more there is.
+ */
+export function appendPreview(md: vscode.MarkdownString, text: string): void {
+  const lines = text.split(/\r?\n/).filter((l, i, all) => l.trim() || (i > 0 && all[i - 1]!.trim()));
+  let chars = 0;
+  let shown = 0;
+  for (const raw of lines) {
+    if (shown >= PREVIEW_LINES || chars >= PREVIEW_CHARS) break;
+    const line = raw.length > PREVIEW_CHARS - chars ? `${raw.slice(0, PREVIEW_CHARS - chars)}…` : raw;
+    chars += line.length;
+    shown++;
+    const heading = /^\s{0,3}#{1,6}\s+(.*)$/.exec(line);
+    const item = /^\s*(?:[-*+]|\d{1,9}[.)])\s+(?:\[([ xX])\]\s+)?(.*)$/.exec(line);
+    if (heading) {
+      md.appendMarkdown("**");
+      md.appendText(snippetPlainText(heading[1]!));
+      md.appendMarkdown("**  \n");
+    } else if (item) {
+      md.appendMarkdown(item[1] === undefined ? "- " : item[1] === " " ? "- ☐ " : "- ☑ ");
+      md.appendText(snippetPlainText(item[2]!));
+      md.appendMarkdown("\n");
+    } else {
+      md.appendText(snippetPlainText(line));
+      md.appendMarkdown("  \n");
+    }
+  }
+  const more = lines.length - shown;
+  if (more > 0) md.appendMarkdown(`\n*${vscode.l10n.t("{0} more lines: open the transcript to read them", more)}*\n`);
 }
 
 /** The description of the row that shows the active leaf (it may stand in for a leaf the filter hides). */

@@ -69,7 +69,10 @@ export function panelProviders(service: SessionService): PanelProviders {
         const { s, session } = await opened(state.file);
         if (!state.entryId) throw new Error(vscode.l10n.t("no compaction entry given"));
         // A fork's copy of its parent's compaction has the parent's id: ownership says it was inherited.
-        return checkpointModel(session, state.entryId, { copiedFromParent: s.inherited.has(state.entryId) });
+        return checkpointModel(session, state.entryId, {
+          copiedFromParent: s.inherited.has(state.entryId),
+          sessionTitle: displayTitle(s),
+        });
       },
       affectedBy: (state, set) => touches([state.file], set),
     },

@@ -137,8 +137,11 @@ export class SearchPanel implements vscode.Disposable {
           return s ? displayTitle(s) : undefined;
         };
         const groups = await withBranchNames(this.service, groupHits(answer.hits, titleOf));
+        const files = scopeFiles(this.service, state.scope);
+        const suggestion = answer.hits.length ? null : await this.search.suggestion(state.text, files, state.roles);
         if (mine !== page.seq || this.page !== page) return;
         message = { ...base, problem: null, groups, total: answer.hits.length, index };
+        if (suggestion) message.suggestion = suggestion;
       }
     }
     this.shown = message;

@@ -32,7 +32,9 @@ export type Database = InstanceType<DatabaseClass>;
  * say which forks carry which of their parents' entries (a hit's `alsoIn`), without the store's listing.
  * `units` says where each unit's text is (the line's offset and length in its file, and its number among the line's
  * units): the FTS5 table is contentless (the inverted index only, a fifth of what keeping the texts took), and the
- * snippets of the hits shown are cut from their lines, read back (src/core/search/snippet.ts).
+ * snippets of the hits shown are cut from their lines, read back (src/core/search/snippet.ts). English words are
+ * indexed by their Porter stem over `unicode61` ("parentheses" and "parenthesis" stay apart, as Porter has it; a
+ * search that finds nothing suggests the prefix form, `prefixSuggestion`).
  */
 export const SCHEMA = `
 CREATE TABLE IF NOT EXISTS files (id INTEGER PRIMARY KEY, file TEXT NOT NULL UNIQUE, size INTEGER, mtime INTEGER,
@@ -46,7 +48,7 @@ CREATE TABLE IF NOT EXISTS units (id INTEGER PRIMARY KEY, file_id INTEGER NOT NU
   tool TEXT, time INTEGER, active INTEGER, at INTEGER, len INTEGER, part INTEGER);
 CREATE INDEX IF NOT EXISTS units_file ON units(file_id);
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(text, content = '', contentless_delete = 1,
-  tokenize = 'unicode61 remove_diacritics 2');
+  tokenize = 'porter unicode61 remove_diacritics 2');
 `;
 
 /** A writer's lock nobody refreshed for this long is from a process that died (its holder refreshes it each minute). */

@@ -74,6 +74,8 @@ function summaryUsage(value: unknown): CheckpointModel["summaryUsage"] {
 export interface CheckpointModelOptions {
   /** The session is a fork that copied this compaction from its parent (same entry id). */
   copiedFromParent?: boolean;
+  /** What the session is called (the panel's title names it, never the compaction's id). */
+  sessionTitle?: string;
 }
 
 export function checkpointModel(
@@ -182,5 +184,6 @@ export function checkpointModel(
     itemTypes: blackmagic?.checkpoint ? itemTypes(details?.checkpoint?.artifact ?? []) : [],
     summaryUsage: summaryUsage(d.usage),
     copiedFromParent: options.copiedFromParent === true,
+    sessionTitle: options.sessionTitle ?? null,
   };
 }
