@@ -72,6 +72,23 @@ export interface SessionUsageModel {
   turns: TurnPoint[];
   /** Compactions on the active path: after which turn index the context was replaced. */
   compactions: { entryId: string; afterTurn: number; tokensBefore: number | null; tokensAfter: number | null }[];
+  /**
+   * Every branch (one per leaf), the active one first, in pi's `/tree` order: "2/2 › 1/3" the branches taken to it,
+   * its name (`core/branches.ts`), and its path's turns and compactions.
+   */
+  branches: {
+    leafId: string;
+    numbers: string;
+    name: string;
+    active: boolean;
+    turns: TurnPoint[];
+    compactions: SessionUsageModel["compactions"];
+  }[];
+  /** Branches not charted apart (past the first 50). */
+  moreBranches: number;
+  /** Each assistant turn the session paid for, once (not a fork's copies), in file order;
+   * `active`: on the active path. */
+  allTurns: (TurnPoint & { active: boolean })[];
 }
 
 export interface EncryptedBlob {

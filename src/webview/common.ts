@@ -30,7 +30,7 @@ export function saveState(state: PanelState): void {
  * Start the panel: render every model the host sends, report what was rendered, and say "ready" once listening
  * (the host sends nothing before that).
  */
-export function boot<M extends PanelModel>(render: (model: M) => Facts): void {
+export function boot<M extends PanelModel>(render: (model: M, seq: number) => Facts): void {
   saveState(panelState());
   const root = document.getElementById("root")!;
   window.addEventListener("message", (event: MessageEvent<ToWebview>) => {
@@ -40,7 +40,7 @@ export function boot<M extends PanelModel>(render: (model: M) => Facts): void {
       return;
     }
     if (msg.type === "model") {
-      const facts = render(msg.model as M);
+      const facts = render(msg.model as M, msg.seq);
       send({ type: "rendered", seq: msg.seq, facts });
     }
   });

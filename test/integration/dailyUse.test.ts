@@ -239,4 +239,19 @@ suite("Pi Sessions daily use in a real VS Code", () => {
     assert.doesNotMatch(String(p.facts!.summaryText), /\[x\]/);
     p.panel.dispose();
   });
+
+  test("Session Usage charts every branch by default, each turn once, the active path marked", async () => {
+    const file = projSession("d4f8"); // two branches
+    const raw = records(file) as (Raw & { message?: { usage?: unknown } })[];
+    const paid = raw.filter((r) => r.message?.role === "assistant" && r.message.usage).length;
+    await vscode.commands.executeCommand("piSessions.showSessionUsage", file);
+    const p = await waitFor("the session usage panel", () =>
+      api.panels.find("sessionUsage", (x) => x.state.file === file && x.facts),
+    );
+    assert.equal(p.facts!.branches, 2);
+    assert.equal(p.facts!.charted, "all");
+    assert.equal(p.facts!.lines, 2, "one line per branch");
+    assert.equal(p.facts!.bars, paid, "every paid turn once");
+    p.panel.dispose();
+  });
 });

@@ -1,5 +1,10 @@
-/** One session's usage: cost and tokens per branch segment, the per-turn timeline and the context size over time. */
-import { pathTo, type Session } from "../../core/session/index.js";
+/**
+ * One session's usage: cost and tokens per branch segment, the per-turn timeline and the context size over time, on
+ * the active path and on every other branch.
+ */
+import { type Entry, pathTo, type Session } from "../../core/session/index.js";
+import { type Branch, branchesOnPath } from "../../core/branches.js";
+import { leavesOf } from "../../core/compare.js";
 import { entryLabel } from "../../core/entryText.js";
 import { addRecord, emptyTotals, usageRecords, type UsageRecord } from "../../core/usage.js";
 import type { SegmentRow, SessionUsageModel } from "../../protocol/views.js";
@@ -77,9 +82,67 @@ export function sessionUsageModel(session: Session, inherited: Set<string>, titl
     addRecord(total, r);
     if (r.active) activeCost += r.cost;
   }
+  const { turns, compactions } = pathSeries(session, activePath, byEntry);
+  return {
+    kind: "sessionUsage",
+    file: session.file,
+    title,
+    totals: { ...buckets(total), activeCost, inheritedCost },
+    segments,
+    turns,
+    compactions,
+    ...everyBranch(session, records, byEntry, active, inherited),
+  };
+}
+
+/** Branches charted apart at most (the rest are counted, and their turns still in `allTurns`). */
+const CHARTED_BRANCHES = 50;
+
+/**
+ * Every branch of the session (one per leaf), in the order pi's `/tree` lists them (the active one first), with its
+ * path's turns and compactions; and every assistant turn the session paid for once (a fork's copies are its
+ * parent's), in file order, marked when on the active path.
+ */
+function everyBranch(
+  session: Session,
+  records: readonly UsageRecord[],
+  byEntry: Map<string, UsageRecord[]>,
+  active: Set<string>,
+  inherited: Set<string>,
+): Pick<SessionUsageModel, "branches" | "moreBranches" | "allTurns"> {
+  const leaves = leavesOf(session).map((leaf) => ({ leaf, path: branchesOnPath(session, leaf.id) }));
+  const key = (p: Branch[]) => p.map((b) => String(b.number).padStart(6, "0")).join(".");
+  leaves.sort((a, b) => (key(a.path) < key(b.path) ? -1 : key(a.path) > key(b.path) ? 1 : 0));
+  const branches = leaves.slice(0, CHARTED_BRANCHES).map(({ leaf, path }) => ({
+    leafId: leaf.id,
+    numbers: path.map((b) => `${b.number}/${b.of}`).join(" › "),
+    name: path.at(-1)?.name ?? "",
+    active: active.has(leaf.id),
+    ...pathSeries(session, pathTo(session, leaf.id), byEntry),
+  }));
+  const allTurns = records
+    .filter((r) => r.source === "assistant" && !inherited.has(r.entryId))
+    .map((r) => ({ ...turnPoint(r), active: active.has(r.entryId) }));
+  return { branches, moreBranches: Math.max(0, leaves.length - CHARTED_BRANCHES), allTurns };
+}
+
+const turnPoint = (r: UsageRecord) => ({
+  entryId: r.entryId,
+  time: r.time,
+  cost: r.cost,
+  context: r.input + r.cacheRead + r.cacheWrite,
+  model: r.model,
+});
+
+/** The assistant turns along a path and its compactions (after which turn the context was replaced). */
+function pathSeries(
+  session: Session,
+  path: readonly Entry[],
+  byEntry: Map<string, UsageRecord[]>,
+): Pick<SessionUsageModel, "turns" | "compactions"> {
   const turns: SessionUsageModel["turns"] = [];
   const compactions: SessionUsageModel["compactions"] = [];
-  for (const e of activePath) {
+  for (const e of path) {
     if (e.type === "compaction") {
       const info = session.compactions.find((c) => c.id === e.id);
       compactions.push({
@@ -89,24 +152,7 @@ export function sessionUsageModel(session: Session, inherited: Set<string>, titl
         tokensAfter: info?.tokensAfter ?? null,
       });
     }
-    for (const r of byEntry.get(e.id) ?? []) {
-      if (r.source !== "assistant") continue;
-      turns.push({
-        entryId: e.id,
-        time: r.time,
-        cost: r.cost,
-        context: r.input + r.cacheRead + r.cacheWrite,
-        model: r.model,
-      });
-    }
+    for (const r of byEntry.get(e.id) ?? []) if (r.source === "assistant") turns.push(turnPoint(r));
   }
-  return {
-    kind: "sessionUsage",
-    file: session.file,
-    title,
-    totals: { ...buckets(total), activeCost, inheritedCost },
-    segments,
-    turns,
-    compactions,
-  };
+  return { turns, compactions };
 }

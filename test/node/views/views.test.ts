@@ -21,7 +21,7 @@ import { sessionUsageModel } from "../../../src/node/views/sessionUsage.js";
 import { buildFixtureHome } from "../../../scripts/vscode/fixture-home.mjs";
 import { jsonl, parseOk } from "../../support/helpers.js";
 import { loadFixture, PI_FIXTURES } from "../../support/fixtures.js";
-import { fork, header } from "../../support/builders.js";
+import { compaction, fork, header, message, usage } from "../../support/builders.js";
 
 async function cliJson(...args: string[]): Promise<any> {
   let out = "";
@@ -169,6 +169,59 @@ describe("panel view models", () => {
       );
       assert.ok(close(m.totals.cost, ownCost(s2)));
       assert.ok(m.turns.length > 0 && m.turns.every((t) => t.context > 0));
+    });
+
+    it("every branch is charted: its own turns and compactions, the active one first; each paid turn once", () => {
+      // The walk's case: two compactions and most of the cost on an abandoned branch.
+      const text = jsonl(
+        header({ id: "abandoned" }),
+        message("u1", null, "user", "start", { time: 1 }),
+        message("a1", "u1", "assistant", "one", { time: 2, usage: usage(1000, 10, 0.01) }),
+        message("u2", "a1", "user", "the long way", { time: 3 }),
+        message("a2", "u2", "assistant", "two", { time: 4, usage: usage(5000, 10, 0.01) }),
+        compaction("k1", "a2", "a2", { time: 5, tokensBefore: 5000 }),
+        message("a3", "k1", "assistant", "three", { time: 6, usage: usage(800, 10, 0.005) }),
+        compaction("k2", "a3", "a3", { time: 7, tokensBefore: 800 }),
+        message("a4", "k2", "assistant", "four", { time: 8, usage: usage(700, 10, 0.005) }),
+        message("u3", "a1", "user", "the short way", { time: 9 }),
+        message("a5", "u3", "assistant", "five", { time: 10, usage: usage(1200, 10, 0.01) }),
+      );
+      const s = parseOk(text);
+      const m = sessionUsageModel(s, new Set(), "t");
+      assert.equal(s.leafId, "a5");
+      assert.deepEqual(
+        m.branches.map((b) => [b.leafId, b.numbers, b.name, b.active, b.turns.map((t) => t.entryId)]),
+        [
+          ["a5", "1/2", "the short way", true, ["a1", "a5"]],
+          ["a4", "2/2", "the long way", false, ["a1", "a2", "a3", "a4"]],
+        ],
+      );
+      // Where each compaction sits on its own branch: after the 2nd and the 3rd of its turns.
+      assert.deepEqual(m.branches[0]!.compactions, []);
+      assert.deepEqual(
+        m.branches[1]!.compactions.map((c) => [c.entryId, c.afterTurn]),
+        [
+          ["k1", 1],
+          ["k2", 2],
+        ],
+      );
+      assert.deepEqual(m.compactions, [], "the active path has none");
+      assert.deepEqual(
+        m.allTurns.map((t) => [t.entryId, t.active]),
+        [
+          ["a1", true],
+          ["a2", false],
+          ["a3", false],
+          ["a4", false],
+          ["a5", true],
+        ],
+      );
+      assert.ok(
+        close(
+          m.allTurns.reduce((n, t) => n + t.cost, 0),
+          m.totals.cost,
+        ),
+      );
     });
 
     it("compaction markers sit where the context dropped", async () => {
