@@ -47,8 +47,11 @@ function settingsTable(): string {
   return ["| setting | default | |", "|---|---|---|", ...rows].join("\n");
 }
 
-/** Commands a webview runs (not in any menu): where the user meets them instead of a menu. */
-const fromWebview: Record<string, string> = { "piSessions.entryActions": "the transcript's ⋯ on an entry" };
+/** Commands a webview runs or a key in it calls: where the user meets them besides a menu. */
+const fromWebview: Record<string, string> = {
+  "piSessions.entryActions": "the transcript's ⋯ on an entry",
+  "piSessions.findInTranscript": "Ctrl+F (Cmd+F) in a transcript",
+};
 
 function commandsTable(): string {
   const menus = pkg.contributes.menus;

@@ -23,6 +23,7 @@ import { resumeCommand } from "./insight/resumeTerminal.js";
 import { compareCommands } from "./insight/compareCommands.js";
 import { entryActionsCommand } from "./entryActions.js";
 import { chooseAgentDirCommand } from "./firstRun.js";
+import { findInTranscriptCommand } from "./transcriptFind.js";
 import { CommandManager } from "./commands/command.js";
 
 /** What tests (and other extensions) can reach. */
@@ -93,6 +94,7 @@ export function activate(context: vscode.ExtensionContext): PiSessionsApi {
         exportCommand(service, logger),
         entryActionsCommand(),
         chooseAgentDirCommand(),
+        findInTranscriptCommand(transcripts),
         resumeCommand(service),
       ),
       vscode.workspace.onDidChangeConfiguration((e) => {

@@ -37,6 +37,7 @@ export const CommandId = {
   CompareWithActiveBranch: "piSessions.compareWithActiveBranch",
   CompareWithParent: "piSessions.compareWithParent",
   ChooseAgentDir: "piSessions.chooseAgentDir",
+  FindInTranscript: "piSessions.findInTranscript",
 } as const;
 export type CommandId = (typeof CommandId)[keyof typeof CommandId];
 

@@ -149,6 +149,8 @@ export interface TranscriptHeader {
   activeLeaf: boolean;
   rows: number;
   entries: number;
+  /** Entries of the branch behind a closed compaction card (replaced: shown when the card opens, and found by find). */
+  replaced: number;
   fork: { parentTitle: string; forkPointId: string | null; inherited: number } | null;
   showInherited: boolean;
   /** Whether any compaction on the path has its replaced entries shown. */

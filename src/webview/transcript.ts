@@ -240,6 +240,8 @@ function showHeader(hd: TranscriptHeader): void {
     agent,
     hd.cwd,
     l10n.t("{0} entries on this branch", hd.entries),
+    // Why scrolling up stops at a compaction: what it replaced is behind its card (and Find in Transcript finds it).
+    hd.replaced ? l10n.t("{0} behind compaction cards (open a card, or Ctrl+F, to reach them)", hd.replaced) : "",
     hd.activeLeaf ? l10n.t("ends at the active leaf ●") : l10n.t("not the active branch"),
   ]
     .filter(Boolean)

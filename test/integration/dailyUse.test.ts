@@ -175,7 +175,10 @@ suite("Pi Sessions daily use in a real VS Code", () => {
       // Enter on the offer, as a user takes it (repeated until the quick pick has focus and takes the key).
       await waitFor("the offer taken", async () => {
         pick!.show(); // focus back on the quick pick, should a panel have taken it
-        pick!.activeItems = [offer];
+        // The items of now: a search run again while the index grows replaces them.
+        const now = items().find((i) => i.suggestion);
+        if (!now) return pick!.value === "parenthe*" || undefined;
+        pick!.activeItems = [now];
         await vscode.commands.executeCommand("workbench.action.acceptSelectedQuickOpenItem");
         return pick!.value === "parenthe*" || undefined;
       });
@@ -253,5 +256,36 @@ suite("Pi Sessions daily use in a real VS Code", () => {
     assert.equal(p.facts!.lines, 2, "one line per branch");
     assert.equal(p.facts!.bars, paid, "every paid turn once");
     p.panel.dispose();
+  });
+
+  test("Find in Transcript reaches an entry a compaction replaced, and opens it there", async () => {
+    const file = projSession("d565"); // two compactions: the first prompt is behind them
+    const first = records(file).find((r) => r.message?.role === "user")!;
+    await vscode.commands.executeCommand("piSessions.openTranscript", file);
+    const t = await waitFor("the transcript", () =>
+      api.transcripts.open.find((x) => x.file === file && x.doc && x.facts),
+    );
+    assert.equal(t.doc!.plan.rowOf.has(first.id), false, "the first prompt has no row: a compaction replaced it");
+    const w = vscode.window as unknown as { createQuickPick: typeof vscode.window.createQuickPick };
+    const real = w.createQuickPick;
+    let pick: vscode.QuickPick<vscode.QuickPickItem & { entryId?: string }> | undefined;
+    w.createQuickPick = (() => (pick = real.call(vscode.window))) as typeof real;
+    try {
+      t.panel.reveal();
+      void vscode.commands.executeCommand("piSessions.findInTranscript", promptOf(first).slice(0, 20));
+      const hit = await waitFor("the hit", () => pick?.items.find((i) => i.entryId === first.id));
+      assert.match(hit.description ?? "", /replaced by a compaction/);
+      await waitFor("the hit taken", async () => {
+        pick!.show();
+        const now = pick!.items.find((i) => i.entryId === first.id);
+        if (now) pick!.activeItems = [now];
+        await vscode.commands.executeCommand("workbench.action.acceptSelectedQuickOpenItem");
+        return t.facts?.highlighted === first.id || undefined;
+      });
+    } finally {
+      pick?.hide();
+      w.createQuickPick = real;
+    }
+    assert.ok(t.doc!.plan.rowOf.has(first.id), "the card opened: the entry has a row");
   });
 });

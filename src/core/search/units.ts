@@ -96,7 +96,7 @@ function messageUnits(e: Entry, push: (u: UnitBody) => void): void {
 }
 
 /** The units of one entry. */
-function entryUnits(e: Entry): TextUnit[] {
+export function entryUnits(e: Entry): TextUnit[] {
   const t = Date.parse(e.timestamp ?? "");
   const time = Number.isFinite(t) ? t : null;
   const out: TextUnit[] = [];

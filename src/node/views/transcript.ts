@@ -86,6 +86,7 @@ export class TranscriptDocument {
       activeLeaf: leaf === s.leafId,
       rows: this.plan.rows.length,
       entries: entries.length,
+      replaced: this.replacedCount(),
       fork: this.parent
         ? { parentTitle: this.parentTitle, forkPointId: this.stored?.forkPointId ?? null, inherited }
         : null,
@@ -93,6 +94,19 @@ export class TranscriptDocument {
       replacedShown: [...this.plan.compactions.keys()].filter((id) => this.expanded.has(id)).length,
       recap: this.stored?.recap ?? null,
     };
+  }
+
+  /**
+   * The path's entries a closed compaction card hides: before the furthest kept entry of a closed card (`reveal`'s
+   * rule), and without a row (a fork's inherited entries fold into a row of their own, and are not counted).
+   */
+  private replacedCount(): number {
+    const { path, rowOf, compactions } = this.plan;
+    let until = 0;
+    for (const [id, kept] of compactions) if (!this.expanded.has(id)) until = Math.max(until, kept);
+    let n = 0;
+    for (let i = 0; i < until && i < path.entries.length; i++) if (!rowOf.has(path.entries[i]!.id)) n++;
+    return n;
   }
 
   row(index: number, full = false): TranscriptRow | null {

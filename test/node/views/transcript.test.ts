@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { parseSession } from "../../../src/core/session/index.js";
 import { ROW_CAPS, ROW_LIMITS } from "../../../src/core/transcriptRows.js";
 import { FIRST_CHUNK_BYTES, TranscriptDocument } from "../../../src/node/views/transcript.js";
+import { findOnBranch } from "../../../src/node/views/transcriptFind.js";
 import type { TranscriptRow } from "../../../src/protocol/transcript.js";
 import { compaction, header, message, toolCall, toolResult } from "../../support/builders.js";
 import { loadFixture, piSession, REAL } from "../../support/fixtures.js";
@@ -116,6 +117,39 @@ describe("transcript view rows", () => {
     doc.toggleCompaction("c1");
     assert.equal(doc.reveal("r1"), doc.plan.rowOf.get("a1"), "a result is revealed in its call's row");
     assert.ok(doc.expanded.has("c1"));
+  });
+
+  it("find reaches every entry of the branch: one a compaction replaced, a tool's output; not other branches", () => {
+    const session = parseOk(
+      jsonl(
+        header(),
+        message("u1", null, "user", "first: the Zebra question"),
+        toolCall("a1", "u1", "read", { path: "x.ts" }),
+        toolResult("r1", "a1", "a1", "read", "text of x with a zebra in it"),
+        message("u2", "r1", "user", "second"),
+        compaction("c1", "u2", "u2", { tokensBefore: 4200, summary: "no stripes here" }),
+        message("u3", "c1", "user", "third"),
+        message("o1", "u2", "user", "another branch's zebra"),
+      ),
+    );
+    const doc = new TranscriptDocument(session, undefined, undefined);
+    doc.switchTo("u3");
+    assert.deepEqual(ids(doc), ["u2", "c1", "u3"], "u1 and r1 are behind the compaction's card");
+    assert.equal(doc.header().replaced, 3, "u1, a1 and r1: the header says so");
+    const found = findOnBranch(doc.plan, "ZEBRA");
+    assert.deepEqual(
+      found.hits.map((h) => [h.entryId, h.role, h.hidden, h.snippet]),
+      [
+        ["u1", "user", true, "first: the «Zebra» question"],
+        ["r1", "tool", true, "text of x with a «zebra» in it"],
+      ],
+    );
+    assert.equal(found.more, false);
+    assert.deepEqual(findOnBranch(doc.plan, "  ").hits, []);
+    // What choosing a hit does: the card opens and the entry has a row.
+    assert.equal(doc.reveal("u1"), doc.plan.rowOf.get("u1"));
+    assert.equal(findOnBranch(doc.plan, "zebra").hits[0]!.hidden, false);
+    assert.equal(doc.header().replaced, 0);
   });
 
   it("a fork's copies fold into one row (the store's rule), and unfold when one is revealed", async () => {
