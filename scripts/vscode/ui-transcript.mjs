@@ -1,7 +1,8 @@
 // UI test of the transcript editor: drives the real VS Code workbench (code-server 4.100.3) in headless Chromium.
-// Opens a transcript from the palette and from a click in the tree, switches a branch with the switcher, uses the
-// find widget, reads the hostile session (nothing runs, everything shows as text), and saves light and dark
-// screenshots under test-results/ui/ (the README's come from here). Needs `npm run build` first.
+// Opens a transcript from the palette and from a click in the tree, switches a branch with the switcher, finds with
+// Ctrl+F in every entry, scrolls a long session up from its end to its first prompt, reads the hostile session
+// (nothing runs, everything shows as text), and saves light and dark screenshots under test-results/ui/ (the README's
+// come from here). Needs `npm run build` first.
 import { HOSTILE } from "./fixture-home.mjs";
 import { startWalk } from "./walk.mjs";
 import { assertNothingRan } from "./nothing-ran.mjs";
@@ -57,25 +58,36 @@ try {
   await page.mouse.move(1400, 900);
   await page.screenshot({ path: `${shots}/41-transcript-compaction-dark.png` });
 
-  // Find: the webview's find widget (Ctrl+F inside the transcript).
+  // Ctrl+F in a transcript is Find in Transcript: every entry of the branch, those behind a card included.
   await webview().locator("article.row").first().click();
   await page.keyboard.press("Control+f");
-  const find = page.locator(".simple-find-part input, .simple-find-part textarea").first();
-  await find.waitFor({ timeout: 10000 });
-  await find.fill("tokens before");
+  await page.locator(".quick-input-widget", { hasText: "Find in Transcript" }).waitFor({ timeout: 10000 });
+  await input.fill("layout of this repo");
+  await pickRow("layout of this repo").waitFor({ timeout: 10000 });
   await page.keyboard.press("Enter");
-  // In a browser the widget finds with the page's own find: the match becomes the page's selection.
-  const selected = async () => {
-    for (const frame of page.frames()) {
-      const text = await frame.evaluate(() => String(window.getSelection?.() ?? "")).catch(() => "");
-      if (text) return text;
-    }
-    return "";
-  };
-  for (let i = 0; i < 50 && !/tokens before/i.test(await selected()); i++) await page.waitForTimeout(200);
-  if (!/tokens before/i.test(await selected())) throw new Error(`find selected "${await selected()}"`);
-  step("the find widget finds text in the transcript");
-  await page.keyboard.press("Escape");
+  await webview().locator("article.row.highlight", { hasText: "layout of this repo" }).waitFor({ timeout: 15000 });
+  step("Ctrl+F found the text in the branch's entries and opened the one chosen");
+
+  // A long session (1,000 lines, two compactions) opened at its end: the rows above load as the reader scrolls up, to
+  // the first entry the compactions kept; the header says what is above it and shows it, from the first prompt.
+  await runCommand("Pi Sessions: Open Transcript");
+  await input.fill("alright, read @packages");
+  await pickRow("alright, read @packages").click();
+  await webview().getByText("earlier entries replaced by compactions", { exact: false }).waitFor({ timeout: 30000 });
+  const scroller = webview().locator(".scroller");
+  await scroller.hover();
+  const top = () => scroller.evaluate((e) => e.scrollTop);
+  for (let i = 0; (await top()) > 0; i++) {
+    if (i > 60) throw new Error(`scrolling up stopped at ${await top()} px`);
+    await page.mouse.wheel(0, -4000);
+    await page.waitForTimeout(150);
+  }
+  await webview().locator("#show-replaced").click();
+  await webview()
+    .locator("article.row", { hasText: "alright, read @packages/coding-agent" })
+    .first()
+    .waitFor({ timeout: 15000 });
+  step("opened at the end, scrolled up to the first kept entry, then shown from the first prompt");
 
   // Light theme.
   await runCommand("Toggle between Light/Dark Themes");

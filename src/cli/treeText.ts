@@ -5,7 +5,10 @@
 import { countOf, oneLine } from "../protocol/format.js";
 import { describeEntry } from "../core/entryText.js";
 import { pathTo, type Session } from "../core/session/index.js";
-import { branchesAt, branchStartingAt } from "../core/branches.js";
+import { branchStartingAt, childrenInTreeOrder } from "../core/branches.js";
+
+/** Characters of indentation at most: 40 levels of branches. */
+const MAX_INDENT = 120;
 
 export function renderTree(session: Session): string {
   const out: string[] = [];
@@ -33,11 +36,13 @@ export function renderTree(session: Session): string {
     }
     for (let i = ids.length - 1; i >= 0; i--) {
       const last = i === ids.length - 1;
-      stack.push({ id: ids[i]!, lead: `${prefix}${last ? "└─ " : "├─ "}`, prefix: `${prefix}${last ? "   " : "│  "}` });
+      // Deeper than the indent shown: the rows stay at it (a comb of thousands of nested branches would otherwise
+      // write lines of megabytes, and the whole tree past what a string can hold).
+      const deeper = prefix.length < MAX_INDENT ? `${prefix}${last ? "   " : "│  "}` : prefix;
+      stack.push({ id: ids[i]!, lead: `${prefix}${last ? "└─ " : "├─ "}`, prefix: deeper });
     }
   };
-  const inTreeOrder = (at: string | null) => branchesAt(session, at).map((b) => b.startId);
-  pushChildren(inTreeOrder(null), "", true);
+  pushChildren(childrenInTreeOrder(session, null), "", true);
   while (stack.length) {
     const { id, lead, prefix } = stack.pop()!;
     const entry = session.byId.get(id)!;
@@ -53,7 +58,7 @@ export function renderTree(session: Session): string {
       .join(" ");
     // Ids, labels and descriptions are session text: one line each, so nothing can forge a row.
     out.push(`${lead}${marker} ${oneLine(`${id} ${describeEntry(entry)}${tags ? `  ${tags}` : ""}`)}`);
-    pushChildren(inTreeOrder(id), prefix, true);
+    pushChildren(childrenInTreeOrder(session, id), prefix, true);
   }
   if (session.detached.length) out.push("", oneLine(`detached (parentId cycle): ${session.detached.join(", ")}`));
   return out.join("\n");

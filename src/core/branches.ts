@@ -4,6 +4,9 @@
  * by timestamp, as `getTree` sorts children), and its name by one rule (the branch's first user prompt on the way to
  * its leaf, else what its first entry is). The session's leaf, not the branch a view happens to show, decides the
  * order, so a number does not change when a view switches branches or filters entries.
+ *
+ * Linear in the session: one pass per session (cached) finds each entry's subtree size and newest entry, so a branch
+ * point costs its own children, and an entry without siblings costs nothing (a 40,000-entry chain is no branch).
  */
 import type { Entry, Session } from "./session/index.js";
 import { pathTo } from "./session/index.js";
@@ -27,14 +30,50 @@ export interface Branch {
   active: boolean;
 }
 
-const cache = new WeakMap<Session, Map<string | null, Branch[]>>();
+/** How far down a branch its first prompt is looked for (a branch of tool calls only is named by its first entry). */
+const NAME_DEPTH = 500;
+
+interface SessionBranches {
+  leafPath: Set<string>;
+  /** Each entry's subtree: how many entries, and its newest (the highest line). */
+  size: Map<string, number>;
+  newest: Map<string, Entry>;
+  at: Map<string | null, Branch[]>;
+}
+
+const cache = new WeakMap<Session, SessionBranches>();
+
+function indexOf(session: Session): SessionBranches {
+  let index = cache.get(session);
+  if (!index) {
+    index = {
+      leafPath: new Set(pathTo(session, session.leafId).map((e) => e.id)),
+      ...subtrees(session),
+      at: new Map(),
+    };
+    cache.set(session, index);
+  }
+  return index;
+}
+
+/** The parent an entry hangs from in the tree (null for a root: no parent, an unknown one, or itself). */
+function parentOf(session: Session, e: Entry): string | null {
+  return e.parentId !== null && e.parentId !== e.id && session.byId.has(e.parentId) ? e.parentId : null;
+}
+
+/** The children of a branch point (the roots for null) in pi's `/tree` order: the one holding the leaf first. */
+export function childrenInTreeOrder(session: Session, atId: string | null): string[] {
+  const kids = atId === null ? session.roots : (session.children.get(atId) ?? []);
+  if (kids.length < 2) return kids;
+  const { leafPath } = indexOf(session);
+  return [...kids.filter((k) => leafPath.has(k)), ...kids.filter((k) => !leafPath.has(k))];
+}
 
 /** The branches at a branch point (`atId`'s children, or the roots for null), numbered as pi's `/tree` shows them. */
 export function branchesAt(session: Session, atId: string | null): Branch[] {
-  let bySession = cache.get(session);
-  if (!bySession) cache.set(session, (bySession = new Map()));
-  let branches = bySession.get(atId);
-  if (!branches) bySession.set(atId, (branches = computeBranches(session, atId)));
+  const index = indexOf(session);
+  let branches = index.at.get(atId);
+  if (!branches) index.at.set(atId, (branches = computeBranches(session, index, atId)));
   return branches;
 }
 
@@ -42,9 +81,10 @@ export function branchesAt(session: Session, atId: string | null): Branch[] {
 export function branchStartingAt(session: Session, startId: string): Branch | null {
   const e = session.byId.get(startId);
   if (!e) return null;
-  const at = e.parentId !== null && session.byId.has(e.parentId) ? e.parentId : null;
-  const branches = branchesAt(session, at);
-  return branches.length > 1 ? (branches.find((b) => b.startId === startId) ?? null) : null;
+  const at = parentOf(session, e);
+  const siblings = at === null ? session.roots : (session.children.get(at) ?? []);
+  if (siblings.length < 2) return null;
+  return branchesAt(session, at).find((b) => b.startId === startId) ?? null;
 }
 
 /**
@@ -70,58 +110,72 @@ export function branchesOnPath(session: Session, entryId: string): Branch[] {
   return out;
 }
 
-function computeBranches(session: Session, atId: string | null): Branch[] {
-  const kids = atId === null ? session.roots : (session.children.get(atId) ?? []);
-  const leafPath = new Set(pathTo(session, session.leafId).map((e) => e.id));
-  // pi's /tree: the child whose subtree holds the leaf first, the others in getTree's (timestamp) order.
-  const ordered = [...kids.filter((k) => leafPath.has(k)), ...kids.filter((k) => !leafPath.has(k))];
+function computeBranches(session: Session, index: SessionBranches, atId: string | null): Branch[] {
+  const ordered = childrenInTreeOrder(session, atId);
   return ordered.map((startId, i) => {
-    const sub = subtree(session, startId);
-    const active = leafPath.has(startId);
-    const leafId = active && session.leafId ? session.leafId : newest(sub).id;
+    const active = index.leafPath.has(startId);
+    const leafId = active && session.leafId ? session.leafId : (index.newest.get(startId)?.id ?? startId);
     return {
       startId,
       atId,
       number: i + 1,
       of: ordered.length,
-      name: branchName(session, startId, leafId),
+      name: branchName(session, index, startId, active),
       leafId,
-      entries: sub.length,
+      entries: index.size.get(startId) ?? 1,
       active,
     };
   });
 }
 
-/** `id` and everything under it, each entry once (a parent-id cycle must not loop). */
-function subtree(session: Session, id: string): Entry[] {
-  const out: Entry[] = [];
+/**
+ * Every entry's subtree size and newest entry, in one iterative post-order walk from the roots (each entry once: a
+ * parent-id cycle is cut where it closes).
+ */
+function subtrees(session: Session): Pick<SessionBranches, "size" | "newest"> {
+  const size = new Map<string, number>();
+  const newest = new Map<string, Entry>();
   const seen = new Set<string>();
-  const stack = [id];
+  const order: Entry[] = [];
+  const stack = [...session.roots];
   while (stack.length) {
-    const next = stack.pop()!;
-    if (seen.has(next)) continue;
-    seen.add(next);
-    const e = session.byId.get(next);
-    if (!e) continue;
-    out.push(e);
-    for (const c of session.children.get(e.id) ?? []) stack.push(c);
+    const id = stack.pop()!;
+    const e = session.byId.get(id);
+    if (!e || seen.has(id)) continue;
+    seen.add(id);
+    order.push(e);
+    for (const c of session.children.get(id) ?? []) if (!seen.has(c)) stack.push(c);
   }
-  return out;
+  for (let i = order.length - 1; i >= 0; i--) {
+    const e = order[i]!;
+    let n = 1;
+    let top = e;
+    for (const c of session.children.get(e.id) ?? []) {
+      const below = newest.get(c);
+      if (!below) continue; // not reached from here (a cycle's back edge)
+      n += size.get(c)!;
+      if (below.line > top.line) top = below;
+    }
+    size.set(e.id, n);
+    newest.set(e.id, top);
+  }
+  return { size, newest };
 }
 
-function newest(entries: Entry[]): Entry {
-  return entries.reduce((a, b) => (b.line > a.line ? b : a));
-}
-
-function branchName(session: Session, startId: string, leafId: string): string {
-  const path = pathTo(session, leafId);
-  const from = Math.max(
-    0,
-    path.findIndex((e) => e.id === startId),
-  );
-  for (let i = from; i < path.length; i++) {
-    const e = path[i]!;
+/**
+ * The first user prompt walking down from `startId` toward the branch's leaf (the session's leaf along the active path,
+ * else the child whose subtree holds the branch's newest entry), at most `NAME_DEPTH` entries down.
+ */
+function branchName(session: Session, index: SessionBranches, startId: string, active: boolean): string {
+  const target = index.newest.get(startId);
+  let e = session.byId.get(startId);
+  for (let depth = 0; e && depth < NAME_DEPTH; depth++) {
     if (e.type === "message" && e.role === "user") return entryLabel(e);
+    const kids: string[] = session.children.get(e.id) ?? [];
+    const next: string | undefined = active
+      ? kids.find((k) => index.leafPath.has(k))
+      : kids.find((k) => index.newest.get(k) === target);
+    e = next ? session.byId.get(next) : undefined;
   }
   return entryLabel(session.byId.get(startId)!);
 }

@@ -13,6 +13,8 @@ import type { OpenTranscript, TranscriptPanels } from "./webviews/transcriptPane
 
 type Item = vscode.QuickPickItem & { entryId?: string };
 
+const FIND_DEBOUNCE_MS = 120;
+
 /** The transcript the reader is in: the active one, else the one open. */
 function current(transcripts: TranscriptPanels): OpenTranscript | undefined {
   return (
@@ -51,7 +53,12 @@ export function findInTranscriptCommand(transcripts: TranscriptPanels): Command 
         pick.items = items;
       };
       const chosen = new Promise<string | undefined>((resolve) => {
-        pick.onDidChangeValue(update);
+        // Searched once the reader pauses (a long branch's texts take a while to scan).
+        let timer: NodeJS.Timeout | undefined;
+        pick.onDidChangeValue((text) => {
+          clearTimeout(timer);
+          timer = setTimeout(() => update(text), FIND_DEBOUNCE_MS);
+        });
         pick.onDidAccept(() => {
           const id = pick.selectedItems[0]?.entryId;
           if (!id) return;

@@ -26,6 +26,10 @@ export function cutByNesting(tokens: readonly NestedToken[], maxNesting: number)
   return tokens.some((t) => t.level >= deepest || t.children?.some((c) => c.level >= deepest));
 }
 
+/** A snippet longer than this is cut before its markup is dropped (snippets are cut to a few lines: a longer one is
+ * hostile). */
+const SNIPPET_PLAIN_MAX = 4000;
+
 /**
  * A search snippet (a piece of a message, cut anywhere) as the text it reads as: Markdown's markup dropped (heading
  * and quote marks, list bullets, `*` and `~~` emphasis and code marks, a link's or image's URL) and whitespace
@@ -33,8 +37,10 @@ export function cutByNesting(tokens: readonly NestedToken[], maxNesting: number)
  * Not a parse: a snippet is a fragment, whose markup may open before it or close after it.
  */
 export function snippetPlainText(snippet: string): string {
-  return snippet
-    .replace(/!?\[([^\]\n]*)\]\([^)\s]*(?:\s+"[^"]*")?\)/g, "$1")
+  // Bounded: a snippet is a few lines; the patterns' runs are capped too, so no input makes them backtrack far.
+  const text = snippet.length > SNIPPET_PLAIN_MAX ? `${snippet.slice(0, SNIPPET_PLAIN_MAX)}…` : snippet;
+  return text
+    .replace(/!?\[([^\]\n]{0,200})\]\([^)\s]{0,2000}(?:\s+"[^"\n]{0,200}")?\)/g, "$1")
     .replace(/(^|\n)[ \t]*(?:#{1,6}|>+|[-*+]|\d{1,9}[.)])[ \t]+/g, "$1")
     .replace(/(^|\s)#{1,6}[ \t]+/g, "$1")
     .replace(/`+|\*{1,3}|~~/g, "")

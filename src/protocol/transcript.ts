@@ -193,6 +193,8 @@ export const fromTranscriptSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("image"), seq, row: index, ref: index }),
   z.object({ type: z.literal("toggleInherited") }),
   z.object({ type: z.literal("toggleCompaction"), entryId: id }),
+  /** Open every compaction card of the branch and go to its first entry (the header's "Show them"). */
+  z.object({ type: z.literal("showReplaced") }),
   z.object({ type: z.literal("chooseBranch"), entryId: id }),
   z.object({ type: z.literal("openDiff"), entryId: id, call: index, edit: index.nullable() }),
   z.object({ type: z.literal("openLink"), url: z.string().min(1).max(8192) }),

@@ -3,6 +3,7 @@
  * persisted state, and DOM helpers that only ever set text (session content is untrusted: never innerHTML).
  */
 import "./translations.js";
+import * as l10n from "@vscode/l10n";
 import type { Facts, FromWebview, PanelState, ToWebview } from "../protocol/messages.js";
 export type { Facts } from "../protocol/messages.js";
 import type { PanelModel } from "../protocol/views.js";
@@ -72,18 +73,37 @@ export function table<R>(
       {},
       h("tr", {}, ...columns.map((c) => h("th", { scope: "col", class: c.numeric ? "num" : undefined }, c.title))),
     ),
-    h(
-      "tbody",
-      {},
-      ...rows.map((r) =>
-        h(
-          "tr",
-          rowAttrs?.(r) ?? {},
-          ...columns.map((c) => h("td", { class: c.numeric ? "num" : undefined }, c.value(r))),
-        ),
-      ),
-    ),
+    tbodyOf(columns, rows, rowAttrs),
   );
+}
+
+/** Rows a table shows at most; a note says how many more there are (the chart above has them all). */
+const TABLE_ROWS = 2000;
+
+/** The rows appended one by one: spreading thousands of them as arguments would overflow the call stack. */
+function tbodyOf<R>(
+  columns: Column<R>[],
+  rows: R[],
+  rowAttrs?: (row: R) => Record<string, string | undefined>,
+): HTMLTableSectionElement {
+  const body = h("tbody", {});
+  for (const r of rows.slice(0, TABLE_ROWS))
+    body.append(
+      h(
+        "tr",
+        rowAttrs?.(r) ?? {},
+        ...columns.map((c) => h("td", { class: c.numeric ? "num" : undefined }, c.value(r))),
+      ),
+    );
+  if (rows.length > TABLE_ROWS)
+    body.append(
+      h(
+        "tr",
+        { class: "muted" },
+        h("td", { colspan: columns.length }, l10n.t("{0} more rows", rows.length - TABLE_ROWS)),
+      ),
+    );
+  return body;
 }
 
 /** A link-styled button that posts a message (no navigation, no URLs). */

@@ -12,6 +12,29 @@ import { markdown } from "./markdown.js";
 
 const openLink = (url: string) => send({ type: "openLink", url });
 
+/**
+ * An answer's headings under the page's own (a side's title is an h2): "#" becomes h4, and so on down to h6. Lines in
+ * a fenced code block stay as written (a shell comment is no heading).
+ */
+function demoteHeadings(text: string): string {
+  let fence: string | null = null;
+  return text
+    .split("\n")
+    .map((line) => {
+      const mark = /^ {0,3}(`{3,}|~{3,})/.exec(line)?.[1];
+      if (mark && (fence === null || (mark[0] === fence[0] && mark.length >= fence.length))) {
+        fence = fence === null ? mark : null;
+        return line;
+      }
+      if (fence !== null) return line;
+      return line.replace(
+        /^( {0,3})(#{1,6})(?=[ \t]|$)/,
+        (_m, indent: string, hashes: string) => `${indent}${"#".repeat(Math.min(6, hashes.length + 3))}`,
+      );
+    })
+    .join("\n");
+}
+
 /** A side's heading: its branch at the fork point ("Branch 2/3: …", as the tree and the switcher name it), else the
  * session's title. */
 function sideHeading(s: CompareSide): string {
@@ -99,7 +122,7 @@ function sideColumn(s: CompareSide, label: string): HTMLElement {
               { class: `turn ${t.kind}` },
               h("span", { class: "kind" }, TURN_TEXT[t.kind]()),
               t.kind === "assistant"
-                ? h("div", { class: "text" }, markdown(t.text, openLink))
+                ? h("div", { class: "text" }, markdown(demoteHeadings(t.text), openLink))
                 : h("span", { class: "text" }, t.text),
             ),
           ),

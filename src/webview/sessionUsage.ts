@@ -237,6 +237,23 @@ function render(m: SessionUsageModel, seq: number): Record<string, string | numb
   charts = [];
   applyTheme();
   const root = document.getElementById("root")!;
+  if (!m.turns.length && !m.allTurns.length) {
+    // Nothing to chart: a sentence, not empty charts.
+    const none = h(
+      "p",
+      { class: "empty", id: "no-usage", role: "status" },
+      l10n.t("No agent reply with token counts in this session yet."),
+    );
+    mount(root, headerOf(m), none);
+    return {
+      segments: m.segments.length,
+      turns: 0,
+      compactions: 0,
+      cost: m.totals.cost.toFixed(6),
+      branches: m.branches.length,
+      empty: true,
+    };
+  }
   if (choice !== "all" && !m.branches.some((b) => b.leafId === choice)) choice = "all";
   const shown = shownOf(m, choice);
   const contextCanvas = contextChart(shown);

@@ -241,7 +241,7 @@ function showHeader(hd: TranscriptHeader): void {
     hd.cwd,
     l10n.t("{0} entries on this branch", hd.entries),
     // Why scrolling up stops at a compaction: what it replaced is behind its card (and Find in Transcript finds it).
-    hd.replaced ? l10n.t("{0} behind compaction cards (open a card, or Ctrl+F, to reach them)", hd.replaced) : "",
+    hd.replaced ? l10n.t("{0} earlier entries replaced by compactions", hd.replaced) : "",
     hd.activeLeaf ? l10n.t("ends at the active leaf ●") : l10n.t("not the active branch"),
   ]
     .filter(Boolean)
@@ -252,6 +252,16 @@ function showHeader(hd: TranscriptHeader): void {
     : "";
   recap.hidden = !hd.recap;
   const parts: (HTMLElement | string)[] = [];
+  if (hd.replaced) {
+    // The top row is not the conversation's start: say so where the reader looks, with the way up.
+    const show = h(
+      "button",
+      { type: "button", class: "link", id: "show-replaced" },
+      l10n.t("Show them from the first prompt"),
+    );
+    show.addEventListener("click", () => post({ type: "showReplaced" }));
+    parts.push(show, hd.fork ? " · " : "");
+  }
   if (hd.fork) {
     parts.push(l10n.t("Fork of {0}", hd.fork.parentTitle), " · ");
     const open = h("button", { type: "button", class: "link" }, l10n.t("Open the parent at the fork point"));

@@ -256,6 +256,21 @@ suite("Pi Sessions daily use in a real VS Code", () => {
     assert.equal(p.facts!.lines, 2, "one line per branch");
     assert.equal(p.facts!.bars, paid, "every paid turn once");
     p.panel.dispose();
+
+    // A session no agent has answered yet: a sentence, not empty charts.
+    const quiet = path.join(path.dirname(file), "2026-11-30T10-00-00-000Z_quiet.jsonl");
+    fs.writeFileSync(quiet, jsonl(header({ id: "quiet" }), message("q-u1", null, "user", "hello?")));
+    try {
+      await waitFor("the quiet session listed", () => api.service.lib.get(quiet));
+      await vscode.commands.executeCommand("piSessions.showSessionUsage", quiet);
+      const q = await waitFor("its usage panel", () =>
+        api.panels.find("sessionUsage", (x) => x.state.file === quiet && x.facts),
+      );
+      assert.equal(q.facts!.empty, true);
+      q.panel.dispose();
+    } finally {
+      fs.rmSync(quiet, { force: true });
+    }
   });
 
   test("Find in Transcript reaches an entry a compaction replaced, and opens it there", async () => {

@@ -7,6 +7,16 @@
  */
 import { stemmer } from "stemmer";
 
+/** What lies between two words is shown up to this (a run of punctuation or spaces is no reading matter). */
+const GAP_MAX = 80;
+
+/** The text between two words, cut in its middle when long. */
+function gap(text: string, from: number, to: number): string {
+  return to - from <= GAP_MAX
+    ? text.slice(from, to)
+    : `${text.slice(from, from + GAP_MAX / 2)}…${text.slice(to - GAP_MAX / 2, to)}`;
+}
+
 /** Tokens shown around the first match. */
 const WINDOW_TOKENS = 24;
 /** Tokens shown before it. */
@@ -75,10 +85,10 @@ export function makeSnippet(text: string, terms: readonly string[], maxScan = 20
   let at = from > 0 ? words[from]!.start : 0;
   for (let i = from; i < to; i++) {
     const w = words[i]!;
-    out += text.slice(at, w.start);
+    out += gap(text, at, w.start);
     out += marked.has(i) ? `«${text.slice(w.start, w.end)}»` : text.slice(w.start, w.end);
     at = w.end;
   }
-  const rest = text.slice(at, to < words.length ? words[to]!.start : text.length);
+  const rest = gap(text, at, to < words.length ? words[to]!.start : text.length);
   return out + (to < words.length ? `${rest.trimEnd()}…` : rest);
 }

@@ -3,7 +3,7 @@ import { basename } from "node:path";
 import * as vscode from "vscode";
 import type { Entry, Session } from "../../core/session/index.js";
 import type { ParentState } from "../../node/store/index.js";
-import { formatCost, formatTokens } from "../../protocol/format.js";
+import { formatCost, formatTokens, oneLine } from "../../protocol/format.js";
 import { messageText } from "../../core/entryText.js";
 import { describeSystemMessage } from "../../core/systemMessage.js";
 import { CommandId } from "../ids.js";
@@ -115,7 +115,9 @@ const PREVIEW_CHARS = 600;
  * images and HTML are words). Then how much more there is.
  */
 export function appendPreview(md: vscode.MarkdownString, text: string): void {
-  const lines = text.split(/\r?\n/).filter((l, i, all) => l.trim() || (i > 0 && all[i - 1]!.trim()));
+  // Only the start is split into lines (a message may be megabytes); the rest is counted, not copied.
+  const head = text.slice(0, PREVIEW_CHARS * 4);
+  const lines = head.split(/\r?\n/).filter((l, i, all) => l.trim() || (i > 0 && all[i - 1]!.trim()));
   let chars = 0;
   let shown = 0;
   for (const raw of lines) {
@@ -125,21 +127,33 @@ export function appendPreview(md: vscode.MarkdownString, text: string): void {
     shown++;
     const heading = /^\s{0,3}#{1,6}\s+(.*)$/.exec(line);
     const item = /^\s*(?:[-*+]|\d{1,9}[.)])\s+(?:\[([ xX])\]\s+)?(.*)$/.exec(line);
-    if (heading) {
-      md.appendMarkdown("**");
-      md.appendText(snippetPlainText(heading[1]!));
-      md.appendMarkdown("**  \n");
-    } else if (item) {
-      md.appendMarkdown(item[1] === undefined ? "- " : item[1] === " " ? "- ☐ " : "- ☑ ");
-      md.appendText(snippetPlainText(item[2]!));
-      md.appendMarkdown("\n");
-    } else {
-      md.appendText(snippetPlainText(line));
-      md.appendMarkdown("  \n");
-    }
+    const words = hoverText(heading?.[1] ?? item?.[2] ?? line);
+    if (!words) continue; // a rule, an empty heading: nothing to read
+    if (heading) md.appendMarkdown("**");
+    else if (item) md.appendMarkdown(item[1] === undefined ? "- " : item[1] === " " ? "- ☐ " : "- ☑ ");
+    md.appendText(words);
+    md.appendMarkdown(heading ? "**  \n" : item ? "\n" : "  \n");
   }
-  const more = lines.length - shown;
+  const more = lines.length - shown + (text.length > head.length ? newlines(text, head.length) : 0);
   if (more > 0) md.appendMarkdown(`\n*${vscode.l10n.t("{0} more lines: open the transcript to read them", more)}*\n`);
+}
+
+/**
+ * A preview line as text `appendText` can take: markup dropped, control and bidi characters as visible escapes, and
+ * what `appendText` leaves live escaped too (`<` would start an autolink or HTML, `&` an entity that could decode to
+ * a bidi control, a line of `=` or `-` would make the line above a heading).
+ */
+function hoverText(line: string): string {
+  const plain = oneLine(snippetPlainText(line));
+  if (/^[\s=\-_*#]*$/.test(plain)) return "";
+  return plain.replace(/&/g, "&amp;").replace(/</g, "&lt;");
+}
+
+/** Line breaks in `text` from `from` on, counted without copying it. */
+function newlines(text: string, from: number): number {
+  let n = 0;
+  for (let at = text.indexOf("\n", from); at >= 0; at = text.indexOf("\n", at + 1)) n++;
+  return n;
 }
 
 /** The description of the row that shows the active leaf (it may stand in for a leaf the filter hides). */

@@ -136,7 +136,7 @@ export class SearchPanel implements vscode.Disposable {
           const s = this.service.lib.get(file);
           return s ? displayTitle(s) : undefined;
         };
-        const groups = await withBranchNames(this.service, groupHits(answer.hits, titleOf));
+        const groups = withBranchNames(this.service, groupHits(answer.hits, titleOf));
         const files = scopeFiles(this.service, state.scope);
         const suggestion = answer.hits.length ? null : await this.search.suggestion(state.text, files, state.roles);
         if (mine !== page.seq || this.page !== page) return;
@@ -154,20 +154,18 @@ export class SearchPanel implements vscode.Disposable {
   }
 }
 
-/** Sessions opened to name the branch of hits off the active branch, at most (the best groups come first). */
-const BRANCH_NAMED_SESSIONS = 20;
-
-/** Hits off the active branch get the name of their branch (`leafBranchTitle`), in the first groups that have any. */
-async function withBranchNames(service: SessionService, groups: SearchResultGroup[]): Promise<SearchResultGroup[]> {
-  let opened = 0;
+/**
+ * Hits off the active branch get the name of their branch (`leafBranchTitle`) when their session is already read (a
+ * tree row or a transcript opened it): naming them never reads a session, so a search costs no more memory than it did.
+ */
+function withBranchNames(service: SessionService, groups: SearchResultGroup[]): SearchResultGroup[] {
   for (const g of groups) {
-    if (g.hits.every((h) => h.active) || opened >= BRANCH_NAMED_SESSIONS) continue;
-    opened++;
-    const session = await service.open(g.file).catch(() => null);
-    if (!session) continue;
+    if (g.hits.every((h) => h.active)) continue;
+    const read = service.lib.peek(g.file);
+    if (!read?.ok) continue;
     for (const h of g.hits)
-      if (!h.active && session.byId.has(h.entryId))
-        h.branch = leafBranchTitle(branchesOnPath(session, h.entryId)) ?? undefined;
+      if (!h.active && read.session.byId.has(h.entryId))
+        h.branch = leafBranchTitle(branchesOnPath(read.session, h.entryId)) ?? undefined;
   }
   return groups;
 }

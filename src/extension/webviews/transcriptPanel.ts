@@ -270,6 +270,12 @@ export class TranscriptPanels implements vscode.Disposable {
         doc?.toggleInherited();
         if (doc) await this.reset(t, 0, null);
         return;
+      case "showReplaced": {
+        if (!doc) return;
+        doc.showReplaced();
+        await this.reset(t, 0, null);
+        return;
+      }
       case "toggleCompaction": {
         if (!doc) return;
         doc.toggleCompaction(msg.entryId);

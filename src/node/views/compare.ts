@@ -279,7 +279,8 @@ function turnsOf(after: readonly Entry[]): CompareTurn[] {
       if (text) turns.push({ kind: "user", entryId: e.id, text: truncate(text, TEXT_MAX), time });
       continue;
     }
-    if (text) turns.push({ kind: "assistant", entryId: e.id, text: truncate(text, TEXT_MAX), time });
+    // An answer keeps its lines (it is shown as Markdown): cut by length, not flattened.
+    if (text) turns.push({ kind: "assistant", entryId: e.id, text: cutKeepingLines(text, TEXT_MAX), time });
     for (const b of m.blocks) {
       if (b.type !== "toolCall") continue;
       const args = b.arguments ?? {};
@@ -354,6 +355,13 @@ function branchTaken(session: Session, forkPointId: string | null, after: readon
   if (!first || first.parentId !== forkPointId) return null;
   const b = branchStartingAt(session, first.id);
   return b && { number: b.number, of: b.of, name: b.name };
+}
+
+function cutKeepingLines(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const cut = text.slice(0, max);
+  const line = cut.lastIndexOf("\n");
+  return `${line > max / 2 ? cut.slice(0, line) : cut}…`;
 }
 
 function timeOf(e: Entry | undefined): number | null {

@@ -3,8 +3,7 @@
  * the active path and on every other branch.
  */
 import { type Entry, pathTo, type Session } from "../../core/session/index.js";
-import { type Branch, branchesOnPath } from "../../core/branches.js";
-import { leavesOf } from "../../core/compare.js";
+import { branchesOnPath, childrenInTreeOrder } from "../../core/branches.js";
 import { entryLabel } from "../../core/entryText.js";
 import { addRecord, emptyTotals, usageRecords, type UsageRecord } from "../../core/usage.js";
 import type { SegmentRow, SessionUsageModel } from "../../protocol/views.js";
@@ -95,13 +94,14 @@ export function sessionUsageModel(session: Session, inherited: Set<string>, titl
   };
 }
 
-/** Branches charted apart at most (the rest are counted, and their turns still in `allTurns`). */
-const CHARTED_BRANCHES = 50;
+/** Branches charted apart at most (the rest are counted, and their turns are still in `allTurns`). */
+const CHARTED_BRANCHES = 12;
 
 /**
- * Every branch of the session (one per leaf), in the order pi's `/tree` lists them (the active one first), with its
- * path's turns and compactions; and every assistant turn the session paid for once (a fork's copies are its
- * parent's), in file order, marked when on the active path.
+ * Every branch of the session (one per leaf), in the order pi's `/tree` lists them (the active one first), the first
+ * `CHARTED_BRANCHES` with their path's turns and compactions; and every assistant turn the session paid for once (a
+ * fork's copies are its parent's), in file order, marked when on the active path. One walk finds the leaves in order;
+ * only the charted ones have their paths followed.
  */
 function everyBranch(
   session: Session,
@@ -110,20 +110,37 @@ function everyBranch(
   active: Set<string>,
   inherited: Set<string>,
 ): Pick<SessionUsageModel, "branches" | "moreBranches" | "allTurns"> {
-  const leaves = leavesOf(session).map((leaf) => ({ leaf, path: branchesOnPath(session, leaf.id) }));
-  const key = (p: Branch[]) => p.map((b) => String(b.number).padStart(6, "0")).join(".");
-  leaves.sort((a, b) => (key(a.path) < key(b.path) ? -1 : key(a.path) > key(b.path) ? 1 : 0));
-  const branches = leaves.slice(0, CHARTED_BRANCHES).map(({ leaf, path }) => ({
-    leafId: leaf.id,
-    numbers: path.map((b) => `${b.number}/${b.of}`).join(" › "),
-    name: path.at(-1)?.name ?? "",
-    active: active.has(leaf.id),
-    ...pathSeries(session, pathTo(session, leaf.id), byEntry),
-  }));
+  const leaves = leavesInTreeOrder(session);
+  const branches = leaves.slice(0, CHARTED_BRANCHES).map((leaf) => {
+    const path = branchesOnPath(session, leaf);
+    return {
+      leafId: leaf,
+      numbers: path.map((b) => `${b.number}/${b.of}`).join(" › "),
+      name: path.at(-1)?.name ?? "",
+      active: active.has(leaf),
+      ...pathSeries(session, pathTo(session, leaf), byEntry),
+    };
+  });
   const allTurns = records
     .filter((r) => r.source === "assistant" && !inherited.has(r.entryId))
     .map((r) => ({ ...turnPoint(r), active: active.has(r.entryId) }));
   return { branches, moreBranches: Math.max(0, leaves.length - CHARTED_BRANCHES), allTurns };
+}
+
+/** The session's leaves as pi's `/tree` lists them: depth first, the child holding the active leaf first. */
+function leavesInTreeOrder(session: Session): string[] {
+  const out: string[] = [];
+  const seen = new Set<string>();
+  const stack = [...childrenInTreeOrder(session, null)].reverse();
+  while (stack.length) {
+    const id = stack.pop()!;
+    if (seen.has(id) || !session.byId.has(id)) continue;
+    seen.add(id);
+    const kids = childrenInTreeOrder(session, id).filter((k) => !seen.has(k));
+    if (!kids.length) out.push(id);
+    for (let i = kids.length - 1; i >= 0; i--) stack.push(kids[i]!);
+  }
+  return out;
 }
 
 const turnPoint = (r: UsageRecord) => ({

@@ -179,6 +179,17 @@ export class TranscriptDocument {
     this.rebuild();
   }
 
+  /** Open every closed compaction card of the branch: its whole conversation, from the first prompt, is rows again. */
+  showReplaced(): void {
+    let changed = false;
+    for (const id of this.plan.compactions.keys())
+      if (!this.expanded.has(id)) {
+        this.expanded.add(id);
+        changed = true;
+      }
+    if (changed) this.rebuild();
+  }
+
   toggleInherited(): void {
     this.showInherited = !this.showInherited;
     this.rebuild();

@@ -21,26 +21,50 @@ const FIND_MAX = 200;
 /** Characters shown before and after a match. */
 const AROUND = 60;
 
-/** Case-folded as a reader expects of find (no stems, no word bounds: a substring, as Ctrl+F finds it). */
-const fold = (s: string) => s.toLocaleLowerCase();
+interface Unit {
+  entryId: string;
+  role: string;
+  text: string;
+  hidden: boolean;
+}
 
+/** The branch's texts, once per plan (every keystroke searches them again). */
+const unitsByPlan = new WeakMap<RowPlan, Unit[]>();
+
+function unitsOf(plan: RowPlan): Unit[] {
+  let units = unitsByPlan.get(plan);
+  if (!units) {
+    units = plan.path.entries.flatMap((e) =>
+      entryUnits(e).map((u) => ({ entryId: e.id, role: u.role, text: u.text, hidden: !plan.rowOf.has(e.id) })),
+    );
+    unitsByPlan.set(plan, units);
+  }
+  return units;
+}
+
+/**
+ * The entries whose text holds `query`, case-insensitive as Ctrl+F finds (a substring, no stems), in branch order,
+ * one hit per entry. The match is found in the text itself (a case-insensitive pattern of the query, Unicode-aware), so
+ * the snippet marks what matched even where lower-casing changes a text's length ("İ").
+ */
 export function findOnBranch(plan: RowPlan, query: string): { hits: FindHit[]; more: boolean } {
-  const needle = fold(query.trim());
   const hits: FindHit[] = [];
+  const needle = query.trim();
   if (!needle) return { hits, more: false };
-  for (const e of plan.path.entries) {
-    for (const unit of entryUnits(e)) {
-      const at = fold(unit.text).indexOf(needle);
-      if (at < 0) continue;
-      if (hits.length >= FIND_MAX) return { hits, more: true };
-      hits.push({
-        entryId: e.id,
-        role: unit.role,
-        snippet: around(unit.text, at, needle.length),
-        hidden: !plan.rowOf.has(e.id),
-      });
-      break; // one hit per entry: choosing it shows the whole entry
-    }
+  const pattern = new RegExp(needle.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "iu");
+  let last: string | null = null;
+  for (const unit of unitsOf(plan)) {
+    if (unit.entryId === last) continue; // one hit per entry: choosing it shows the whole entry
+    const m = pattern.exec(unit.text);
+    if (!m) continue;
+    if (hits.length >= FIND_MAX) return { hits, more: true };
+    last = unit.entryId;
+    hits.push({
+      entryId: unit.entryId,
+      role: unit.role,
+      snippet: around(unit.text, m.index, m[0].length),
+      hidden: unit.hidden,
+    });
   }
   return { hits, more: false };
 }

@@ -136,6 +136,12 @@ describe("transcript view rows", () => {
     doc.switchTo("u3");
     assert.deepEqual(ids(doc), ["u2", "c1", "u3"], "u1 and r1 are behind the compaction's card");
     assert.equal(doc.header().replaced, 3, "u1, a1 and r1: the header says so");
+    // "Show them from the first prompt": every card opens; the branch reads from its start.
+    const shown = new TranscriptDocument(session, undefined, undefined);
+    shown.switchTo("u3");
+    shown.showReplaced();
+    assert.deepEqual(ids(shown), ["u1", "a1", "u2", "c1", "u3"]);
+    assert.equal(shown.header().replaced, 0);
     const found = findOnBranch(doc.plan, "ZEBRA");
     assert.deepEqual(
       found.hits.map((h) => [h.entryId, h.role, h.hidden, h.snippet]),
@@ -150,6 +156,13 @@ describe("transcript view rows", () => {
     assert.equal(doc.reveal("u1"), doc.plan.rowOf.get("u1"));
     assert.equal(findOnBranch(doc.plan, "zebra").hits[0]!.hidden, false);
     assert.equal(doc.header().replaced, 0);
+    // Lower-casing "İ" makes two characters of one: the mark still falls on the match, found in the text itself.
+    const turkish = new TranscriptDocument(
+      parseOk(jsonl(header(), message("t1", null, "user", `${"İ".repeat(10)} needle here`))),
+      undefined,
+      undefined,
+    );
+    assert.equal(findOnBranch(turkish.plan, "NEEDLE").hits[0]!.snippet, `${"İ".repeat(10)} «needle» here`);
   });
 
   it("a fork's copies fold into one row (the store's rule), and unfold when one is revealed", async () => {
