@@ -29,3 +29,9 @@ export function rowsText(rows: number, sessions: number): string {
   const families = rows === 1 ? vscode.l10n.t("1 family") : vscode.l10n.t("{0} families", formatCount(rows));
   return `${families} · ${sessionsText(sessions)}`;
 }
+
+/** A branch's own entries, from its branch point on (the transcript counts the whole path from the root). */
+export const entriesFromHereText = (n: number) =>
+  n === 1
+    ? vscode.l10n.t("1 entry from the branch point")
+    : vscode.l10n.t("{0} entries from the branch point", formatCount(n));

@@ -7,9 +7,10 @@ import { sessionTitle, type StoreSession } from "../node/store/index.js";
 import { truncate } from "../protocol/format.js";
 import type { Branch } from "../core/branches.js";
 
-/** A fork with no prompt of its own, named by the last prompt it copied (where it forked). */
+/** A fork with no prompt of its own, named by the last prompt it copied (where it forked), what differs first: the
+ * tree's rows say it the same way ("after “…”"). */
 const noNewPromptText = (last: string | null) =>
-  last ? vscode.l10n.t("(no new prompt) after “{0}”", truncate(last, 60)) : vscode.l10n.t("(no new prompt)");
+  last ? vscode.l10n.t("after “{0}” (no new prompt)", truncate(last, 60)) : vscode.l10n.t("(no new prompt)");
 
 export function displayTitle(s: StoreSession): string {
   return sessionTitle(s, noNewPromptText);

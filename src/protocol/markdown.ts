@@ -42,6 +42,8 @@ export function snippetPlainText(snippet: string): string {
   return text
     .replace(/!?\[([^\]\n]{0,200})\]\([^)\s]{0,2000}(?:\s+"[^"\n]{0,200}")?\)/g, "$1")
     .replace(/(^|\n)[ \t]*(?:#{1,6}|>+|[-*+]|\d{1,9}[.)])[ \t]+/g, "$1")
+    .replace(/(^|\s)\[[xX]\][ \t]/g, "$1☑ ")
+    .replace(/(^|\s)\[ \][ \t]/g, "$1☐ ")
     .replace(/(^|\s)#{1,6}[ \t]+/g, "$1")
     .replace(/`+|\*{1,3}|~~/g, "")
     .replace(/\s+/g, " ")

@@ -113,7 +113,7 @@ function renderGroups(m: ToSearchPage): HTMLElement {
 function summary(m: ToSearchPage): string {
   const parts: string[] = [];
   if (m.state.text.trim() && !m.problem) parts.push(l10n.t("{0} hits in {1} sessions", m.total, m.groups.length));
-  parts.push(l10n.t("{0} sessions indexed", m.index.sessions));
+  parts.push(l10n.t("{0} sessions indexed in all projects", m.index.sessions));
   if (m.index.pending) parts.push(l10n.t("indexing: {0} sessions to go; results so far", m.index.pending));
   else if (m.index.building) parts.push(l10n.t("indexing; results so far"));
   if (m.index.readOnly) parts.push(l10n.t("another window is updating the index"));

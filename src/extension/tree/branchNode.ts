@@ -9,7 +9,7 @@ import { relativeTime } from "../../protocol/format.js";
 import { entryLabel } from "../../core/entryText.js";
 import { ContextValue } from "./contextValues.js";
 import { type RowContext, RowNode } from "./rowNode.js";
-import { entriesText } from "../counts.js";
+import { entriesFromHereText } from "../counts.js";
 import { branchHolding } from "../../core/branches.js";
 import { branchTitle } from "../titles.js";
 
@@ -38,7 +38,8 @@ export class BranchNode extends RowNode {
     };
     t.label = branchTitle(branch);
     if (active) desc.push(vscode.l10n.t("active"));
-    desc.push(entriesText(size ?? 0), relativeTime(Date.parse(entry.timestamp ?? "")));
+    // The branch's own entries (from its branch point), not its path from the root as the transcript counts them.
+    desc.push(entriesFromHereText(size ?? 0), relativeTime(Date.parse(entry.timestamp ?? "")));
     t.iconPath = new vscode.ThemeIcon(
       "git-branch",
       new vscode.ThemeColor(active ? "charts.green" : "disabledForeground"),

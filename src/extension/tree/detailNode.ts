@@ -13,6 +13,7 @@ import { CommandId } from "../ids.js";
 import { ContextValue, type DetailKind } from "./contextValues.js";
 import { type TreeContext, TreeNode } from "./node.js";
 import { appendPreview, openCommand, untrustedMarkdown } from "./present.js";
+import { snippetPlainText } from "../../protocol/markdown.js";
 
 export class DetailNode extends TreeNode {
   readonly kind = "detail";
@@ -43,7 +44,9 @@ export class DetailNode extends TreeNode {
     switch (this.detail) {
       case "summary": {
         const text = typeof entry.data.summary === "string" ? entry.data.summary : "";
-        t.label = text.trim() ? vscode.l10n.t("Summary: {0}", truncate(text, 80)) : vscode.l10n.t("Summary: (empty)");
+        t.label = text.trim()
+          ? vscode.l10n.t("Summary: {0}", truncate(snippetPlainText(text), 80))
+          : vscode.l10n.t("Summary: (empty)");
         t.iconPath = new vscode.ThemeIcon("book");
         const md = untrustedMarkdown();
         appendPreview(md, text);

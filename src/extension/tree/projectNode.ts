@@ -1,5 +1,5 @@
 /** A project under All Projects: the sessions whose working directory it is, newest first. */
-import { basename } from "node:path";
+import { basename, dirname } from "node:path";
 import * as vscode from "vscode";
 import { relativeTime } from "../../protocol/format.js";
 import { ContextValue } from "./contextValues.js";
@@ -33,12 +33,15 @@ export class ProjectNode extends TreeNode {
   getTreeItem(): vscode.TreeItem {
     const project = this.project();
     const item = new vscode.TreeItem(basename(this.cwd) || this.cwd, vscode.TreeItemCollapsibleState.Collapsed);
+    // Two projects with the same folder name are told apart by where they are.
+    const twins = this.tree.lib.projects().filter((p) => basename(p.cwd) === basename(this.cwd)).length > 1;
     item.id = this.id;
     const n = project?.sessions.length ?? 0;
     const sessions = project?.sessions ?? [];
     const rows = this.tree.forkDisplay === "nested" ? this.tree.lib.families().tops(sessions).length : n;
     const counts = rowsText(rows, n);
-    item.description = `${relativeTime(project?.lastActivity ?? 0)} · ${counts}`;
+    const where = twins ? `${dirname(this.cwd)} · ` : "";
+    item.description = `${where}${relativeTime(project?.lastActivity ?? 0)} · ${counts}`;
     item.tooltip = plainTooltip(`${this.cwd}\n${counts}`);
     item.iconPath = vscode.ThemeIcon.Folder;
     item.contextValue = ContextValue.Project;

@@ -13,7 +13,7 @@ import {
   ownCost,
   type StoreSession,
 } from "../../node/store/index.js";
-import { cutAtWord, formatBytes, formatCost, formatDateTime, relativeTime, truncate } from "../../protocol/format.js";
+import { cutAtWord, formatBytes, formatCost, relativeTime, truncate } from "../../protocol/format.js";
 import { describeEntry } from "../../core/entryText.js";
 import { type SessionFlag, sessionContextValue } from "./contextValues.js";
 import { ForkedFromNode } from "./forkedFromNode.js";
@@ -193,7 +193,8 @@ export class SessionNode extends TreeNode {
     const twin = siblings.some(
       (o) => o !== s && addsNoPrompt(o) && o.summary.ok && o.summary.lastPrompt === sum.lastPrompt,
     );
-    return twin ? `${after} · ${formatDateTime(sum.created)}` : after;
+    // Twins are often made in the same minute: their time to the second tells them apart.
+    return twin ? `${after} · ${new Date(sum.created).toLocaleTimeString()}` : after;
   }
 
   override resolveTreeItem(item: vscode.TreeItem): vscode.TreeItem {

@@ -64,7 +64,7 @@ export function panelProviders(service: SessionService): PanelProviders {
       affectedBy: (state, set) => touches([state.file], set),
     },
     checkpoint: {
-      title: (state) => vscode.l10n.t("Checkpoint {0}", state.entryId ?? ""),
+      title: (state) => vscode.l10n.t("Checkpoint: {0}", name(state.file)),
       model: async (state) => {
         const { s, session } = await opened(state.file);
         if (!state.entryId) throw new Error(vscode.l10n.t("no compaction entry given"));

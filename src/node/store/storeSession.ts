@@ -98,7 +98,7 @@ export function lastWritten(s: StoreSession): number {
 type NoNewPromptText = (lastCopiedPrompt: string | null) => string;
 
 const noNewPromptText: NoNewPromptText = (last) =>
-  last ? `(no new prompt) after “${truncate(last, 60)}”` : "(no new prompt)";
+  last ? `after “${truncate(last, 60)}” (no new prompt)` : "(no new prompt)";
 
 /**
  * What a session is called, everywhere it is listed. A fork of a listed parent says what it did: its own name when it

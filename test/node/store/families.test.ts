@@ -138,7 +138,7 @@ describe("fork families", () => {
       assert.equal(title(files.A1), "Streaming parser", "a fork that named itself");
       assert.equal(title(files.A1a), "Benchmark both", "no name of its own: its first prompt after the fork");
       assert.equal(title(files.sameName), "Add error recovery", "the parent's name again: its own prompt instead");
-      assert.equal(title(files.copyOnly), "(no new prompt) after “Build the parser”");
+      assert.equal(title(files.copyOnly), "after “Build the parser” (no new prompt)");
       assert.equal(title(files.subagent), "Find tests");
       // Orphan and external forks: where they forked is unknown, so their plain title (first prompt).
       assert.equal(title(files.orphan), "Copied prompt of a parent that is gone");
@@ -195,7 +195,7 @@ describe("fork families", () => {
         const store = await loadStore({ roots: resolveRoots({ agentDirs: [agent] }), cacheFile });
         return sessionTitle(store.sessions.find((s) => s.file === file)!);
       };
-      assert.equal(await load(), "(no new prompt) after “Build the parser”");
+      assert.equal(await load(), "after “Build the parser” (no new prompt)");
       let summary = summarize(parseSession(file, readFileSync(file)));
       const steps: [unknown, string][] = [
         [message("a3-u", "a-n", "user", "Port it to Rust", { time: 41 }), "Port it to Rust"],
@@ -242,7 +242,7 @@ describe("fork families", () => {
           text: (r.message!.content as { text?: string }[]).map((b) => b.text ?? "").join(""),
         }));
       const own = prompts.find((p) => p.time > created);
-      const expected = own ? own.text : `(no new prompt) after “${prompts.at(-1)!.text}”`;
+      const expected = own ? own.text : `after “${prompts.at(-1)!.text}” (no new prompt)`;
       assert.equal(sessionTitle(f), expected, f.file);
       assert.notEqual(sessionTitle(f), sessionTitle(stats), `${f.file} is told apart from its parent`);
     }
