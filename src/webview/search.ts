@@ -63,7 +63,7 @@ function hitRow(group: SearchResultGroup, hit: SearchResultHit): HTMLElement {
       [
         when,
         hit.active ? "" : (hit.branch ?? l10n.t("off the active branch")),
-        hit.alsoIn ? l10n.t("also in {0} forks", hit.alsoIn) : "",
+        hit.alsoIn ? (hit.alsoIn === 1 ? l10n.t("also in 1 fork") : l10n.t("also in {0} forks", hit.alsoIn)) : "",
       ]
         .filter(Boolean)
         .join(" · "),
@@ -102,7 +102,11 @@ function renderGroups(m: ToSearchPage): HTMLElement {
           "h2",
           { title: g.file },
           h("span", { class: "title" }, g.title),
-          h("span", { class: "muted" }, ` ${g.project} · ${l10n.t("{0} hits", g.hits.length)}`),
+          h(
+            "span",
+            { class: "muted" },
+            ` ${g.project} · ${g.hits.length === 1 ? l10n.t("1 hit") : l10n.t("{0} hits", g.hits.length)}`,
+          ),
         ),
         h("ul", {}, ...g.hits.map((hit) => hitRow(g, hit))),
       ),
@@ -112,7 +116,14 @@ function renderGroups(m: ToSearchPage): HTMLElement {
 
 function summary(m: ToSearchPage): string {
   const parts: string[] = [];
-  if (m.state.text.trim() && !m.problem) parts.push(l10n.t("{0} hits in {1} sessions", m.total, m.groups.length));
+  if (m.state.text.trim() && !m.problem)
+    parts.push(
+      m.total === 1
+        ? l10n.t("1 hit in 1 session")
+        : m.groups.length === 1
+          ? l10n.t("{0} hits in 1 session", m.total)
+          : l10n.t("{0} hits in {1} sessions", m.total, m.groups.length),
+    );
   parts.push(l10n.t("{0} sessions indexed in all projects", m.index.sessions));
   if (m.index.pending) parts.push(l10n.t("indexing: {0} sessions to go; results so far", m.index.pending));
   else if (m.index.building) parts.push(l10n.t("indexing; results so far"));

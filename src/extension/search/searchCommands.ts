@@ -71,7 +71,8 @@ function scopeOf(ctx: SearchCommandContext): Scope {
     const items: Item[] = answer.hits.map((hit) => {
       const role = hit.tool ? `${hit.role} · ${pickLine(hit.tool, 40)}` : hit.role;
       const when = hit.timestamp ? relativeTime(Date.parse(hit.timestamp)) : "";
-      const forks = hit.alsoIn.length ? vscode.l10n.t("also in {0} forks", hit.alsoIn.length) : "";
+      const n = hit.alsoIn.length;
+      const forks = n ? (n === 1 ? vscode.l10n.t("also in 1 fork") : vscode.l10n.t("also in {0} forks", n)) : "";
       return {
         // What tells hits apart first (the session, what matched, when); the snippet under it, as plain text.
         label: `$(${ROLE_ICONS[hit.role]}) ${pickLine(titleOf(hit.file) ?? hit.title, 60)}`,
