@@ -9,22 +9,11 @@ import { header, message } from "../support/builders.js";
 import { stubUi } from "./stubs.js";
 import type { PiSessionsApi } from "../../src/extension/extension.js";
 import type { Element, RowNode } from "../../src/extension/tree/index.js";
-import { projSession, treeText } from "./fixtureHome.js";
+import { projSession, type RawRecord, rawRecords, treeText } from "./fixtureHome.js";
 import { activateExtension, closeEditors } from "./harness.js";
 
-interface Raw {
-  type: string;
-  id: string;
-  parentId: string | null;
-  message?: { role?: string; content?: unknown };
-}
-const records = (file: string): Raw[] =>
-  fs
-    .readFileSync(file, "utf8")
-    .trimEnd()
-    .split("\n")
-    .slice(1)
-    .map((l) => JSON.parse(l) as Raw);
+type Raw = RawRecord;
+const records = rawRecords;
 
 const promptOf = (r: Raw) =>
   typeof r.message?.content === "string"

@@ -39,3 +39,19 @@ export function treeText(api: () => PiSessionsApi) {
   const kids = (el?: Element) => api().tree.getChildren(el);
   return { item, label, desc, kids };
 }
+
+/** A session file's records as written, the header left out: what the in-host tests take their expectations from. */
+export interface RawRecord {
+  type: string;
+  id: string;
+  parentId: string | null;
+  message?: { role?: string; content?: unknown };
+  firstKeptEntryId?: string;
+}
+export const rawRecords = (file: string): RawRecord[] =>
+  fs
+    .readFileSync(file, "utf8")
+    .trimEnd()
+    .split("\n")
+    .slice(1)
+    .map((l) => JSON.parse(l) as RawRecord);

@@ -11,7 +11,7 @@ import type { PiSessionsApi } from "../../src/extension/extension.js";
 import type { Element, RowNode } from "../../src/extension/tree/index.js";
 import type { OpenTranscript } from "../../src/extension/webviews/transcriptPanel.js";
 import { piSlug } from "../../src/core/slug.js";
-import { projSession } from "./fixtureHome.js";
+import { projSession, type RawRecord, rawRecords } from "./fixtureHome.js";
 import { activateExtension, closeEditors } from "./harness.js";
 
 const HOME = process.env.PI_SESSIONS_FIXTURE_HOME ?? "";
@@ -21,20 +21,8 @@ const S2 = () => byId("d4f8"); // 2 branches, labels, name
 const S3 = () => byId("d565"); // 2 compactions
 const S5A = () => byId("d64a"); // /fork of S2
 
-interface Raw {
-  type: string;
-  id: string;
-  parentId: string | null;
-  message?: { role?: string };
-  firstKeptEntryId?: string;
-}
-const records = (file: string): Raw[] =>
-  fs
-    .readFileSync(file, "utf8")
-    .trimEnd()
-    .split("\n")
-    .slice(1)
-    .map((l) => JSON.parse(l) as Raw);
+type Raw = RawRecord;
+const records = rawRecords;
 
 /** The path from the root to `leaf`, from the raw records' parent links. */
 function rawPath(list: Raw[], leaf: string): Raw[] {
