@@ -1,11 +1,10 @@
 /** What every CLI command shares: exit codes, output, argument parsing, usage errors, and opening the store. */
 import { existsSync } from "node:fs";
-import { homedir } from "node:os";
 import { fileURLToPath } from "node:url";
 import { rejectedJson } from "../core/treeJson.js";
 import { terminalSafe } from "../protocol/format.js";
 import type { ReadResult } from "../node/readSession.js";
-import { hostPaths, resolveRoots } from "../node/roots.js";
+import { hostPaths, resolveRoots, shortenHome } from "../node/roots.js";
 import { belongsToWorkspace, cacheFileFor, loadStore, type StoreSession } from "../node/store/index.js";
 import { cacheDir } from "../node/cacheDir.js";
 
@@ -133,8 +132,7 @@ export function whyEmpty(
 ): string | undefined {
   if (result.length) return undefined;
   const dirs = store.roots.map((r) => r.dir);
-  const home = homedir();
-  const shown = dirs.map((d) => (d.startsWith(`${home}/`) ? `~${d.slice(home.length)}` : d));
+  const shown = dirs.map((d) => shortenHome(d));
   if (!dirs.some((d) => existsSync(d)))
     return `no session directory found at ${shown.join(" or ") || "(none configured)"}; use --agent-dir`;
   if (!store.sessions.length) return `no sessions in ${shown.filter((_, i) => existsSync(dirs[i]!)).join(" or ")}`;

@@ -100,6 +100,11 @@ export function branchHolding(session: Session, entryId: string): Branch | null 
   return null;
 }
 
+/** The numbers of the branches taken to an entry (`branchesOnPath`): "2/2", or "2/2 › 1/3" under two branch points. */
+export function branchNumbers(path: readonly Pick<Branch, "number" | "of">[]): string {
+  return path.map((b) => `${b.number}/${b.of}`).join(" › ");
+}
+
 /** The branch points between the root and `entryId`, outermost first, with the branch taken at each. */
 export function branchesOnPath(session: Session, entryId: string): Branch[] {
   const out: Branch[] = [];

@@ -3,18 +3,12 @@
  * folders that were read; "Choose Agent Folder…" adds one to `piSessions.agentDirs`; a command with no session to
  * choose from says so as information (a normal state), not as an error.
  */
-import { homedir } from "node:os";
 import * as vscode from "vscode";
 import type { FilterMode } from "../core/outline.js";
-import type { SessionRoot } from "../node/roots.js";
+import { type SessionRoot, shortenHome } from "../node/roots.js";
 import type { Command } from "./commands/command.js";
 import { CommandId } from "./ids.js";
 import type { LibraryState } from "./service.js";
-
-/** A folder as the user would type it: the home directory as `~`. */
-function shortPath(dir: string, home = homedir()): string {
-  return home && (dir === home || dir.startsWith(`${home}/`)) ? `~${dir.slice(home.length)}` : dir;
-}
 
 /**
  * The Sessions view's message: which folders were read when none holds a session (the welcome text below it says what
@@ -25,7 +19,7 @@ export function sessionsViewMessage(
   roots: readonly SessionRoot[],
   filter: FilterMode,
 ): string | undefined {
-  const dirs = [...new Set(roots.map((r) => shortPath(r.dir)))].join(", ");
+  const dirs = [...new Set(roots.map((r) => shortenHome(r.dir)))].join(", ");
   if (state === "noSessions") return vscode.l10n.t("Read {0}: no sessions there.", dirs);
   if (state === "noAgentDir")
     return dirs ? vscode.l10n.t("Looked for {0}: none of them exists.", dirs) : vscode.l10n.t("No folder to read.");

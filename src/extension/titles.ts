@@ -5,7 +5,7 @@
 import * as vscode from "vscode";
 import { sessionTitle, type StoreSession } from "../node/store/index.js";
 import { truncate } from "../protocol/format.js";
-import type { Branch } from "../core/branches.js";
+import { type Branch, branchNumbers } from "../core/branches.js";
 
 /** A fork with no prompt of its own, named by the last prompt it copied (where it forked), what differs first: the
  * tree's rows say it the same way ("after “…”"). */
@@ -37,6 +37,5 @@ export function leafBranchTitle(path: readonly Branch[]): string | null {
   const inner = path.at(-1);
   if (!inner) return null;
   if (path.length === 1) return branchTitle(inner);
-  const numbers = path.map((b) => `${b.number}/${b.of}`).join(" › ");
-  return vscode.l10n.t("Branch {0}: {1}", numbers, inner.name);
+  return vscode.l10n.t("Branch {0}: {1}", branchNumbers(path), inner.name);
 }

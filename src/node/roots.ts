@@ -31,6 +31,11 @@ function expandHome(p: string, home: string): string {
   return p;
 }
 
+/** A folder as the user would type it, the home directory as `~` (what `expandHome` reads back). */
+export function shortenHome(dir: string, home = homedir()): string {
+  return home && (dir === home || dir.startsWith(`${home}/`)) ? `~${dir.slice(home.length)}` : dir;
+}
+
 /** An agent dir's sessions live in `<agentDir>/sessions`; a dir without one is taken as a sessions dir itself. */
 function agentDirRoot(dir: string, agent: SessionRoot["agent"], source: string): SessionRoot {
   const sessions = join(dir, "sessions");

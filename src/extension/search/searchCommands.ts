@@ -148,39 +148,8 @@ function searchContentCommand({ service, search, transcripts, results, logger, i
       pick.placeholder = vscode.l10n.t('Words, "a phrase", prefix*, -exclude, role:user, tool:bash, since:2026-11-01');
       pick.matchOnDescription = false;
       pick.matchOnDetail = false;
-      let seq = 0;
       let timer: NodeJS.Timeout | undefined;
-      const run = async (text: string) => {
-        const mine = ++seq;
-        if (!text.trim()) {
-          pick.items = [];
-          pick.busy = false;
-          return;
-        }
-        pick.busy = true;
-        try {
-          const answer = await search.query({
-            text,
-            limit: QUICK_PICK_HITS,
-            files: scopeFiles(service, scope),
-            roles: null,
-          });
-          if (mine !== seq) return;
-          const suggestion =
-            answer.ok && !answer.hits.length ? await search.suggestion(text, scopeFiles(service, scope)) : null;
-          if (mine !== seq) return;
-          // Searched again while the reader is in the list (the index grew): they stay on the hit they were on.
-          const was = pick.activeItems[0]?.hit;
-          pick.items = itemsOf(answer, text, suggestion);
-          const same = was && pick.items.find((i) => i.hit?.file === was.file && i.hit.entryId === was.entryId);
-          if (same) pick.activeItems = [same];
-        } catch (err) {
-          logger.error("search failed", err);
-          if (mine === seq) pick.items = [{ label: `$(error) ${String(err)}`, alwaysShow: true }];
-        } finally {
-          if (mine === seq) pick.busy = false;
-        }
-      };
+      const run = searcher({ service, search, logger, itemsOf }, pick, () => scope);
       const chosen = new Promise<{ file: string; entryId: string } | { all: string } | undefined>((resolve) => {
         pick.onDidChangeValue((text) => {
           clearTimeout(timer);
@@ -243,6 +212,44 @@ function searchContentCommand({ service, search, transcripts, results, logger, i
       transcripts.show(result.file, result.entryId || undefined);
       return result;
     },
+  };
+}
+
+/**
+ * What fills the quick pick as the reader types: each call searches `text` in the scope of now and shows the answer,
+ * unless a later call has started meanwhile; the reader stays on the hit they were on when the list is refreshed.
+ */
+function searcher(
+  { service, search, logger, itemsOf }: Pick<Scope, "service" | "search" | "logger" | "itemsOf">,
+  pick: vscode.QuickPick<Item>,
+  scopeNow: () => SearchScope,
+): (text: string) => Promise<void> {
+  let seq = 0;
+  return async (text: string) => {
+    const mine = ++seq;
+    if (!text.trim()) {
+      pick.items = [];
+      pick.busy = false;
+      return;
+    }
+    pick.busy = true;
+    try {
+      const files = scopeFiles(service, scopeNow());
+      const answer = await search.query({ text, limit: QUICK_PICK_HITS, files, roles: null });
+      if (mine !== seq) return;
+      const suggestion = answer.ok && !answer.hits.length ? await search.suggestion(text, files) : null;
+      if (mine !== seq) return;
+      // Searched again while the reader is in the list (the index grew): they stay on the hit they were on.
+      const was = pick.activeItems[0]?.hit;
+      pick.items = itemsOf(answer, text, suggestion);
+      const same = was && pick.items.find((i) => i.hit?.file === was.file && i.hit.entryId === was.entryId);
+      if (same) pick.activeItems = [same];
+    } catch (err) {
+      logger.error("search failed", err);
+      if (mine === seq) pick.items = [{ label: `$(error) ${String(err)}`, alwaysShow: true }];
+    } finally {
+      if (mine === seq) pick.busy = false;
+    }
   };
 }
 

@@ -122,12 +122,8 @@ export class SearchPanel implements vscode.Disposable {
       const index = this.search.state ?? { sessions: 0, entries: 0, pending: 0, readOnly: false };
       message = { ...base, problem: null, index: { ...index, building: this.search.building } };
     } else {
-      const answer = await this.search.query({
-        text: state.text,
-        limit: PANEL_HITS,
-        files: scopeFiles(this.service, state.scope),
-        roles: state.roles,
-      });
+      const files = scopeFiles(this.service, state.scope);
+      const answer = await this.search.query({ text: state.text, limit: PANEL_HITS, files, roles: state.roles });
       if (mine !== page.seq || this.page !== page) return;
       const index = { ...answer.state, building: this.search.building };
       if (!answer.ok) message = { ...base, problem: answer.message, index };
@@ -137,7 +133,6 @@ export class SearchPanel implements vscode.Disposable {
           return s ? displayTitle(s) : undefined;
         };
         const groups = withBranchNames(this.service, groupHits(answer.hits, titleOf));
-        const files = scopeFiles(this.service, state.scope);
         const suggestion = answer.hits.length ? null : await this.search.suggestion(state.text, files, state.roles);
         if (mine !== page.seq || this.page !== page) return;
         message = { ...base, problem: null, groups, total: answer.hits.length, index };

@@ -111,8 +111,7 @@ export function sessionTitle(s: StoreSession, noNewPrompt: NoNewPromptText = noN
   const sum = s.summary;
   if (!sum.ok) return basename(s.file);
   const parent = s.parent ?? s.parentCandidates[0];
-  // Where a fork's own part starts is known from its header's time (copies keep their earlier times).
-  const forked = sum.parentSession !== null && !sum.partial && Number.isFinite(sum.created);
+  const forked = ownPartKnown(sum);
   if (forked && parent) {
     if (sum.name && ownName(sum, parent)) return sum.name;
     return sum.laterPrompt ?? noNewPrompt(sum.lastPrompt);
@@ -126,14 +125,19 @@ export function sessionTitle(s: StoreSession, noNewPrompt: NoNewPromptText = noN
 }
 
 /**
- * A fork that added neither a name nor a prompt of its own: `sessionTitle` can only say where it forked ("(no new
- * prompt) after …"), so a view names it by what differs from its siblings instead.
+ * A fork that added neither a name nor a prompt of its own: `sessionTitle` can only say where it forked ("after “…”
+ * (no new prompt)"), and a view may name it by what differs from its siblings instead.
  */
 export function addsNoPrompt(s: StoreSession): boolean {
   const sum = s.summary;
-  if (!sum.ok || sum.parentSession === null || sum.partial || !Number.isFinite(sum.created)) return false;
+  if (!sum.ok || !ownPartKnown(sum)) return false;
   const parent = s.parent ?? s.parentCandidates[0];
   return !!parent && !(sum.name && ownName(sum, parent)) && sum.laterPrompt === null;
+}
+
+/** A fork whose own part is known: where it starts comes from its header's time (copies keep their earlier times). */
+function ownPartKnown(sum: SessionSummaryOk): boolean {
+  return sum.parentSession !== null && !sum.partial && Number.isFinite(sum.created);
 }
 
 /** How many ancestors a fork's title is compared with when the time it was set is not known. */

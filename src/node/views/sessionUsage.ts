@@ -3,7 +3,7 @@
  * the active path and on every other branch.
  */
 import { type Entry, pathTo, type Session } from "../../core/session/index.js";
-import { branchesOnPath, childrenInTreeOrder } from "../../core/branches.js";
+import { branchesOnPath, branchNumbers, childrenInTreeOrder } from "../../core/branches.js";
 import { entryLabel } from "../../core/entryText.js";
 import { addRecord, emptyTotals, usageRecords, type UsageRecord } from "../../core/usage.js";
 import type { SegmentRow, SessionUsageModel } from "../../protocol/views.js";
@@ -66,7 +66,7 @@ export function sessionUsageModel(session: Session, inherited: Set<string>, titl
       activeCost,
     });
     // Like the tree: the branch holding the active leaf first.
-    const ordered = [...kids.filter((k) => active.has(k)), ...kids.filter((k) => !active.has(k))];
+    const ordered = childrenInTreeOrder(session, current);
     for (let i = ordered.length - 1; i >= 0; i--)
       if (!seen.has(ordered[i]!)) stack.push({ id: ordered[i]!, depth: depth + 1 });
   }
@@ -115,7 +115,7 @@ function everyBranch(
     const path = branchesOnPath(session, leaf);
     return {
       leafId: leaf,
-      numbers: path.map((b) => `${b.number}/${b.of}`).join(" › "),
+      numbers: branchNumbers(path),
       name: path.at(-1)?.name ?? "",
       active: active.has(leaf),
       ...pathSeries(session, pathTo(session, leaf), byEntry),
