@@ -3,6 +3,7 @@
  * reader narrows (`Entry.message`), shared by the tree, the transcript, search, the CLI and the panels.
  */
 import { formatTokens, truncate } from "../protocol/format.js";
+import { plainLabel } from "../protocol/markdown.js";
 import type { Entry } from "./session/entry.js";
 import { describeCustomEntry, describeUsageEntry } from "./entryKinds.js";
 import { describeSystemMessage } from "./systemMessage.js";
@@ -35,7 +36,7 @@ export function messageText(m: MessageView | undefined): string {
 /** An entry's one-line label: the prompt itself for a user message, else what the entry is (`describeEntry`). */
 export function entryLabel(entry: EntryLike, max = 100): string {
   const m = entry.role === "user" ? entry.message : undefined;
-  if (m) return truncate(messageText(m) || EMPTY_PROMPT, max);
+  if (m) return truncate(plainLabel(messageText(m)) || EMPTY_PROMPT, max);
   return describeEntry(entry);
 }
 
@@ -92,7 +93,7 @@ function describeMessage(role: string | undefined, m: MessageView | undefined): 
     const text = messageText(m);
     const calls = (m?.blocks ?? []).filter((b) => b.type === "toolCall").map((b) => String(b.record.name));
     const parts = [];
-    if (text) parts.push(JSON.stringify(truncate(text, 60)));
+    if (text) parts.push(JSON.stringify(truncate(plainLabel(text), 60)));
     if (calls.length) parts.push(`→ ${calls.join(", ")}`);
     if (r.stopReason === "error" || r.stopReason === "aborted") parts.push(`(${String(r.stopReason)})`);
     return `assistant: ${parts.join(" ") || "(empty)"}`;
@@ -100,5 +101,5 @@ function describeMessage(role: string | undefined, m: MessageView | undefined): 
   if (shown === "toolResult") return `${r.isError ? "tool error" : "tool result"} ${String(r.toolName ?? "")}`.trim();
   if (shown === "system") return describeSystemMessage(r);
   if (shown === "bashExecution") return `bash: ${truncate(String(r.command ?? ""), 60)}`;
-  return `${shown}: ${JSON.stringify(truncate(messageText(m), 60))}`;
+  return `${shown}: ${JSON.stringify(truncate(plainLabel(messageText(m)), 60))}`;
 }

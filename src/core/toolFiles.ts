@@ -165,6 +165,31 @@ export function touchDiffTexts(
   return { before: edits.map((e) => e.oldText).join(gap), after: edits.map((e) => e.newText).join(gap) };
 }
 
+/**
+ * An edit shown in the whole file: `current` (the file as it is now) as "after", and "before" with each edit's new
+ * text put back to its old text. Only when every new text is found exactly once (else which place it changed is a
+ * guess) and none overlaps another; null otherwise, and the edit is shown as its fragments.
+ */
+export function editInFile(current: string, edits: readonly EditTexts[]): { before: string; after: string } | null {
+  if (!edits.length) return null;
+  const places: { at: number; edit: EditTexts }[] = [];
+  for (const edit of edits) {
+    if (!edit.newText) return null;
+    const at = current.indexOf(edit.newText);
+    if (at < 0 || current.indexOf(edit.newText, at + 1) >= 0) return null;
+    places.push({ at, edit });
+  }
+  places.sort((a, b) => a.at - b.at);
+  let before = "";
+  let from = 0;
+  for (const { at, edit } of places) {
+    if (at < from) return null;
+    before += current.slice(from, at) + edit.oldText;
+    from = at + edit.newText.length;
+  }
+  return { before: before + current.slice(from), after: current };
+}
+
 /** The text of the user prompt the entry answers (the nearest user message at or above it), or "". */
 export function promptText(session: Pick<Session, "byId">, entryId: string): string {
   let id: string | null = entryId;

@@ -4,6 +4,7 @@
  * cards, and one-line notes for settings changes). Pure: the exporters and the transcript view render it; blobs are
  * resolved by the caller.
  */
+import { replacedMessages } from "./compactionReach.js";
 import { contentText, describeEntry, messageText } from "./entryText.js";
 import type { MessageView, ToolCallBlock as ToolCallBlockView } from "./session/message.js";
 import { type Entry, pathTo, type Session } from "./session/index.js";
@@ -192,6 +193,7 @@ export function transcriptItem(path: BranchPath, index: number): TranscriptItem 
         summary: str(d.summary),
         tokensBefore: num(d.tokensBefore),
         replaced: kept >= 0 && kept < index ? kept : index,
+        messagesReplaced: info ? replacedMessages(path.session, info).length : 0,
       };
     }
     case "branch_summary":

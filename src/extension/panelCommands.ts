@@ -2,7 +2,7 @@
 import { basename } from "node:path";
 import * as vscode from "vscode";
 import { nothingToChoose } from "./firstRun.js";
-import { formatTokens, relativeTime } from "../protocol/format.js";
+import { formatDateTime, formatTokens, relativeTime } from "../protocol/format.js";
 import { type SessionLibrary } from "../node/library.js";
 import { lastActivity } from "../node/store/index.js";
 import type { StoreSession } from "../node/store/index.js";
@@ -140,12 +140,13 @@ function inspectCheckpointCommand({ panels, lib, sessionFile }: Scope): Command 
           throw new Error(vscode.l10n.t("{0} has no compaction", basename(file)));
         const pick = await vscode.window.showQuickPick(
           r.session.compactions.map((c) => ({
-            label: vscode.l10n.t("Compaction {0}", pickText(c.id)),
+            label:
+              c.tokensBefore === null
+                ? vscode.l10n.t("Compaction · history summarized")
+                : vscode.l10n.t("Compaction · {0} tokens summarized", formatTokens(c.tokensBefore)),
             description:
-              vscode.l10n.t("line {0}", c.line) +
-              (c.tokensBefore === null
-                ? ""
-                : ` · ${vscode.l10n.t("{0} tokens summarized", formatTokens(c.tokensBefore))}`) +
+              formatDateTime(r.session.byId.get(c.id)?.timestamp) +
+              ` · ${vscode.l10n.t("line {0}", c.line)}` +
               (c.onActivePath ? ` · ${vscode.l10n.t("active path")}` : ""),
             id: c.id,
           })),

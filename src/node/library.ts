@@ -350,7 +350,7 @@ export class SessionLibrary {
   private groupProjects(): Project[] {
     const groups = new Map<string, StoreSession[]>();
     for (const s of this.sessions) {
-      const cwd = (s.summary.ok && s.summary.cwd) || (s.slug ? `(${s.slug})` : "(no project)");
+      const cwd = projectKey(s);
       let list = groups.get(cwd);
       if (!list) groups.set(cwd, (list = []));
       list.push(s);
@@ -370,3 +370,8 @@ function byActivity(a: StoreSession, b: StoreSession): number {
 
 /** A file's size and modification time (ms), as one comparable key. */
 const stamp = (size: number, mtimeMs: number) => `${size}:${mtimeMs}`;
+
+/** The project a session is listed under: its working directory, else its folder's slug in parentheses. */
+export function projectKey(s: StoreSession): string {
+  return (s.summary.ok && s.summary.cwd) || (s.slug ? `(${s.slug})` : "(no project)");
+}

@@ -104,16 +104,28 @@ export function relativeTime(ms: number, now = Date.now()): string {
   if (h < 24) return `${h} h ago`;
   const d = Math.round(h / 24);
   if (d < 30) return `${d} d ago`;
-  return new Date(ms).toISOString().slice(0, 10);
+  return formatDateTime(ms).slice(0, 10);
 }
 
-/** A moment as `2026-11-30 09:55` (UTC, minutes), or `-` when unknown: the CLI's tables. */
+const pad2 = (n: number) => String(n).padStart(2, "0");
+
+/**
+ * A moment as `2026-11-30 09:55` in local time (minutes), or `-` when unknown: the one way every view, hover and the
+ * CLI's tables write a date and time (rows say how long ago with `relativeTime`).
+ */
 export function formatDateTime(time: number | string | null | undefined): string {
   const ms = typeof time === "string" ? Date.parse(time) : (time ?? Number.NaN);
-  // A Date holds ±8.64e15 ms; past that toISOString throws.
-  return Number.isFinite(ms) && Math.abs(ms) <= 8.64e15
-    ? new Date(ms).toISOString().slice(0, 16).replace("T", " ")
-    : "-";
+  // A Date holds ±8.64e15 ms; past that it is invalid.
+  if (!Number.isFinite(ms) || Math.abs(ms) > 8.64e15) return "-";
+  const d = new Date(ms);
+  const date = `${String(d.getFullYear()).padStart(4, "0")}-${pad2(d.getMonth() + 1)}-${pad2(d.getDate())}`;
+  return `${date} ${pad2(d.getHours())}:${pad2(d.getMinutes())}`;
+}
+
+/** A moment's time of day, `09:55:12` local: what tells apart two sessions of one day. */
+export function formatTimeOfDay(ms: number): string {
+  const d = new Date(ms);
+  return `${pad2(d.getHours())}:${pad2(d.getMinutes())}:${pad2(d.getSeconds())}`;
 }
 
 /**

@@ -49,3 +49,61 @@ export function snippetPlainText(snippet: string): string {
     .replace(/\s+/g, " ")
     .trim();
 }
+
+/** Of a longer text a label reads only the start (labels are cut to a line). */
+const LABEL_READ_MAX = 4000;
+
+/**
+ * A prompt, a reply or a name as a one-line label (a tree row, a picker, a heading): the marks Markdown draws dropped
+ * (code spans' backticks, a fence's line, paired `**` and `*` emphasis, a heading's or quote's leading marks, a
+ * link's URL), so a row reads "Fix parse.ts", not "Fix `parse.ts`". Marks that pair with nothing stay: a glob's
+ * double star and `__init__` are no emphasis. Not a parse: a label is a line, cut anywhere.
+ */
+export function plainLabel(text: string): string {
+  const t = text.length > LABEL_READ_MAX ? text.slice(0, LABEL_READ_MAX) : text;
+  return t
+    .replace(/(^|\n)[ \t]*(?:```|~~~)[^\n]{0,200}/g, "$1")
+    .replace(/`{1,3}([^`\n]{1,500}?)`{1,3}/g, "$1")
+    .replace(/!?\[([^\]\n]{0,200})\]\([^)\s]{0,2000}(?:\s+"[^"\n]{0,200}")?\)/g, "$1")
+    .replace(/(^|[\s(])\*\*(?=[^\s*])([^\n]{0,500}?[^\s*])\*\*(?=$|[\s).,!?:;])/g, "$1$2")
+    .replace(/(^|[\s(])\*(?=[^\s*])([^*\n]{0,500}?[^\s*])\*(?=$|[\s).,!?:;])/g, "$1$2")
+    .replace(/(^|\n)[ \t]*(?:#{1,6}|>+)[ \t]+/g, "$1");
+}
+
+const FILE_LISTS: Record<string, string> = { "read-files": "Files read", "modified-files": "Files modified" };
+
+/**
+ * A compaction's or branch summary's text with pi's file lists (`<read-files>` and `<modified-files>` blocks, one
+ * path a line, that pi appends for the model) written as Markdown lists, so a reader sees lists and not tags. Each
+ * block is looked for once, from where the last ended: no input makes this quadratic.
+ */
+export function summaryMarkdown(summary: string): string {
+  const out: string[] = [];
+  let at = 0;
+  for (;;) {
+    const open = /<(read-files|modified-files)>/g;
+    open.lastIndex = at;
+    const m = open.exec(summary);
+    if (!m) break;
+    const close = summary.indexOf(`</${m[1]}>`, open.lastIndex);
+    if (close < 0) break;
+    const files = summary
+      .slice(open.lastIndex, close)
+      .split("\n")
+      .map((f) => f.trim())
+      .filter(Boolean);
+    out.push(summary.slice(at, m.index), `**${FILE_LISTS[m[1]!]}**\n\n${files.map(codeItem).join("\n")}\n`);
+    // Past the closing tag (one longer than the opening one) and the line break after it.
+    at = close + m[0].length + 1;
+    if (summary[at] === "\n") at++;
+  }
+  out.push(summary.slice(at));
+  return out.join("");
+}
+
+/** A path as a list item in a code span long enough for the backticks the path holds. */
+function codeItem(path: string): string {
+  const longest = Math.max(0, ...(path.match(/`+/g) ?? []).map((r) => r.length));
+  const fence = "`".repeat(longest + 1);
+  return `- ${fence} ${path} ${fence}`;
+}

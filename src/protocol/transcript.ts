@@ -98,7 +98,15 @@ export type TranscriptItem = TranscriptCommon &
         durationMs?: number;
       }
     | { kind: "bash"; command: string; output: string; exitCode: number | null }
-    | { kind: "compaction"; summary: string; tokensBefore: number | null; replaced: number }
+    | {
+        kind: "compaction";
+        summary: string;
+        tokensBefore: number | null;
+        /** Entries of the path before the kept one: the rows the card hides until it is opened. */
+        replaced: number;
+        /** The messages its summary replaced (`replacedMessages`: the count the tree and Effective Context show). */
+        messagesReplaced: number;
+      }
     | { kind: "branchSummary"; summary: string; fromId: string | null }
     | { kind: "custom"; customType: string; text: string }
     | {

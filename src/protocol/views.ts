@@ -148,7 +148,8 @@ export interface CheckpointModel {
   tokensAfter: number | null;
   firstKeptEntryId: string | null;
   kept: { id: string; label: string; entries: number } | null;
-  replaced: { firstId: string | null; throughId: string | null; entries: number };
+  /** The messages its summary replaced (`replacedMessages`: one definition with the tree and Effective Context). */
+  replaced: { firstId: string | null; throughId: string | null; throughLabel: string | null; messages: number };
   readFiles: string[];
   modifiedFiles: string[];
   onActivePath: boolean;
@@ -258,6 +259,8 @@ export interface ContextModel {
   kind: "context";
   file: string;
   entryId: string | null;
+  /** The entry the context is taken at, in words ("“Fix the parser” · assistant"); null at the start. */
+  entryLabel: string | null;
   title: string;
   model: string | null;
   thinkingLevel: string | null;
@@ -266,7 +269,11 @@ export interface ContextModel {
   /** Every compaction on the path: what it dropped from the context. */
   compactions: {
     entryId: string;
+    /** When it was written (its entry's timestamp) and its line: what names it in the table. */
+    time: string | null;
+    line: number;
     active: boolean;
+    /** The messages its summary replaced (`replacedMessages`). */
     droppedEntries: number;
     droppedTokens: number;
     tokensBefore: number | null;
@@ -298,6 +305,8 @@ export interface CompareSide {
   /** The side's first prompt after the fork point (clipped), null when it has none. */
   firstPrompt: string | null;
   leafId: string | null;
+  /** The side's last entry in words (`entryLabel`), null when it is empty. */
+  leafLabel: string | null;
   /** What this side is: the active branch, another branch, a fork, or the fork's parent. */
   role: "active" | "branch" | "fork" | "parent";
   entries: number;

@@ -1,15 +1,16 @@
 /** Checkpoint inspector: one compaction entry, its readable summary (sanitized Markdown) and its server checkpoint. */
 import type { CheckpointModel } from "../protocol/views.js";
-import { truncate } from "../protocol/format.js";
+import { formatDateTime, truncate } from "../protocol/format.js";
 import { action, boot, cost, h, mount, section, table, tokens } from "./common.js";
 import * as l10n from "@vscode/l10n";
 import { markdown } from "./markdown.js";
+import { summaryMarkdown } from "../protocol/markdown.js";
 
 function renderSummary(text: string): HTMLElement {
   if (!text.trim())
     return h("div", { class: "markdown", id: "summary" }, h("p", { class: "muted" }, l10n.t("(no readable summary)")));
   // Sanitized Markdown built as DOM (./markdown.ts); its http(s) links are inert here (the URL is their tooltip).
-  const box = markdown(text, () => undefined);
+  const box = markdown(summaryMarkdown(text), () => undefined);
   box.id = "summary";
   return box;
 }
@@ -24,7 +25,7 @@ function statusText(m: CheckpointModel): string {
   return m.activeCheckpoint
     ? l10n.t("The active server checkpoint of the current branch.")
     : m.supersededBy
-      ? l10n.t("Superseded by the later compaction {0}.", m.supersededBy)
+      ? l10n.t("Superseded by a later compaction on its branch.")
       : m.onActivePath
         ? l10n.t("The latest compaction on the active branch.")
         : l10n.t("Not on the active branch.");
@@ -47,9 +48,17 @@ function headerOf(m: CheckpointModel): HTMLElement {
       "p",
       { class: "muted", id: "status" },
       `${statusText(m)} ${l10n.t("Line {0}", m.line)}` +
-        (m.timestamp ? ` · ${new Date(m.timestamp).toLocaleString()}` : "") +
+        (m.timestamp ? ` · ${formatDateTime(m.timestamp)}` : "") +
         (m.method ? ` · ${m.method}` : "") +
-        (m.fromExtension ? ` · ${l10n.t("written by an extension")}` : ""),
+        (m.fromExtension ? ` · ${l10n.t("written by an extension")}` : "") +
+        " ",
+      m.supersededBy
+        ? action(
+            l10n.t("Inspect the later one"),
+            { type: "inspectCheckpoint", file: m.file, entryId: m.supersededBy },
+            l10n.t("Open the compaction that supersedes this one"),
+          )
+        : null,
     ),
     m.copiedFromParent
       ? h(
@@ -96,11 +105,11 @@ function tokensSection(m: CheckpointModel): HTMLElement {
               "span",
               {},
               action(
-                l10n.t("{0} entries", m.replaced.entries),
+                m.replaced.messages === 1 ? l10n.t("1 message") : l10n.t("{0} messages", m.replaced.messages),
                 { type: "revealEntry", file: m.file, entryId: m.replaced.firstId },
-                l10n.t("Reveal the first replaced entry"),
+                l10n.t("Reveal the first replaced message"),
               ),
-              m.replaced.throughId ? ` ${l10n.t("through {0}", m.replaced.throughId)}` : "",
+              m.replaced.throughLabel ? ` ${l10n.t("through “{0}”", m.replaced.throughLabel)}` : "",
             )
           : l10n.t("nothing"),
       ],
@@ -166,10 +175,10 @@ function ompSection(m: CheckpointModel, omp: NonNullable<CheckpointModel["omp"]>
   return section(
     l10n.t("Oh My Pi"),
     kv([
-      ["method", omp.method ?? l10n.t("(none)")],
-      ["shortSummary", omp.shortSummary ?? l10n.t("(none)")],
-      ["preserveData", omp.preserveData ? l10n.t("present") : l10n.t("absent")],
-      ["fromExtension", m.fromExtension ? l10n.t("yes") : l10n.t("no")],
+      [l10n.t("Method"), omp.method ?? l10n.t("(none)")],
+      [l10n.t("Short summary"), omp.shortSummary ?? l10n.t("(none)")],
+      [l10n.t("Preserved data"), omp.preserveData ? l10n.t("present") : l10n.t("absent")],
+      [l10n.t("Written by an extension"), m.fromExtension ? l10n.t("yes") : l10n.t("no")],
     ]),
   );
 }
@@ -184,8 +193,8 @@ function serverSection(m: CheckpointModel, b: NonNullable<CheckpointModel["black
         b.invalidReason === null ? yesNo(true, l10n.t("valid checkpoint"), "") : yesNo(false, "", b.invalidReason),
       ],
       [l10n.t("Made by"), m.method ?? l10n.t("(unknown)")],
-      ["schemaVersion / state", `${JSON.stringify(b.schemaVersion)} / ${b.state ?? l10n.t("(none)")}`],
-      ...Object.entries(b.identity).map(([k, v]) => [`identity.${k}`, v] as [string, string]),
+      [l10n.t("Format version · state"), `${JSON.stringify(b.schemaVersion)} · ${b.state ?? l10n.t("(none)")}`],
+      ...Object.entries(b.identity).map(([k, v]) => [capitalized(keyWords(k)), v] as [string, string]),
       ...(b.checkpoint
         ? ([
             [
@@ -199,7 +208,7 @@ function serverSection(m: CheckpointModel, b: NonNullable<CheckpointModel["black
             ],
             [l10n.t("Items by type"), m.itemTypes.map((t) => `${t.type} ×${t.count}`).join(" · ") || l10n.t("(none)")],
             [
-              "sha256",
+              l10n.t("Content hash (SHA-256)"),
               h(
                 "span",
                 {},
@@ -209,7 +218,7 @@ function serverSection(m: CheckpointModel, b: NonNullable<CheckpointModel["black
               ),
             ],
             [
-              "length",
+              l10n.t("Content length"),
               h(
                 "span",
                 {},
@@ -228,7 +237,7 @@ function serverSection(m: CheckpointModel, b: NonNullable<CheckpointModel["black
         l10n.t("Server compaction usage"),
         b.usage
           ? Object.entries(b.usage)
-              .map(([k, v]) => `${k} ${v}`)
+              .map(([k, v]) => `${keyWords(k)} ${v}`)
               .join(" · ") + ` ${l10n.t("(the provider gives no price)")}`
           : l10n.t("(none)"),
       ],
@@ -237,7 +246,7 @@ function serverSection(m: CheckpointModel, b: NonNullable<CheckpointModel["black
         l10n.t("Lineage"),
         b.lineage
           ? Object.entries(b.lineage)
-              .map(([k, v]) => `${k} ${v}`)
+              .map(([k, v]) => `${keyWords(k)} ${v}`)
               .join(" · ")
           : l10n.t("(none)"),
       ],
@@ -269,7 +278,7 @@ function serverSection(m: CheckpointModel, b: NonNullable<CheckpointModel["black
           l10n.t("Encrypted content (never shown in full)"),
           [
             { title: l10n.t("Length"), value: (e) => e.length, numeric: true },
-            { title: "sha256", value: (e) => h("code", {}, e.sha256) },
+            { title: l10n.t("Hash (SHA-256)"), value: (e) => h("code", {}, e.sha256) },
             { title: l10n.t("Prefix"), value: (e) => h("code", {}, `${e.prefix}…`) },
           ],
           b.checkpoint.encrypted,
@@ -277,6 +286,18 @@ function serverSection(m: CheckpointModel, b: NonNullable<CheckpointModel["black
       : null,
   );
 }
+
+/** A record's key as words: `input_tokens`, `responseId` → "input tokens", "response id" (Blackmagic's keys vary by
+ * provider, so they are spelled out rather than translated one by one). */
+function keyWords(key: string): string {
+  return key
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .replace(/[_.-]+/g, " ")
+    .toLowerCase()
+    .trim();
+}
+
+const capitalized = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
 boot<CheckpointModel>((m) => {
   const root = document.getElementById("root")!;

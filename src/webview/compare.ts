@@ -89,7 +89,11 @@ function sideColumn(s: CompareSide, label: string): HTMLElement {
     h(
       "p",
       { class: "muted" },
-      [ROLE_TEXT[s.role](), s.branch ? s.title : "", l10n.t("leaf {0}", s.leafId ?? l10n.t("(empty)"))]
+      [
+        ROLE_TEXT[s.role](),
+        s.branch ? s.title : "",
+        s.leafLabel ? l10n.t("ends at “{0}”", s.leafLabel) : l10n.t("(empty)"),
+      ]
         .filter(Boolean)
         .join(" · ") + " ",
       s.leafId ? action(l10n.t("Reveal"), { type: "revealEntry", file: s.file, entryId: s.leafId }) : null,
@@ -140,15 +144,7 @@ boot<CompareModel>((m) => {
       "header",
       {},
       h("h1", {}, l10n.t("Compare branches")),
-      h(
-        "p",
-        { class: "muted" },
-        m.forkPointId
-          ? m.forkTime === null
-            ? l10n.t("Fork point: entry {0}", m.forkPointId)
-            : l10n.t("Fork point: {0} (entry {1})", formatDateTime(m.forkTime), m.forkPointId)
-          : l10n.t("The two paths share no entry: each side is its whole path"),
-      ),
+      h("p", { class: "muted" }, forkPointText(m)),
       m.forkPrompt ? h("blockquote", { class: "fork-prompt" }, m.forkPrompt) : null,
     ),
     m.bothEdited.length
@@ -185,3 +181,12 @@ boot<CompareModel>((m) => {
     sharedFiles: [...a.filesModified, ...a.filesRead].filter((f) => f.shared).length,
   };
 });
+
+/** The fork point named by its time and its prompt (quoted below the line), never by its id. */
+function forkPointText(m: CompareModel): string {
+  if (!m.forkPointId) return l10n.t("The two paths share no entry: each side is its whole path");
+  const when = m.forkTime === null ? null : formatDateTime(m.forkTime);
+  if (m.forkPrompt)
+    return when ? l10n.t("Fork point: {0}, after this prompt:", when) : l10n.t("Fork point: after this prompt:");
+  return when ? l10n.t("Fork point: {0}, before any prompt", when) : l10n.t("Fork point: before any prompt");
+}

@@ -1,5 +1,5 @@
 /** The effective context at an entry: every message the model saw, with its estimated size. */
-import { formatBytes } from "../protocol/format.js";
+import { formatBytes, formatDateTime } from "../protocol/format.js";
 import type { ContextImage, ContextModel } from "../protocol/views.js";
 import { action, boot, h, mount, section, table, tokens } from "./common.js";
 import type { Child } from "./dom.js";
@@ -66,8 +66,8 @@ boot<ContextModel>((m) => {
         "p",
         { class: "muted" },
         l10n.t(
-          "At entry {0} · {1} messages · about {2} tokens",
-          m.entryId ?? l10n.t("(start)"),
+          "At “{0}” · {1} messages · about {2} tokens",
+          m.entryLabel ?? l10n.t("(start)"),
           inContext.length,
           tokens(m.totalTokens),
         ) +
@@ -87,7 +87,7 @@ boot<ContextModel>((m) => {
                 title: l10n.t("Compaction"),
                 value: (c) =>
                   action(
-                    c.entryId,
+                    l10n.t("Compaction at {0} (line {1})", formatDateTime(c.time), c.line),
                     { type: "inspectCheckpoint", file: m.file, entryId: c.entryId },
                     l10n.t("Inspect the checkpoint"),
                   ),
@@ -97,8 +97,8 @@ boot<ContextModel>((m) => {
                 value: (c) =>
                   c.active ? l10n.t("yes: its summary opens the context") : l10n.t("no: replaced by a later one"),
               },
-              { title: l10n.t("Entries dropped"), value: (c) => c.droppedEntries, numeric: true },
-              { title: l10n.t("Tokens dropped (est.)"), value: (c) => tokens(c.droppedTokens), numeric: true },
+              { title: l10n.t("Messages summarized"), value: (c) => c.droppedEntries, numeric: true },
+              { title: l10n.t("Their tokens (est.)"), value: (c) => tokens(c.droppedTokens), numeric: true },
               {
                 title: l10n.t("Tokens before (recorded)"),
                 value: (c) => (c.tokensBefore === null ? "" : tokens(c.tokensBefore)),

@@ -16,6 +16,7 @@ import {
 } from "../protocol/search.js";
 import { h, mount } from "./dom.js";
 import { snippetPlainText } from "../protocol/markdown.js";
+import { formatDateTime } from "../protocol/format.js";
 
 const vscode = acquireVsCodeApi<SearchState>();
 const bootState = JSON.parse(document.getElementById("bootstrap")?.dataset.state ?? "{}") as SearchState;
@@ -50,7 +51,7 @@ function snippet(text: string): HTMLElement {
 }
 
 function hitRow(group: SearchResultGroup, hit: SearchResultHit): HTMLElement {
-  const when = hit.timestamp ? new Date(hit.timestamp).toLocaleString() : "";
+  const when = hit.timestamp ? formatDateTime(hit.timestamp) : "";
   const role = hit.tool ? `${ROLE_NAMES[hit.role]()} · ${hit.tool}` : ROLE_NAMES[hit.role]();
   const button = h(
     "button",

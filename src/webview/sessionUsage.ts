@@ -3,6 +3,7 @@ import type { SessionUsageModel, TurnPoint } from "../protocol/views.js";
 import { applyTheme, Chart } from "./charts.js";
 import { action, boot, cost, h, mount, section, send, seriesColor, table, themeColor, tokens } from "./common.js";
 import * as l10n from "@vscode/l10n";
+import { formatDateTime } from "../protocol/format.js";
 
 let charts: Chart[] = [];
 
@@ -206,7 +207,7 @@ function costSection(shown: Shown, costCanvas: HTMLCanvasElement): HTMLElement {
           { title: l10n.t("Active path"), value: (x) => (x.t.active ? "●" : "") },
           {
             title: l10n.t("When"),
-            value: (x) => (Number.isFinite(x.t.time) ? new Date(x.t.time).toLocaleString() : ""),
+            value: (x) => (Number.isFinite(x.t.time) ? formatDateTime(x.t.time) : ""),
           },
         ],
         shown.bars.map((tt, i) => ({ t: tt, i })),

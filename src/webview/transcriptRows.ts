@@ -16,6 +16,7 @@ import type {
 } from "../protocol/transcript.js";
 import { type Child, h } from "./dom.js";
 import { codeBlock, languageOfPath, markdown } from "./markdown.js";
+import { summaryMarkdown } from "../protocol/markdown.js";
 import { nestedList } from "./transcriptNested.js";
 
 export interface RowContext {
@@ -315,7 +316,9 @@ function body(ctx: RowContext, row: TranscriptRow & { kind: "item" }): Child[] {
     case "compaction": {
       const facts = [
         item.tokensBefore === null ? null : l10n.t("{0} tokens before", formatTokens(item.tokensBefore)),
-        l10n.t("{0} earlier entries replaced", item.replaced),
+        item.messagesReplaced === 1
+          ? l10n.t("1 message summarized")
+          : l10n.t("{0} messages summarized", item.messagesReplaced),
       ].filter(Boolean);
       return [
         h("p", { class: "muted" }, facts.join(" · ")),
@@ -326,7 +329,7 @@ function body(ctx: RowContext, row: TranscriptRow & { kind: "item" }): Child[] {
               () => ctx.send({ type: "toggleCompaction", entryId: item.entryId }),
               { "aria-expanded": String(row.expanded) },
             ),
-        markdown(item.summary, onLink(ctx)),
+        markdown(summaryMarkdown(item.summary), onLink(ctx)),
       ];
     }
     case "branchSummary":
@@ -336,7 +339,7 @@ function body(ctx: RowContext, row: TranscriptRow & { kind: "item" }): Child[] {
           { class: "muted" },
           l10n.t("Summary of the branch that ended at {0}", row.fromLabel ?? item.fromId ?? "?"),
         ),
-        markdown(item.summary, onLink(ctx)),
+        markdown(summaryMarkdown(item.summary), onLink(ctx)),
       ];
     case "custom":
       return [h("pre", { class: "custom" }, item.text)];

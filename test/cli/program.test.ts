@@ -124,7 +124,7 @@ describe("pi-sessions CLI", () => {
     // The branch holding the leaf first (pi's /tree), though the file writes it second.
     assert.match(
       out,
-      /├─ ● \w+ model → anthropic\/claude-sonnet-4-5 {2}Branch 1\/2\n[^]*└─ ○ \w+ user: "Also add `avg\(xs\)`\." {2}Branch 2\/2/,
+      /├─ ● \w+ model → anthropic\/claude-sonnet-4-5 {2}Branch 1\/2\n[^]*└─ ○ \w+ user: "Also add avg\(xs\)\." {2}Branch 2\/2/,
     );
     assert.match(out, /\[sum-added \(v2\)\]/);
     assert.match(out, /◀ leaf/);

@@ -18,7 +18,7 @@ import {
 } from "../../src/core/resume.js";
 import { compactionPercent, contextFill, contextWindowOf } from "../../src/core/contextWindows.js";
 import { CONTEXT_WINDOWS } from "../../src/core/contextWindows.generated.js";
-import { promptBefore, readPathOf, touchDiffTexts } from "../../src/core/toolFiles.js";
+import { editInFile, promptBefore, readPathOf, touchDiffTexts } from "../../src/core/toolFiles.js";
 import { summarize } from "../../src/core/summary.js";
 import { piCompactionSettings } from "../../src/node/piSettings.js";
 import { header, message, toolCall, toolResult, usage } from "../support/builders.js";
@@ -190,6 +190,28 @@ describe("Live status: context fill", () => {
 });
 
 describe("file history: the turn and its texts", () => {
+  it("an edit placed in the file as it is now: only where each new text is found once and none overlaps", () => {
+    const now = "a\nNEW1\nb\nNEW2\nc\n";
+    assert.deepEqual(
+      editInFile(now, [
+        { oldText: "old2", newText: "NEW2" },
+        { oldText: "old1", newText: "NEW1" },
+      ]),
+      { before: "a\nold1\nb\nold2\nc\n", after: now },
+    );
+    assert.equal(editInFile("NEW NEW", [{ oldText: "x", newText: "NEW" }]), null, "twice: which one is a guess");
+    assert.equal(editInFile(now, [{ oldText: "x", newText: "gone" }]), null);
+    assert.equal(editInFile(now, [{ oldText: "x", newText: "" }]), null, "a deletion has no text to find");
+    assert.equal(
+      editInFile("abcd", [
+        { oldText: "1", newText: "abc" },
+        { oldText: "2", newText: "bcd" },
+      ]),
+      null,
+      "overlapping",
+    );
+  });
+
   it("an edit's diff is its replaced and replacing texts; a write's is its text against nothing", () => {
     assert.deepEqual(touchDiffTexts("edit", { path: "a", oldText: "x", newText: "y" }), { before: "x", after: "y" });
     assert.deepEqual(

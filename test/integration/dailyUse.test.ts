@@ -50,7 +50,8 @@ suite("Pi Sessions daily use in a real VS Code", () => {
       (a, b) => Number(below(b).some((r) => r.id === leaf)) - Number(below(a).some((r) => r.id === leaf)),
     );
     const want = ordered.map(
-      (k, i) => `Branch ${i + 1}/2: ${promptOf(below(k).find((r) => r.message?.role === "user")!)}`,
+      // Labels drop Markdown's code marks (the prompts here hold no other marks).
+      (k, i) => `Branch ${i + 1}/2: ${promptOf(below(k).find((r) => r.message?.role === "user")!).replace(/`/g, "")}`,
     );
 
     const branchLabels = async () => {
@@ -192,6 +193,8 @@ suite("Pi Sessions daily use in a real VS Code", () => {
       pick?.hide();
       w.createQuickPick = real;
       fs.rmSync(file, { force: true });
+      // Gone from the listing before the next suite watches the tree's refreshes.
+      await waitFor("the session unlisted", () => !api.service.lib.get(file));
     }
   });
 

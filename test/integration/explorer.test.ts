@@ -10,7 +10,7 @@ import { messageViewer, permissiveViewer, plainText } from "../support/markdownV
 import type { PiSessionsApi } from "../../src/extension/extension.js";
 import type { Element, RowNode, SessionNode } from "../../src/extension/tree/index.js";
 import { piSlug } from "../../src/core/slug.js";
-import { treeText } from "./fixtureHome.js";
+import { type RawRecord, rawRecords, treeText } from "./fixtureHome.js";
 import { activateExtension } from "./harness.js";
 
 const HOME = process.env.PI_SESSIONS_FIXTURE_HOME ?? "";
@@ -105,9 +105,9 @@ suite("Pi Sessions explorer in a real VS Code", () => {
     assert.deepEqual(
       top.map((r) => [r.item.kind, label(r)]),
       [
-        ["turn", "Write a `sum(xs: number[])` helper."],
-        ["branch", "Branch 1/2: Actually, add `median(xs)` instead."],
-        ["branch", "Branch 2/2: Also add `avg(xs)`."],
+        ["turn", "Write a sum(xs: number[]) helper."],
+        ["branch", "Branch 1/2: Actually, add median(xs) instead."],
+        ["branch", "Branch 2/2: Also add avg(xs)."],
       ],
     );
     assert.match(desc(top[1]!), /^active · /);
@@ -119,7 +119,7 @@ suite("Pi Sessions explorer in a real VS Code", () => {
     assert.deepEqual(folded.map(label), [
       "assistant: → edit",
       "tool result edit",
-      'assistant: "Added `sum()` using `reduce`."',
+      'assistant: "Added sum() using reduce."',
     ]);
     assert.match(desc(folded[2]!), /\[sum-added \(v2\)\]/, "labels show on their entries");
     // The leaf is a label entry, hidden by the default filter: its nearest visible entry carries the marker.
@@ -144,10 +144,16 @@ suite("Pi Sessions explorer in a real VS Code", () => {
       labels.some((l) => l.startsWith("Kept: from ")),
       labels.join(" | "),
     );
-    assert.ok(
-      labels.some((l) => /^Replaced: \d+ entries summarized$/.test(l)),
-      labels.join(" | "),
-    );
+    // From the raw file: the messages on the compaction's path before the entry it keeps from.
+    const records = rawRecords(S3());
+    const byId = new Map(records.map((r) => [r.id, r]));
+    const first = records.find((r) => r.type === "compaction")!;
+    const path: RawRecord[] = [];
+    for (let r = byId.get(first.parentId as string); r; r = byId.get(r.parentId as string)) path.unshift(r);
+    const kept = path.findIndex((r) => r.id === first.firstKeptEntryId);
+    const messages = path.slice(0, kept).filter((r) => r.type === "message").length;
+    assert.ok(messages > 1);
+    assert.ok(labels.includes(`Replaced: ${messages} messages summarized`), labels.join(" | "));
   });
 
   test("fork nodes: the child under its fork point; 'forked from' on the fork reveals the parent", async () => {
@@ -187,7 +193,7 @@ suite("Pi Sessions explorer in a real VS Code", () => {
     await vscode.commands.executeCommand("piSessions.setFilter", "no-tools");
     top = await rows(s2);
     assert.deepEqual((await kids(top[0]!)).filter((k) => k.kind === "entry").map(label), [
-      'assistant: "Added `sum()` using `reduce`."',
+      'assistant: "Added sum() using reduce."',
     ]);
     await vscode.commands.executeCommand("piSessions.setFilter", "all");
     top = await rows(s2);

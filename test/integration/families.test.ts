@@ -12,6 +12,19 @@ import type { Element, SessionNode } from "../../src/extension/tree/index.js";
 import { HOME, PROJ, projSession, storeFiles, treeText } from "./fixtureHome.js";
 import { activateExtension } from "./harness.js";
 
+/** The cwd of a session file's header, read from its raw lines (undefined when it has no readable header). */
+function headerCwd(file: string): string | undefined {
+  for (const line of fs.readFileSync(file, "utf8").split("\n")) {
+    try {
+      const r = JSON.parse(line) as { type?: string; cwd?: string };
+      if (r.type === "session") return r.cwd;
+    } catch {
+      // not a record: a blank or damaged line
+    }
+  }
+  return undefined;
+}
+
 const S2 = () => projSession("d4f8"); // named "Stats helpers (sum/avg/median)"
 const S5A = () => projSession("d64a"); // its /fork
 
@@ -221,10 +234,23 @@ suite("Pi Sessions fork families in a real VS Code", () => {
       });
       // Every session of the workspace is a row: as many rows as the group counts sessions.
       const group = (await kids())[0]!;
-      assert.equal(desc(group), `${rows.length} sessions`);
+      // The folders the sessions ran in, from their headers: a subfolder's sessions are a project of their own
+      // under All Projects, so the group says how many folders its count spans.
+      const cwds = new Set(rows.map((r) => headerCwd(r.file)));
+      const inFolders = cwds.size > 1 ? ` · in ${cwds.size} folders` : "";
+      assert.equal(desc(group), `${rows.length} sessions${inFolders}`);
       assert.ok(rows.length > nested);
       // Nested, the group counted its rows (families) and the sessions in them.
-      assert.equal(nestedCount, `${nested} families · ${rows.length} sessions`);
+      assert.equal(nestedCount, `${nested} families · ${rows.length} sessions${inFolders}`);
+      // Each folder is a project under All Projects, and their counts add up to the group's.
+      const projects = new Set(
+        rows.map((r) => api.service.lib.projects().find((p) => p.sessions.some((x) => x.file === r.file))!),
+      );
+      assert.equal(projects.size, cwds.size);
+      assert.equal(
+        [...projects].reduce((n, p) => n + p.sessions.length, 0),
+        rows.length,
+      );
       const s5a = rows.find((r) => r.file === S5A())!;
       assert.match(label(s5a), /^after “/);
       assert.match(desc(s5a), /no new prompt · fork of /);

@@ -175,7 +175,7 @@ suite("IDE insight in a real VS Code", () => {
     );
   });
 
-  test("Show Edit Diff opens a diff of the texts the agent sent", async () => {
+  test("Show Edit Diff: the edit in the file as it is now, or its fragments as plain text", async () => {
     await vscode.window.showTextDocument(vscode.Uri.file(MATH));
     await waitFor("the view on math.ts", () => api.fileHistory.agentHistory.file?.fsPath === MATH);
     const item = (await historyItems()).items.find((i) => i.touch.kind === "edit")!;
@@ -183,13 +183,36 @@ suite("IDE insight in a real VS Code", () => {
       (t) => t.entryId === item.touch.entryId && t.toolCallId === item.touch.toolCallId,
     )!;
     const edits = (Array.isArray(raw.args.edits) ? raw.args.edits : [raw.args]) as Record<string, string>[];
-    await vscode.commands.executeCommand("piSessions.showEditDiff", item);
-    const tab = await activeDiff();
-    assert.equal(tab.original.scheme, "pi-sessions-diff");
-    const texts = (k: "old" | "new") => edits.map((e) => e[`${k}Text`] ?? e[`${k}_string`] ?? e[k] ?? "").join("\n⋯\n");
-    assert.equal((await vscode.workspace.openTextDocument(tab.original)).getText(), texts("old"));
-    assert.equal((await vscode.workspace.openTextDocument(tab.modified)).getText(), texts("new"));
-    await vscode.commands.executeCommand("workbench.action.closeActiveEditor");
+    const texts = (k: "old" | "new", gap = "\n⋯\n") =>
+      edits.map((e) => e[`${k}Text`] ?? e[`${k}_string`] ?? e[k] ?? "").join(gap);
+    const saved = fs.readFileSync(MATH, "utf8");
+    const diffOf = async () => {
+      await vscode.commands.executeCommand("piSessions.showEditDiff", item);
+      const tab = await activeDiff();
+      assert.equal(tab.original.scheme, "pi-sessions-diff");
+      const [before, after] = await Promise.all(
+        [tab.original, tab.modified].map((u) => vscode.workspace.openTextDocument(u)),
+      );
+      await vscode.commands.executeCommand("workbench.action.closeActiveEditor");
+      return { before: before!, after: after! };
+    };
+    try {
+      // The file holds each new text once: the diff is the whole file, before the edit and now, checked as code.
+      fs.writeFileSync(MATH, `// head\n${texts("new", "\n// between\n")}\n// tail\n`);
+      const whole = await diffOf();
+      assert.equal(whole.after.getText(), fs.readFileSync(MATH, "utf8"));
+      assert.equal(whole.before.getText(), `// head\n${texts("old", "\n// between\n")}\n// tail\n`);
+      assert.equal(whole.after.languageId, "typescript");
+      // The file no longer holds them: the texts the agent sent, as plain text (no language server reads a piece
+      // of a function as a whole file).
+      fs.writeFileSync(MATH, "export {};\n");
+      const parts = await diffOf();
+      assert.equal(parts.before.getText(), texts("old"));
+      assert.equal(parts.after.getText(), texts("new"));
+      assert.equal(parts.before.languageId, "plaintext");
+    } finally {
+      fs.writeFileSync(MATH, saved);
+    }
   });
 
   test("a live session: the status bar shows its context fill and cost; its write reaches the history", async () => {

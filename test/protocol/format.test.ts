@@ -1,11 +1,13 @@
 // The one way figures are written (src/protocol/format.ts): what the tree, the panels and the CLI all show.
 import * as assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import {
   countOf,
   formatBytes,
   formatCost,
   formatCostAtMost,
   formatDuration,
+  formatDateTime,
   formatTokens,
   oneLine,
   relativeTime,
@@ -41,6 +43,25 @@ describe("format", () => {
     assert.equal(relativeTime(now - 10_000, now), "just now");
     assert.equal(relativeTime(now - 5 * 60_000, now), "5 min ago");
     assert.equal(relativeTime(now - 40 * 86_400_000, now), "2026-10-21");
+  });
+
+  it("date and time: local, to the minute, one format (checked in a process with another time zone)", () => {
+    const script =
+      'import { formatDateTime, formatTimeOfDay } from "./src/protocol/format.ts";' +
+      'const t = Date.parse("2026-11-30T22:55:07Z");' +
+      "const iso = new Date(t).toISOString();" +
+      "console.log(JSON.stringify([formatDateTime(t), formatDateTime(iso), formatTimeOfDay(t)]));";
+    const run = (tz: string) =>
+      JSON.parse(
+        execFileSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+          env: { ...process.env, TZ: tz },
+          encoding: "utf8",
+        }),
+      ) as string[];
+    assert.deepEqual(run("UTC"), ["2026-11-30 22:55", "2026-11-30 22:55", "22:55:07"]);
+    // Kolkata is UTC+05:30: the next day, half past.
+    assert.deepEqual(run("Asia/Kolkata"), ["2026-12-01 04:25", "2026-12-01 04:25", "04:25:07"]);
+    assert.equal(formatDateTime(null), "-");
   });
 
   it("durations: ms below a second, then the two largest units", () => {

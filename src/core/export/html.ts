@@ -7,6 +7,7 @@
  */
 import type { TranscriptImage, TranscriptItem } from "../transcript.js";
 import { CSS, HIGHLIGHT_CSS, MARKDOWN_CSS } from "./htmlStyle.js";
+import { summaryMarkdown } from "../../protocol/markdown.js";
 import { messageHtml } from "./messageHtml.js";
 import {
   assistantFooter,
@@ -86,12 +87,13 @@ function body(item: TranscriptItem): string {
     case "compaction":
       return (
         `<p class="footer">${item.tokensBefore === null ? "" : `${item.tokensBefore} tokens summarized · `}` +
-        `${item.replaced} earlier entries replaced</p><div class="card">${messageHtml(item.summary)}</div>`
+        `${item.messagesReplaced} ${item.messagesReplaced === 1 ? "message" : "messages"} summarized</p>` +
+        `<div class="card">${messageHtml(summaryMarkdown(item.summary))}</div>`
       );
     case "branchSummary":
       return (
         `<p class="footer">summarizes the branch left at ${esc(item.fromId ?? "?")}</p>` +
-        `<div class="card">${messageHtml(item.summary)}</div>`
+        `<div class="card">${messageHtml(summaryMarkdown(item.summary))}</div>`
       );
     case "custom":
       return messageHtml(item.text);

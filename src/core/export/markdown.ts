@@ -8,6 +8,7 @@
 import type { TranscriptImage, TranscriptItem } from "../transcript.js";
 import { fenced } from "./fence.js";
 import { messageMarkdown } from "./messageText.js";
+import { summaryMarkdown } from "../../protocol/markdown.js";
 import {
   assistantFooter,
   contextEditLine,
@@ -109,11 +110,14 @@ function body(item: TranscriptItem): string[] {
     case "compaction":
       return [
         `*${item.tokensBefore === null ? "" : `${item.tokensBefore} tokens summarized · `}` +
-          `${item.replaced} earlier entries replaced*`,
-        messageMarkdown(item.summary),
+          `${item.messagesReplaced} ${item.messagesReplaced === 1 ? "message" : "messages"} summarized*`,
+        messageMarkdown(summaryMarkdown(item.summary)),
       ];
     case "branchSummary":
-      return [`*summarizes the branch left at ${field(item.fromId ?? "?")}*`, messageMarkdown(item.summary)];
+      return [
+        `*summarizes the branch left at ${field(item.fromId ?? "?")}*`,
+        messageMarkdown(summaryMarkdown(item.summary)),
+      ];
     case "custom":
       return [messageMarkdown(item.text)];
     case "note":

@@ -10,7 +10,8 @@ import { CommandId } from "../ids.js";
 import type { SessionService } from "../service.js";
 import type { FileHistory } from "./fileHistory.js";
 import { KIND_ICONS, kindLabel, lensTitle, promptsOf } from "./touchTurns.js";
-import { displayTitle, pickText } from "../titles.js";
+import { displayTitle, leafBranchTitle, pickText } from "../titles.js";
+import { branchesOnPath } from "../../core/branches.js";
 
 function codeLensEnabled(): boolean {
   return vscode.workspace.getConfiguration("piSessions").get<boolean>("codeLens.enabled", true);
@@ -81,7 +82,9 @@ export async function pickTurn(
       touch: t,
       label: `$(${KIND_ICONS[t.kind]}) ${pickText(promptOf(prompts, t) || displayTitle(t.session))}`,
       description: [kindLabel(t.kind), Number.isFinite(t.time) ? relativeTime(t.time) : ""].filter(Boolean).join(" · "),
-      detail: `${pickText(displayTitle(t.session))}${t.onActivePath ? "" : ` · ${vscode.l10n.t("another branch")}`}`,
+      detail: [pickText(displayTitle(t.session)), t.onActivePath ? "" : pickText(branchOf(service, t))]
+        .filter(Boolean)
+        .join(" · "),
     }));
   void (async () => {
     const touches = await history.touchesWhenReady(uri.fsPath);
@@ -94,4 +97,12 @@ export async function pickTurn(
   if (history.activePick === pick) history.activePick = undefined;
   pick.dispose();
   return touch;
+}
+
+/** The branch a turn off the active path is on, named as the tree names it; before its session is read, plainly
+ * "another branch" (the second pass, once prompts are read, has the session). */
+function branchOf(service: SessionService, t: FileTouch): string {
+  const r = service.lib.peek(t.session.file);
+  const named = r?.ok ? leafBranchTitle(branchesOnPath(r.session, t.entryId)) : null;
+  return named ?? vscode.l10n.t("another branch");
 }

@@ -6,6 +6,7 @@ import * as vscode from "vscode";
 import { leavesOf, newestLeafBelow } from "../../core/compare.js";
 import type { Session } from "../../core/session/index.js";
 import { promptBefore } from "../../core/toolFiles.js";
+import { entryLabel } from "../../core/entryText.js";
 import { relativeTime, truncate } from "../../protocol/format.js";
 import { lastActivity } from "../../node/store/index.js";
 import { targetOf } from "../commands/target.js";
@@ -39,7 +40,7 @@ function sideItems(service: SessionService, file: string, session: Session): Sid
     ]
       .filter(Boolean)
       .join(" · "),
-    detail: vscode.l10n.t("leaf {0}", pickText(leaf.id)),
+    detail: vscode.l10n.t("ends at “{0}”", pickText(entryLabel(leaf, 80))),
     side: { file, leafId: leaf.id },
   }));
   const s = service.lib.get(file);

@@ -6,7 +6,7 @@
 import { basename } from "node:path";
 import * as vscode from "vscode";
 import type { Session } from "../../core/session/index.js";
-import { toolCallArgs, touchDiffTexts } from "../../core/toolFiles.js";
+import { editInFile, editTextsOf, toolCallArgs, touchDiffTexts } from "../../core/toolFiles.js";
 import { countOf, formatDateTime, relativeTime, truncate } from "../../protocol/format.js";
 import { messageText } from "../../core/entryText.js";
 import type { FileTouch } from "../../node/touches.js";
@@ -167,17 +167,33 @@ async function argsOf(service: SessionService, t: FileTouch): Promise<Record<str
 
 /** "Show Edit Diff": the texts the agent sent, titled "<file> — edit by <session> at <time>". */
 export async function showEditDiff(service: SessionService, diffs: DiffTexts, t: FileTouch): Promise<void> {
-  const texts = touchDiffTexts(t.kind, await argsOf(service, t));
+  const args = await argsOf(service, t);
+  const texts = touchDiffTexts(t.kind, args);
   if (!texts) throw new Error(vscode.l10n.t("This {0} carries no texts to compare", kindLabel(t.kind)));
   const when = Number.isFinite(t.time) ? formatDateTime(t.time) : "?";
-  const title = vscode.l10n.t(
-    "{0} — {1} by {2} at {3}",
-    basename(t.path),
-    kindLabel(t.kind),
-    truncate(displayTitle(t.session), 40),
-    when,
-  );
-  await diffs.open(texts.before, texts.after, title, t.path);
+  const by = truncate(displayTitle(t.session), 40);
+  const title = vscode.l10n.t("{0} — {1} by {2} at {3}", basename(t.path), kindLabel(t.kind), by, when);
+  if (t.kind !== "edit") return diffs.open(texts.before, texts.after, title, t.path);
+  // An edit sends only the texts it replaces: shown in the file as it is now where that is certain, else as
+  // fragments named so that no language server checks a piece of code as if it were a whole file.
+  const inFile = editInFile((await currentText(t.path)) ?? "", editTextsOf(args));
+  if (inFile)
+    return diffs.open(inFile.before, inFile.after, vscode.l10n.t("{0} (in the file as it is now)", title), t.path);
+  await diffs.open(texts.before, texts.after, vscode.l10n.t("{0} (the edited parts)", title), `${t.path} (fragment)`);
+}
+
+/** Files larger than this are not read to place an edit in them. */
+const PLACE_EDIT_MAX_BYTES = 8 * 1024 * 1024;
+
+/** The file's text now, or null when it is gone, too large or unreadable. */
+async function currentText(path: string): Promise<string | null> {
+  try {
+    const uri = vscode.Uri.file(path);
+    if ((await vscode.workspace.fs.stat(uri)).size > PLACE_EDIT_MAX_BYTES) return null;
+    return new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
+  } catch {
+    return null;
+  }
 }
 
 /** "Compare with Current File": a write's whole text against the file as it is now. */

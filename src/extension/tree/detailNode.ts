@@ -12,6 +12,7 @@ import { entryLabel } from "../../core/entryText.js";
 import { CommandId } from "../ids.js";
 import { ContextValue, type DetailKind } from "./contextValues.js";
 import { type TreeContext, TreeNode } from "./node.js";
+import { replacedMessages } from "../../core/compactionReach.js";
 import { appendPreview, openCommand, untrustedMarkdown } from "./present.js";
 import { snippetPlainText } from "../../protocol/markdown.js";
 
@@ -91,13 +92,16 @@ export class DetailNode extends TreeNode {
       }
       case "replaced": {
         const through = info?.replacesThroughId ? session.byId.get(info.replacesThroughId) : undefined;
-        const path = pathTo(session, entry.id);
-        const keptIndex = info?.keptFromId ? path.findIndex((e) => e.id === info.keptFromId) : path.length - 1;
-        const replaced = Math.max(0, keptIndex < 0 ? path.length - 1 : keptIndex);
-        t.label = vscode.l10n.t("Replaced: {0} entries summarized", replaced);
-        t.description = through ? vscode.l10n.t("through line {0}", through.line) : undefined;
+        const replaced = info ? replacedMessages(session, info) : [];
+        t.label =
+          replaced.length === 1
+            ? vscode.l10n.t("Replaced: 1 message summarized")
+            : vscode.l10n.t("Replaced: {0} messages summarized", replaced.length);
+        t.description = through
+          ? vscode.l10n.t("through “{0}” · line {1}", truncate(entryLabel(through), 40), through.line)
+          : undefined;
         t.iconPath = new vscode.ThemeIcon("archive");
-        if (path[0]) t.command = reveal(vscode.l10n.t("Reveal first replaced entry"), path[0].id);
+        if (replaced[0]) t.command = reveal(vscode.l10n.t("Reveal first replaced message"), replaced[0].id);
         break;
       }
       case "from": {

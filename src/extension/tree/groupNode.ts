@@ -6,6 +6,9 @@ import { TreeNode } from "./node.js";
 import { ProjectNode } from "./projectNode.js";
 import { SessionNode } from "./sessionNode.js";
 import { projectsText, rowsText, sessionsText } from "../counts.js";
+import { plainTooltip } from "./present.js";
+import type { StoreSession } from "../../node/store/index.js";
+import { projectKey } from "../../node/library.js";
 
 export class GroupNode extends TreeNode {
   readonly kind = "group";
@@ -62,6 +65,13 @@ export class GroupNode extends TreeNode {
       const sessions = this.tree.workspaceSessions();
       const rows = this.tree.forkDisplay === "nested" ? lib.families().tops(sessions).length : sessions.length;
       item.description = rowsText(rows, sessions.length);
+      // Sessions of a subfolder belong to the workspace but are a project of their own under All Projects: the
+      // group says so, so that its count and the projects' counts add up.
+      const folders = foldersOf(sessions);
+      if (folders.length > 1) {
+        item.description += ` · ${vscode.l10n.t("in {0} folders", folders.length)}`;
+        item.tooltip = plainTooltip(folders.map(([cwd, n]) => `${cwd}: ${sessionsText(n)}`).join("\n"));
+      }
       item.iconPath = new vscode.ThemeIcon("root-folder");
     } else {
       item.description = `${sessionsText(lib.sessions.length)} · ${projectsText(lib.projects().length)}`;
@@ -73,4 +83,14 @@ export class GroupNode extends TreeNode {
     }
     return item;
   }
+}
+
+/** The projects of `sessions` (as All Projects groups them) with how many each holds, the fullest first. */
+function foldersOf(sessions: readonly StoreSession[]): [string, number][] {
+  const counts = new Map<string, number>();
+  for (const s of sessions) {
+    const cwd = projectKey(s);
+    counts.set(cwd, (counts.get(cwd) ?? 0) + 1);
+  }
+  return [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
 }

@@ -3,7 +3,7 @@ import { basename } from "node:path";
 import * as vscode from "vscode";
 import type { Entry, Session } from "../../core/session/index.js";
 import type { ParentState } from "../../node/store/index.js";
-import { formatCost, formatTokens, oneLine } from "../../protocol/format.js";
+import { formatCost, formatDateTime, formatTokens, oneLine } from "../../protocol/format.js";
 import { messageText } from "../../core/entryText.js";
 import { describeSystemMessage } from "../../core/systemMessage.js";
 import { CommandId } from "../ids.js";
@@ -80,7 +80,7 @@ export function entryTooltip(file: string, entry: Entry, label: string | undefin
   md.appendMarkdown("**");
   md.appendText(entry.type + (entry.role ? ` · ${entry.role}` : ""));
   md.appendMarkdown("**  \n");
-  const time = entry.timestamp ? ` · ${new Date(entry.timestamp).toLocaleString()}` : "";
+  const time = entry.timestamp ? ` · ${formatDateTime(entry.timestamp)}` : "";
   // Line 0: not known (a tail-first preview's entry).
   md.appendText(`id ${entry.id}${entry.line ? ` · line ${entry.line}` : ""}${time}`);
   if (label) {

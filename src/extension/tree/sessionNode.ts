@@ -11,9 +11,18 @@ import {
   lastActivity,
   lastWritten,
   ownCost,
+  type FamilyIndex,
   type StoreSession,
 } from "../../node/store/index.js";
-import { cutAtWord, formatBytes, formatCost, relativeTime, truncate } from "../../protocol/format.js";
+import {
+  cutAtWord,
+  formatBytes,
+  formatCost,
+  formatDateTime,
+  formatTimeOfDay,
+  relativeTime,
+  truncate,
+} from "../../protocol/format.js";
 import { describeEntry } from "../../core/entryText.js";
 import { type SessionFlag, sessionContextValue } from "./contextValues.js";
 import { ForkedFromNode } from "./forkedFromNode.js";
@@ -189,12 +198,10 @@ export class SessionNode extends TreeNode {
     const sum = s.summary;
     if (!addsNoPrompt(s) || !sum.ok) return cutAtWord(displayTitle(s), 40);
     const after = vscode.l10n.t("after “{0}”", cutAtWord(sum.lastPrompt ?? "", 28));
-    const siblings = s.parent ? this.tree.lib.families().forks(s.parent) : [];
-    const twin = siblings.some(
-      (o) => o !== s && addsNoPrompt(o) && o.summary.ok && o.summary.lastPrompt === sum.lastPrompt,
-    );
+    const counts = s.parent ? promptlessCounts(this.tree.lib.families(), s.parent) : undefined;
+    const twin = (counts?.get(sum.lastPrompt ?? "") ?? 0) > 1;
     // Twins are often made in the same minute: their time to the second tells them apart.
-    return twin ? `${after} · ${new Date(sum.created).toLocaleTimeString()}` : after;
+    return twin ? `${after} · ${formatTimeOfDay(sum.created)}` : after;
   }
 
   override resolveTreeItem(item: vscode.TreeItem): vscode.TreeItem {
@@ -245,16 +252,16 @@ function sessionTooltip(s: StoreSession): vscode.MarkdownString {
     row(vscode.l10n.t("Cwd"), sum.cwd ?? vscode.l10n.t("(none)"));
     row(
       vscode.l10n.t("Created"),
-      Number.isFinite(sum.created) ? new Date(sum.created).toLocaleString() : vscode.l10n.t("(unknown)"),
+      Number.isFinite(sum.created) ? formatDateTime(sum.created) : vscode.l10n.t("(unknown)"),
     );
   }
   if (sum.ok) {
     const lineage = lineageText(s);
     if (lineage) row(vscode.l10n.t("Lineage"), lineage);
     const last = lastActivity(s);
-    row(vscode.l10n.t("Last active"), last > 0 ? new Date(last).toLocaleString() : vscode.l10n.t("(unknown)"));
+    row(vscode.l10n.t("Last active"), last > 0 ? formatDateTime(last) : vscode.l10n.t("(unknown)"));
   }
-  row(vscode.l10n.t("Modified"), s.mtimeMs ? new Date(s.mtimeMs).toLocaleString() : vscode.l10n.t("(unknown)"));
+  row(vscode.l10n.t("Modified"), s.mtimeMs ? formatDateTime(s.mtimeMs) : vscode.l10n.t("(unknown)"));
   row(vscode.l10n.t("Size"), formatBytes(s.sizeBytes));
   if (sum.ok && sum.partial) {
     md.appendMarkdown(
@@ -284,4 +291,23 @@ function sessionTooltip(s: StoreSession): vscode.MarkdownString {
     row(vscode.l10n.t("Not readable"), vscode.l10n.t("line {0}: {1}", sum.rejection.line, sum.rejection.message));
   }
   return md;
+}
+
+/** Per family index (rebuilt on every change) and parent: how many of its forks add no prompt after each last
+ * prompt. Counted once per parent, so naming k such forks costs k, not k². */
+const promptlessCountsOf = new WeakMap<FamilyIndex, Map<StoreSession, Map<string, number>>>();
+function promptlessCounts(families: FamilyIndex, parent: StoreSession): Map<string, number> {
+  let byParent = promptlessCountsOf.get(families);
+  if (!byParent) promptlessCountsOf.set(families, (byParent = new Map()));
+  let counts = byParent.get(parent);
+  if (!counts) {
+    counts = new Map();
+    for (const o of families.forks(parent))
+      if (addsNoPrompt(o) && o.summary.ok) {
+        const key = o.summary.lastPrompt ?? "";
+        counts.set(key, (counts.get(key) ?? 0) + 1);
+      }
+    byParent.set(parent, counts);
+  }
+  return counts;
 }

@@ -1,4 +1,5 @@
 /** A session as the store lists it: its file, summary, fork lineage and the entries it owns. */
+import { plainLabel } from "../../protocol/markdown.js";
 import { basename } from "node:path";
 import { truncate } from "../../protocol/format.js";
 import type { SessionSummary, SessionSummaryOk } from "../../core/summary.js";
@@ -108,6 +109,11 @@ const noNewPromptText: NoNewPromptText = (last) =>
  * plain title until it is read in full.
  */
 export function sessionTitle(s: StoreSession, noNewPrompt: NoNewPromptText = noNewPromptText): string {
+  // A title is a label: a prompt's Markdown marks are dropped (`plainLabel`), in the tree and the CLI alike.
+  return s.summary.ok ? plainLabel(titleText(s, noNewPrompt)) : basename(s.file);
+}
+
+function titleText(s: StoreSession, noNewPrompt: NoNewPromptText): string {
   const sum = s.summary;
   if (!sum.ok) return basename(s.file);
   const parent = s.parent ?? s.parentCandidates[0];

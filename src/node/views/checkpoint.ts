@@ -5,7 +5,8 @@
  */
 import { compactionMethod, TIMELINE_TYPE } from "../../core/compact/blackmagic.js";
 import { compactionDetails, objectOf, summaryUsageOf } from "../../core/compact/checkpointDetails.js";
-import { isPlainObject, pathTo, type Session } from "../../core/session/index.js";
+import { type CompactionInfo, type Entry, isPlainObject, pathTo, type Session } from "../../core/session/index.js";
+import { replacedMessages } from "../../core/compactionReach.js";
 import { entryLabel } from "../../core/entryText.js";
 import type { CheckpointModel, EncryptedBlob } from "../../protocol/views.js";
 import { checkpointInvalidReason, checkpointRecord, numericFields, sha256 } from "./checkpointRecord.js";
@@ -159,11 +160,7 @@ export function checkpointModel(
     kept: keptEntry
       ? { id: keptEntry.id, label: entryLabel(keptEntry, 80), entries: path.length - 1 - keptIndex }
       : null,
-    replaced: {
-      firstId: path[0]?.id ?? null,
-      throughId: info?.replacesThroughId ?? null,
-      entries: keptEntry ? keptIndex : Math.max(0, path.length - 1),
-    },
+    replaced: replacedFacts(session, info, path),
     readFiles: strings(local?.readFiles),
     modifiedFiles: strings(local?.modifiedFiles),
     onActivePath: record.onActiveBranch,
@@ -185,5 +182,17 @@ export function checkpointModel(
     summaryUsage: summaryUsage(d.usage),
     copiedFromParent: options.copiedFromParent === true,
     sessionTitle: options.sessionTitle ?? null,
+  };
+}
+
+/** What the compaction's summary replaced, named by the entries' words (not their ids). */
+function replacedFacts(session: Session, info: CompactionInfo | undefined, path: Entry[]): CheckpointModel["replaced"] {
+  const messages = info ? replacedMessages(session, info, path) : [];
+  const through = info?.replacesThroughId ? session.byId.get(info.replacesThroughId) : undefined;
+  return {
+    firstId: messages[0]?.id ?? null,
+    throughId: through?.id ?? null,
+    throughLabel: through ? entryLabel(through, 60) : null,
+    messages: messages.length,
   };
 }

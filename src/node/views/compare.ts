@@ -10,7 +10,8 @@ import { type BranchEnd, compareBranches, type SideFacts } from "../../core/comp
 import type { Entry, Session } from "../../core/session/index.js";
 import { type EditTexts, editTextsOf, promptText, toolCallArgs, toolPathOf } from "../../core/toolFiles.js";
 import { truncate } from "../../protocol/format.js";
-import { messageText } from "../../core/entryText.js";
+import { plainLabel } from "../../protocol/markdown.js";
+import { entryLabel, messageText } from "../../core/entryText.js";
 import { branchStartingAt } from "../../core/branches.js";
 import type { CompareFile, CompareModel, CompareSide, CompareTurn } from "../../protocol/views.js";
 import { isWindowsPath, pathKey, resolveTouchPath } from "../touches.js";
@@ -311,8 +312,9 @@ export function compareModel(a: CompareEnd, b: CompareEnd, home = homedir()): Co
       file: end.file,
       title: end.title,
       branch: branchTaken(end.session, c.forkPointId, side.after),
-      firstPrompt: turns.find((t) => t.kind === "user")?.text ?? null,
+      firstPrompt: firstPromptLabel(turns),
       leafId: end.leafId,
+      leafLabel: leafLabelOf(end),
       role: end.role,
       entries: side.after.length,
       cost: side.cost,
@@ -388,4 +390,15 @@ export function compareJson(a: BranchEnd, b: BranchEnd, home = homedir()) {
       };
     }),
   };
+}
+
+function leafLabelOf(end: CompareEnd): string | null {
+  const leaf = end.leafId === null ? undefined : end.session.byId.get(end.leafId);
+  return leaf ? entryLabel(leaf, 60) : null;
+}
+
+/** The side's first prompt as its heading shows it: plain (`plainLabel`), as the branch names are. */
+function firstPromptLabel(turns: readonly CompareTurn[]): string | null {
+  const text = turns.find((t) => t.kind === "user")?.text;
+  return text === undefined ? null : plainLabel(text);
 }

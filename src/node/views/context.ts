@@ -3,8 +3,9 @@
  * dropped.
  */
 import { buildContext, type ContextMessage, entryMessages, type SessionContext } from "../../core/context/index.js";
-import { contentText } from "../../core/entryText.js";
+import { contentText, entryLabel } from "../../core/entryText.js";
 import { estimateTokens } from "../../core/compact/prepare.js";
+import { replacedMessages } from "../../core/compactionReach.js";
 import { narrowContent, pathTo, type Session } from "../../core/session/index.js";
 import { describeSystemMessage, systemSections } from "../../core/systemMessage.js";
 import type { ContextImage, ContextModel, ContextRow } from "../../protocol/views.js";
@@ -95,21 +96,20 @@ export function contextModel(session: Session, entryId: string | null, title: st
   const ctx = buildContext(session, entryId ?? undefined);
   const rows = contextRows(session, ctx);
   const path = pathTo(session, ctx.leafId);
-  const position = new Map(path.map((e, i) => [e.id, i]));
+  const leaf = path.at(-1);
+  const onPath = new Set(path.map((e) => e.id));
   const compactions = session.compactions
-    .filter((c) => position.has(c.id))
+    .filter((c) => onPath.has(c.id))
     .map((c) => {
-      const at = position.get(c.id)!;
-      const keptAt = c.keptFromId !== null ? (position.get(c.keptFromId) ?? at) : at;
-      const dropped = path
-        .slice(0, keptAt)
-        .filter((e) => e.type === "message" || e.type === "custom_message" || e.type === "branch_summary");
+      const dropped = replacedMessages(session, c, path);
       const droppedTokens = dropped.reduce(
         (n, e) => n + (e.message ? estimateTokens(e.message.record as ContextMessage) : 0),
         0,
       );
       return {
         entryId: c.id,
+        time: session.byId.get(c.id)?.timestamp ?? null,
+        line: c.line,
         active: c.id === ctx.compactionId,
         droppedEntries: dropped.length,
         droppedTokens,
@@ -120,6 +120,7 @@ export function contextModel(session: Session, entryId: string | null, title: st
     kind: "context",
     file: session.file,
     entryId: ctx.leafId,
+    entryLabel: leaf ? entryLabel(leaf, 60) : null,
     title,
     model: ctx.model ? `${ctx.model.provider}/${ctx.model.modelId}` : null,
     thinkingLevel: ctx.thinkingLevel ?? null,

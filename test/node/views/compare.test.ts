@@ -2,6 +2,7 @@
  * Branch comparison (`pi-sessions compare`): two branches of a real pi session, a real fork against its parent, and a
  * built fork family, with the fork point, entries, cost, tokens and files computed here from the raw JSON lines.
  */
+import { entryLabel } from "../../../src/core/entryText.js";
 import { strict as assert } from "node:assert";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
@@ -123,7 +124,9 @@ describe("compare: two branches side by side", () => {
     const byId = new Map(records(S2).map((r) => [r.id as string, r]));
     const firstPrompt = (ids: string[]) => {
       const m = ids.map((id) => byId.get(id)!.message).find((x) => x?.role === "user");
-      return typeof m.content === "string" ? m.content : m.content.find((b: Raw) => b.type === "text").text;
+      const text = typeof m.content === "string" ? m.content : m.content.find((b: Raw) => b.type === "text").text;
+      // As a label shows it: Markdown's code marks dropped (the prompts here hold no other marks).
+      return (text as string).replace(/`/g, "");
     };
     const model = compareModel(
       { session, leafId: leaf, file: S2, title: "t", role: "active" },
@@ -137,6 +140,12 @@ describe("compare: two branches side by side", () => {
         { number: 2, of: 2, name: firstPrompt(lb.slice(shared)) },
       ],
     );
+    // Each side's end named by its last entry's words (its prompt or reply), not its id.
+    assert.deepEqual(
+      model.sides.map((sd) => sd.leafLabel === entryLabel(session.byId.get(sd.leafId!)!, 60)),
+      [true, true],
+    );
+    assert.ok(model.sides.every((sd) => !sd.leafLabel!.includes(sd.leafId!)));
     assert.deepEqual(
       model.sides.map((sd) => sd.firstPrompt),
       [firstPrompt(la.slice(shared)), firstPrompt(lb.slice(shared))],

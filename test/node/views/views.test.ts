@@ -1,7 +1,7 @@
 // The panels' view models: pure functions from the store and the core's session model to what a panel shows.
 import * as assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { appendFileSync, rmSync } from "node:fs";
+import { appendFileSync, readFileSync, rmSync } from "node:fs";
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -255,7 +255,8 @@ describe("panel view models", () => {
       assert.match(m.summary, /^## Goal/);
       assert.equal(m.tokensBefore, first!.tokensBefore);
       assert.equal(m.kept?.id, first!.keptFromId);
-      assert.ok(m.replaced.entries > 0);
+      assert.equal(m.replaced.messages, rawReplacedMessages(s3.file)[0]);
+      assert.ok(m.replaced.throughLabel);
       assert.ok(m.readFiles.length > 0);
       assert.equal(m.onActivePath, true);
       assert.equal(m.supersededBy, second!.id);
@@ -475,8 +476,22 @@ describe("panel view models", () => {
         m.compactions.map((c) => c.active),
         [false, true],
       );
-      assert.ok(m.compactions.every((c) => c.droppedEntries > 0 && c.droppedTokens > 0));
-      assert.ok(m.compactions[1]!.droppedEntries > m.compactions[0]!.droppedEntries);
+      assert.ok(m.compactions.every((c) => c.droppedTokens > 0));
+      // Named by time and line, not id: the lines and timestamps of the raw compaction records.
+      const rawLines = readFileSync(s3.file, "utf8").trimEnd().split("\n");
+      const rawCompactions = rawLines
+        .map((l, i) => ({ r: JSON.parse(l) as { type: string; timestamp?: string }, line: i + 1 }))
+        .filter((x) => x.r.type === "compaction");
+      assert.deepEqual(
+        m.compactions.map((c) => [c.line, c.time]),
+        rawCompactions.map((x) => [x.line, x.r.timestamp]),
+      );
+      assert.match(m.entryLabel ?? "", /\S/);
+      // The same count as the tree's "Replaced" row and the checkpoint inspector, taken from the raw records.
+      assert.deepEqual(
+        m.compactions.map((c) => c.droppedEntries),
+        rawReplacedMessages(s3.file),
+      );
     });
 
     it("before the first compaction there is no summary; any entry can be the point", () => {
@@ -489,3 +504,22 @@ describe("panel view models", () => {
     });
   });
 });
+
+/** Per compaction in the file, from its raw records: the messages on its path before its `firstKeptEntryId`. */
+function rawReplacedMessages(file: string): number[] {
+  type Raw = { type: string; id: string; parentId: string | null; firstKeptEntryId?: string };
+  const records = readFileSync(file, "utf8")
+    .trimEnd()
+    .split("\n")
+    .slice(1)
+    .map((l) => JSON.parse(l) as Raw);
+  const byId = new Map(records.map((r) => [r.id, r]));
+  return records
+    .filter((r) => r.type === "compaction")
+    .map((c) => {
+      const path: Raw[] = [];
+      for (let r = byId.get(c.parentId!); r; r = byId.get(r.parentId!)) path.unshift(r);
+      const kept = path.findIndex((r) => r.id === c.firstKeptEntryId);
+      return path.slice(0, kept < 0 ? path.length : kept).filter((r) => r.type === "message").length;
+    });
+}
