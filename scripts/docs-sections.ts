@@ -51,6 +51,7 @@ function settingsTable(): string {
 const fromWebview: Record<string, string> = {
   "piSessions.entryActions": "the transcript's ⋯ on an entry",
   "piSessions.findInTranscript": "Ctrl+F (Cmd+F) in a transcript",
+  "piSessions.labelEntry": "the transcript's ⋯ on an entry",
 };
 
 function commandsTable(): string {

@@ -8,7 +8,7 @@ import { type CompactionInfo, type Entry, pathTo, type Session } from "./session
 
 const MESSAGE_TYPES = new Set(["message", "custom_message", "branch_summary"]);
 
-export function isContextMessageEntry(e: Entry): boolean {
+function isContextMessageEntry(e: Entry): boolean {
   return MESSAGE_TYPES.has(e.type);
 }
 

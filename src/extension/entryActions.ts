@@ -5,6 +5,7 @@
 import * as vscode from "vscode";
 import type { Command } from "./commands/command.js";
 import { CommandId } from "./ids.js";
+import { formatCount } from "../protocol/format.js";
 
 interface EntryAction extends vscode.QuickPickItem {
   run: (file: string, entryId: string) => Thenable<unknown>;
@@ -22,6 +23,11 @@ function actions(line: number | undefined): EntryAction[] {
       description:
         line === undefined ? vscode.l10n.t("read-only") : vscode.l10n.t("line {0}, read-only", line.toLocaleString()),
       run: (file, id) => vscode.commands.executeCommand(CommandId.OpenEntry, target(file, id)),
+    },
+    {
+      label: vscode.l10n.t("Label Entry…"),
+      description: vscode.l10n.t("as pi's /tree labels it"),
+      run: (file, id) => vscode.commands.executeCommand(CommandId.LabelEntry, target(file, id)),
     },
     {
       label: vscode.l10n.t("Reveal in Sessions View"),
@@ -46,7 +52,10 @@ export function entryActionsCommand(): Command {
     execute: async (file?: unknown, entryId?: unknown, line?: unknown) => {
       if (typeof file !== "string" || typeof entryId !== "string") throw new Error(vscode.l10n.t("no entry given"));
       const pick = await vscode.window.showQuickPick(actions(typeof line === "number" ? line : undefined), {
-        title: vscode.l10n.t("Entry {0}", entryId),
+        title:
+          typeof line === "number"
+            ? vscode.l10n.t("This entry (line {0})", formatCount(line))
+            : vscode.l10n.t("This entry"),
       });
       if (!pick) return undefined;
       await pick.run(file, entryId);

@@ -9,6 +9,7 @@ import { OutputLogger } from "./logging.js";
 import { readSettings, SessionService } from "./service.js";
 import { applyFilterDescription, sessionCommands } from "./sessionCommands.js";
 import { compactCommands } from "./compactCommand.js";
+import { manageCommands } from "./manageCommands.js";
 import { panelCommands } from "./panelCommands.js";
 import { exportCommand } from "./exportCommand.js";
 import { SessionsTreeProvider, type Element } from "./tree/index.js";
@@ -92,6 +93,7 @@ export function activate(context: vscode.ExtensionContext): PiSessionsApi {
         ...compareCommands(service, panels),
         ...compactCommands(context, service, panels, logger),
         exportCommand(service, logger),
+        ...manageCommands(service),
         entryActionsCommand(),
         chooseAgentDirCommand(),
         findInTranscriptCommand(transcripts),

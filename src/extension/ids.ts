@@ -23,6 +23,8 @@ export const CommandId = {
   ShowLineage: "piSessions.showLineage",
   ShowContext: "piSessions.showContext",
   CompactBranch: "piSessions.compactBranch",
+  RenameSession: "piSessions.renameSession",
+  LabelEntry: "piSessions.labelEntry",
   SetApiKey: "piSessions.setApiKey",
   RepairTail: "piSessions.repairTail",
   ExportBranch: "piSessions.exportBranch",

@@ -63,6 +63,7 @@ describe("package.json contributions", () => {
       CommandId.CopyEntryId,
       CommandId.CopyResumeCommand,
       CommandId.EntryActions,
+      CommandId.LabelEntry,
       CommandId.OpenEntry,
       CommandId.OpenEntryEditable,
       CommandId.RepairTail,
@@ -125,7 +126,13 @@ describe("package.json contributions", () => {
   it("writing commands are disabled in untrusted workspaces; reading stays available", () => {
     assert.equal(pkg.capabilities.untrustedWorkspaces.supported, "limited");
     // Writers, and Resume in Terminal (it runs the program a setting names).
-    const writers: string[] = [CommandId.CompactBranch, CommandId.RepairTail, CommandId.ResumeInTerminal];
+    const writers: string[] = [
+      CommandId.CompactBranch,
+      CommandId.RepairTail,
+      CommandId.RenameSession,
+      CommandId.LabelEntry,
+      CommandId.ResumeInTerminal,
+    ];
     for (const id of writers)
       assert.equal(c.commands.find((x: { command: string }) => x.command === id).enablement, "isWorkspaceTrusted", id);
     // Every setting that chooses where a key goes (endpoint, resource, deployment, model) is the user's alone:

@@ -31,7 +31,15 @@ type Pi16Request =
   | { op: "build"; dir: string; programs: unknown[] }
   | { op: "prepare"; files: string[]; keeps: number[]; leaves?: Record<string, string[]> }
   /** The entries in the order pi's /tree lists them. */
-  | { op: "treeOrder"; files: string[] };
+  | { op: "treeOrder"; files: string[] }
+  /** The session's name and every entry's label (`Pi16Names`). */
+  | { op: "names"; files: string[] };
+
+export interface Pi16Names {
+  file: string;
+  name: string | null;
+  labels: Record<string, string>;
+}
 
 export function askPi16<T = Pi16Answer>(request: Pi16Request): T[] {
   if (!existsSync(NODE22) || !existsSync(join(HOME, "node_modules", "@earendil-works", "pi-coding-agent")))

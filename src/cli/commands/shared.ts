@@ -15,7 +15,7 @@ export const collect = (value: string, previous: string[] = []) => [...previous,
 export const EXIT_CODES = `Exit codes:
   0   ok
   2   a file was rejected or is not a session
-  3   compact or repair wrote nothing (refused, failed, or only planned)
+  3   a command that writes (compact, repair, rename, label) wrote nothing: refused, failed, or only planned
   64  usage error`;
 
 export const STORE_HELP =

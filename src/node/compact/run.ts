@@ -4,6 +4,7 @@
  * touches the file before the last step, and the last step happens only if the file is byte-for-byte what was read
  * (size, mtime, inode, last line).
  */
+import { appendRefusal } from "../appendRefusal.js";
 import { compactionLines, newEntryId, replayHashes } from "./entryLines.js";
 import { buildContext } from "../../core/context/index.js";
 import {
@@ -106,25 +107,6 @@ export type CompactResult =
       firstKeptEntryId: string;
       tokensBefore: number;
     };
-
-/** Why a session cannot be compacted as read (fail closed), or null. */
-function refusal(session: Session, bytes: Buffer): string | null {
-  if (session.version < 3)
-    return (
-      `the session is version ${session.version}; pi migrates (rewrites) files below version 3 when it opens them, ` +
-      "so compact only after pi has opened it"
-    );
-  if (!session.endsWithNewline || session.truncatedTail)
-    return "the last line is incomplete (the agent is writing, or crashed)";
-  const lines = bytes.toString("utf8").trimEnd().split("\n").length;
-  const bad = session.diagnostics.find((d) => d.code === "malformed-json" && d.line === lines);
-  if (bad) return `the last line is malformed (line ${bad.line})`;
-  // pi parses lines nested deeper than our bound; we skip them, so a summary we wrote would silently leave out
-  // history pi still has. Refuse rather than compact a branch we cannot see whole.
-  const deep = session.diagnostics.find((d) => d.code === "too-deep");
-  if (deep) return `line ${deep.line} is nested too deeply for us to read, so the branch cannot be summarized whole`;
-  return null;
-}
 
 /**
  * Compact a branch. A dry run only reads; a real run holds the writer lock throughout, so that a second writer of
@@ -253,7 +235,7 @@ async function readBranch(
       identity,
     };
   const session = parsed.session;
-  const why = refusal(session, bytes);
+  const why = appendRefusal(session, bytes, "compact");
   if (why) return { state: "refused", reason: why, identity };
   const leafId = o.leafId ?? session.leafId;
   if (!leafId || !session.byId.has(leafId))

@@ -6,6 +6,7 @@
 //   {op: "prepare", files, keeps, leaves?}  per file, per entry (or per `leaves[file]`) and per
 //                                  `keepRecentTokens`: pi's prepareCompaction of the branch ending there (null when
 //                                  pi refuses).
+//   {op: "names", files}          per file: pi's getSessionName() and getLabel() of every entry.
 //   {op: "build", dir, programs}  writes one session per program through pi's SessionManager methods into dir,
 //                                  then answers as "read" for each file written.
 import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
@@ -243,11 +244,30 @@ async function treeOrderOf(file) {
   }
 }
 
+/** The session's name and every entry's label, as pi's SessionManager reads them. */
+function namesOf(file) {
+  const dir = mkdtempSync(join(tmpdir(), "pi16-oracle-"));
+  try {
+    const copy = join(dir, "s.jsonl");
+    copyFileSync(file, copy);
+    const sm = SessionManager.open(copy, dir);
+    const labels = {};
+    for (const e of sm.getEntries()) {
+      const label = sm.getLabel(e.id);
+      if (label !== undefined) labels[e.id] = label;
+    }
+    return { file, name: sm.getSessionName() ?? null, labels };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 const request = JSON.parse(await new Response(process.stdin).text());
 let answers;
 if (request.op === "read") answers = request.files.map(answerFor);
 else if (request.op === "prepare")
   answers = request.files.map((f) => preparationsFor(f, request.keeps, request.leaves?.[f]));
+else if (request.op === "names") answers = request.files.map(namesOf);
 else if (request.op === "treeOrder") answers = await Promise.all(request.files.map(treeOrderOf));
 else if (request.op === "build") answers = request.programs.map((p, n) => answerFor(build(request.dir, p, n)));
 else throw new Error(`unknown request ${request.op}`);
