@@ -80,9 +80,9 @@ try {
   const compacted = row("Explain the layout of this repo.");
   await compacted.waitFor({ timeout: 15000 });
   await compacted.click();
-  const compaction = row("Compaction · 4k tokens summarized · kept from");
+  const compaction = row("Compaction · 4k tokens before · kept from");
   await compaction.waitFor({ timeout: 15000 });
-  await expand("Compaction · 4k tokens summarized · kept from");
+  await expand("Compaction · 4k tokens before · kept from");
   await row("Summary: ").waitFor({ timeout: 15000 });
   await row("Kept: from").waitFor({ timeout: 15000 });
   step("compaction node expanded");
@@ -237,8 +237,8 @@ try {
   await page.screenshot({ path: `${shots}/11-session-usage-dark.png` });
 
   await row("Explain the layout of this repo.").first().click();
-  await row("Compaction · 4k tokens summarized").waitFor({ timeout: 15000 });
-  await contextMenu("Compaction · 4k tokens summarized", "Inspect Checkpoint");
+  await row("Compaction · 4k tokens before").waitFor({ timeout: 15000 });
+  await contextMenu("Compaction · 4k tokens before", "Inspect Checkpoint");
   await webview().locator("#summary h2", { hasText: "Goal" }).waitFor({ timeout: 30000 });
   step("checkpoint inspector renders the summary as Markdown");
   await page.mouse.move(1200, 850);
@@ -365,7 +365,7 @@ try {
     .first()
     .waitFor({ timeout: 30000 });
   await page.screenshot({ path: `${shots}/31-hostile-context.png` });
-  await contextMenu("Compaction · 5k tokens summarized", "Inspect Checkpoint");
+  await contextMenu("Compaction · 5k tokens before", "Inspect Checkpoint");
   await webview()
     .locator("#summary")
     .getByText("<script>window.__pwned=8</script>", { exact: false })

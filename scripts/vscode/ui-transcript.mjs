@@ -47,8 +47,8 @@ try {
 
   // A click on a turn in the tree opens the transcript there (a compacted session: the card and its toggle).
   await row("Explain the layout of this repo.").click();
-  await row("Compaction · 4k tokens summarized").waitFor({ timeout: 15000 });
-  await row("Compaction · 4k tokens summarized").click();
+  await row("Compaction · 4k tokens before").waitFor({ timeout: 15000 });
+  await row("Compaction · 4k tokens before").click();
   await page.locator(".tab", { hasText: "Explain the layout" }).first().waitFor({ timeout: 15000 });
   await webview().locator("article.row.compaction.highlight").waitFor({ timeout: 30000 });
   step("a tree click opened the transcript at the compaction");

@@ -41,7 +41,7 @@ export function entryLabel(entry: EntryLike, max = 100): string {
 }
 
 /** What an entry is, on one line: `assistant: "…" → read, edit`, `model → anthropic/claude`, `label "x" → id`. */
-export function describeEntry(entry: EntryLike): string {
+export function describeEntry(entry: EntryLike, nameOf: (id: string) => string = (id) => id): string {
   if (entry.type === "message") return describeMessage(entry.role, entry.message);
   const d = entry.data;
   switch (entry.type) {
@@ -53,14 +53,14 @@ export function describeEntry(entry: EntryLike): string {
       return `thinking → ${String(d.thinkingLevel ?? d.configured ?? "off")}`;
     case "compaction":
       return typeof d.tokensBefore === "number"
-        ? `compaction · ${formatTokens(d.tokensBefore)} tokens summarized`
+        ? `compaction · ${formatTokens(d.tokensBefore)} tokens before`
         : "compaction · summary";
     case "branch_summary":
       return `branch summary: ${JSON.stringify(truncate(String(d.summary ?? ""), 50))}`;
     case "label":
       return typeof d.label === "string" && d.label
-        ? `label ${JSON.stringify(d.label)} → ${String(d.targetId)}`
-        : `label cleared → ${String(d.targetId)}`;
+        ? `label ${JSON.stringify(d.label)} → ${nameOf(String(d.targetId))}`
+        : `label cleared → ${nameOf(String(d.targetId))}`;
     case "session_info":
       return typeof d.name === "string" && d.name.trim()
         ? `name: ${JSON.stringify(truncate(d.name, 50))}`
@@ -79,8 +79,8 @@ export function describeEntry(entry: EntryLike): string {
       return describeUsageEntry(entry);
     case "context_edit":
       return d.replacement === null
-        ? `context edit: ${String(d.targetId)} left out of context`
-        : `context edit: ${String(d.targetId)} replaced in context`;
+        ? `context edit: ${nameOf(String(d.targetId))} left out of context`
+        : `context edit: ${nameOf(String(d.targetId))} replaced in context`;
     default:
       return entry.known ? entry.type.replace(/_/g, " ") : `${entry.type} (unknown type)`;
   }

@@ -5,7 +5,7 @@
  * resolved by the caller.
  */
 import { replacedMessages } from "./compactionReach.js";
-import { contentText, describeEntry, messageText } from "./entryText.js";
+import { contentText, describeEntry, entryLabel, messageText } from "./entryText.js";
 import type { MessageView, ToolCallBlock as ToolCallBlockView } from "./session/message.js";
 import { type Entry, pathTo, type Session } from "./session/index.js";
 import { editTextsOf, toolPathOf } from "./toolFiles.js";
@@ -201,7 +201,7 @@ export function transcriptItem(path: BranchPath, index: number): TranscriptItem 
     case "custom_message":
       return { ...common, kind: "custom", customType: str(d.customType) || "custom", text: contentText(d.content) };
     default:
-      return { ...common, kind: "note", text: describeEntry(entry) };
+      return { ...common, kind: "note", text: describeEntry(entry, (id) => targetName(path, id)) };
   }
 }
 
@@ -214,4 +214,12 @@ export function transcript(session: Session, options: TranscriptOptions = {}): T
     if (item) items.push(item);
   }
   return items;
+}
+
+/** An entry a note points at: by its words when it is on this branch; else by its id (another branch's text stays out
+ * of this branch's transcript and exports). */
+function targetName(path: { session: Session; position: ReadonlyMap<string, number> }, id: string): string {
+  const target = path.position.has(id) ? path.session.byId.get(id) : undefined;
+  if (target) return `“${entryLabel(target, 40)}”`;
+  return path.session.byId.has(id) ? `an entry on another branch (${id})` : `${id} (not in this file)`;
 }

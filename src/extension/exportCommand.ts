@@ -27,8 +27,10 @@ function fileNameOf(title: string): string {
     title
       .replace(/[\\/:*?"<>|\p{Cc}]+/gu, " ")
       .replace(/\s+/g, " ")
-      .trim()
-      .slice(0, 60) || "session"
+      .slice(0, 60)
+      // No dot or space at the end: "repo." would give "repo..html", and Windows drops them.
+      .replace(/[.\s]+$/, "")
+      .trim() || "session"
   );
 }
 

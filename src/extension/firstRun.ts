@@ -11,20 +11,32 @@ import { CommandId } from "./ids.js";
 import type { LibraryState } from "./service.js";
 
 /**
- * The Sessions view's message: which folders were read when none holds a session (the welcome text below it says what
- * to do), else the filter when it hides entries.
+ * The Sessions view's description and message. With no session, the description (the view's title bar) names the
+ * folders read, and no message is set: VS Code shows the welcome content, with what to do, only while a view has no
+ * message. Otherwise the filter, when it hides entries, in both (the description is not shown when the view is
+ * alone in its container).
  */
-export function sessionsViewMessage(
+export function sessionsViewTexts(
   state: LibraryState,
   roots: readonly SessionRoot[],
   filter: FilterMode,
-): string | undefined {
-  const dirs = [...new Set(roots.map((r) => shortenHome(r.dir)))].join(", ");
-  if (state === "noSessions") return vscode.l10n.t("Read {0}: no sessions there.", dirs);
-  if (state === "noAgentDir")
-    return dirs ? vscode.l10n.t("Looked for {0}: none of them exists.", dirs) : vscode.l10n.t("No folder to read.");
-  // The description is not shown when the view is alone in its container, so the message says it too.
-  return filter === "default" ? undefined : vscode.l10n.t("Filter: {0}. Some entries are hidden.", filter);
+): { description: string | undefined; message: string | undefined } {
+  const dirs = [...new Set(roots.map((r) => shortenHome(r.dir)))];
+  const list = dirs.join(", ");
+  if (state === "noSessions") return { description: vscode.l10n.t("read {0}: no sessions", list), message: undefined };
+  if (state === "noAgentDir") {
+    const description = !dirs.length
+      ? vscode.l10n.t("no folder to read")
+      : dirs.length === 1
+        ? vscode.l10n.t("{0} does not exist", list)
+        : vscode.l10n.t("none of {0} exists", list);
+    return { description, message: undefined };
+  }
+  if (filter === "default") return { description: undefined, message: undefined };
+  return {
+    description: vscode.l10n.t("Filter: {0}", filter),
+    message: vscode.l10n.t("Filter: {0}. Some entries are hidden.", filter),
+  };
 }
 
 /** `ChooseAgentDir`: a folder picked in the OS dialog, added to `piSessions.agentDirs` (the view reloads). */

@@ -32,7 +32,7 @@ function renameCommand(service: SessionService): Command {
     id: CommandId.RenameSession,
     execute: async (arg?: unknown, preset?: unknown) => {
       requireTrust(vscode.l10n.t("Rename"));
-      const file = targetOf(arg).file ?? (await pickSession(service.lib, vscode.l10n.t("Rename which session?")))?.file;
+      const file = targetOf(arg).file ?? (await pickSession(service, vscode.l10n.t("Rename which session?")))?.file;
       if (!file) return undefined;
       const s = service.resolve(file);
       const current = s.summary.ok ? (s.summary.name ?? "") : "";

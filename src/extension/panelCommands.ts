@@ -4,7 +4,7 @@ import * as vscode from "vscode";
 import { nothingToChoose } from "./firstRun.js";
 import { formatDateTime, formatTokens, relativeTime } from "../protocol/format.js";
 import { type SessionLibrary } from "../node/library.js";
-import { lastActivity } from "../node/store/index.js";
+import { addsNoPrompt, lastActivity } from "../node/store/index.js";
 import type { StoreSession } from "../node/store/index.js";
 import { targetOf } from "./commands/target.js";
 import type { Command } from "./commands/command.js";
@@ -14,14 +14,20 @@ import type { PanelManager } from "./webviews/panels.js";
 import type { TranscriptPanels } from "./webviews/transcriptPanel.js";
 import { displayTitle, pickText } from "./titles.js";
 
+/**
+ * A session chosen in a quick pick, listed as pi's `/resume` lists them: this workspace's sessions first, each group
+ * newest first; forks that add no prompt of their own after the others (they read the same as their siblings).
+ */
 export async function pickSession(
-  lib: SessionLibrary,
+  service: SessionService,
   title: string,
   filter: (s: StoreSession) => boolean = (s) => s.summary.ok,
 ): Promise<StoreSession | undefined> {
-  const items = lib.sessions
+  const workspace = new Set(service.workspaceSessions());
+  const rank = (s: StoreSession) => (workspace.has(s) ? 0 : 2) + (addsNoPrompt(s) ? 1 : 0);
+  const items = service.lib.sessions
     .filter(filter)
-    .sort((a, b) => lastActivity(b) - lastActivity(a))
+    .sort((a, b) => rank(a) - rank(b) || lastActivity(b) - lastActivity(a))
     .map((s) => ({
       label: pickText(displayTitle(s)),
       description: `${pickText(s.summary.ok ? (s.summary.cwd ?? "") : "")} · ${relativeTime(lastActivity(s))}`,
@@ -35,7 +41,7 @@ function scopeOf(service: SessionService, panels: PanelManager, transcripts: Tra
   const lib = () => service.lib;
   const sessionFile = async (arg: unknown, title: string, filter?: (s: StoreSession) => boolean) => {
     await service.ensureStarted();
-    const file = targetOf(arg).file ?? (await pickSession(lib(), title, filter))?.file;
+    const file = targetOf(arg).file ?? (await pickSession(service, title, filter))?.file;
     if (file) service.resolve(file);
     return file;
   };
@@ -143,7 +149,7 @@ function inspectCheckpointCommand({ panels, lib, sessionFile }: Scope): Command 
             label:
               c.tokensBefore === null
                 ? vscode.l10n.t("Compaction · history summarized")
-                : vscode.l10n.t("Compaction · {0} tokens summarized", formatTokens(c.tokensBefore)),
+                : vscode.l10n.t("Compaction · {0} tokens before", formatTokens(c.tokensBefore)),
             description:
               formatDateTime(r.session.byId.get(c.id)?.timestamp) +
               ` · ${vscode.l10n.t("line {0}", c.line)}` +

@@ -15,7 +15,7 @@ import { relativeTime, truncate } from "../protocol/format.js";
 import type { SessionLibrary } from "../node/library.js";
 import { lastActivity, type StoreSession } from "../node/store/index.js";
 import { displayTitle, pickText } from "./titles.js";
-import { sessionsViewMessage } from "./firstRun.js";
+import { sessionsViewTexts } from "./firstRun.js";
 
 /** What each filter mode hides, for the filter picker. */
 function filterText(mode: FilterMode): string {
@@ -46,8 +46,9 @@ export function applyFilterDescription(
   mode: FilterMode,
   service: SessionService,
 ): void {
-  view.description = mode === "default" ? undefined : vscode.l10n.t("Filter: {0}", mode);
-  view.message = sessionsViewMessage(service.state, service.roots, mode);
+  const texts = sessionsViewTexts(service.state, service.roots, mode);
+  view.description = texts.description;
+  view.message = texts.message;
   void vscode.commands.executeCommand("setContext", ContextKey.Filter, mode);
 }
 
@@ -242,6 +243,9 @@ function openEntryCommand(scope: Scope, editable = false): Command {
           ? "workbench.action.files.resetActiveEditorReadonlyInSession"
           : "workbench.action.files.setActiveEditorReadonlyInSession",
       );
+      // The entry's whole line selected: where it ends is as plain as where it starts.
+      const row = Math.min(position.line, editor.document.lineCount - 1);
+      editor.selection = new vscode.Selection(row, 0, row, editor.document.lineAt(row).range.end.character);
       editor.revealRange(new vscode.Range(position, position), vscode.TextEditorRevealType.InCenterIfOutsideViewport);
       return line;
     },

@@ -3,6 +3,7 @@
  * for the sessions a user expands, and incremental updates from the file watcher. No `vscode` import: the
  * extension wraps it, and plain-Node tests drive it on real files.
  */
+import { dirname } from "node:path";
 import { SessionChangedError } from "../core/bodySource.js";
 import type { HostPaths } from "../core/slug.js";
 import { extendSummary, summarize } from "../core/summary.js";
@@ -347,10 +348,35 @@ export class SessionLibrary {
     return this.projectList;
   }
 
+  /** The project `s` is listed under (`projects()`): its cwd, else its folder-mates' (an unreadable file, a header
+   * without a cwd), else its folder's slug. */
+  projectOf(s: StoreSession): string {
+    return this.projectOfFile().get(s.file) ?? projectKey(s);
+  }
+
+  private projectByFile: Map<string, string> | null = null;
+  private projectOfFile(): Map<string, string> {
+    if (this.projectByFile && this.projectList) return this.projectByFile;
+    this.projects();
+    return this.projectByFile!;
+  }
+
   private groupProjects(): Project[] {
     const groups = new Map<string, StoreSession[]>();
+    // A file without a cwd of its own belongs with the sessions of its folder, when they agree on one.
+    const folderCwds = new Map<string, Set<string>>();
+    for (const s of this.sessions)
+      if (s.summary.ok && s.summary.cwd) {
+        const dir = dirname(s.file);
+        let set = folderCwds.get(dir);
+        if (!set) folderCwds.set(dir, (set = new Set()));
+        set.add(s.summary.cwd);
+      }
+    this.projectByFile = new Map();
     for (const s of this.sessions) {
-      const cwd = projectKey(s);
+      const mates = (s.summary.ok && s.summary.cwd) || folderCwds.get(dirname(s.file));
+      const cwd = typeof mates === "string" ? mates : mates?.size === 1 ? [...mates][0]! : projectKey(s);
+      this.projectByFile.set(s.file, cwd);
       let list = groups.get(cwd);
       if (!list) groups.set(cwd, (list = []));
       list.push(s);
@@ -372,6 +398,6 @@ function byActivity(a: StoreSession, b: StoreSession): number {
 const stamp = (size: number, mtimeMs: number) => `${size}:${mtimeMs}`;
 
 /** The project a session is listed under: its working directory, else its folder's slug in parentheses. */
-export function projectKey(s: StoreSession): string {
+function projectKey(s: StoreSession): string {
   return (s.summary.ok && s.summary.cwd) || (s.slug ? `(${s.slug})` : "(no project)");
 }

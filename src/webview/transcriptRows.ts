@@ -386,7 +386,7 @@ export function renderRow(ctx: RowContext, row: TranscriptRow): HTMLElement {
           h("span", { class: "when muted" }, when),
           button("⋯", () => ctx.send({ type: "entryActions", entryId: item.entryId }), {
             class: "link raw",
-            title: l10n.t("Entry actions: copy id, reveal, compare, export, open the raw line"),
+            title: l10n.t("Entry actions: copy id, label, reveal, compare, export, open the raw line"),
             "aria-label": l10n.t("Entry actions"),
             "aria-haspopup": "menu",
           }),

@@ -190,7 +190,7 @@ describe("pi-sessions export", () => {
       const md = (await cli("export", child, "--agent-dir", agent, "--no-cache")).out;
       assert.equal((md.match(/^> inherited from shared prompt$/gm) ?? []).length, 2, md);
       assert.match(md, /fork's own prompt/);
-      assert.doesNotMatch(md.slice(md.indexOf("fork's own prompt")), /inherited from/);
+      assert.doesNotMatch(md.slice(md.lastIndexOf("fork's own prompt")), /inherited from/);
     });
   });
 

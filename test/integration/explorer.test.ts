@@ -132,11 +132,11 @@ suite("Pi Sessions explorer in a real VS Code", () => {
     assert.match(desc(abandoned[0]!), /abandoned branch/);
   });
 
-  test("compaction nodes show tokens summarized and kept-from; they expand to the summary and kept range", async () => {
+  test("compaction nodes show tokens before and kept-from; they expand to the summary and kept range", async () => {
     const s3 = await sessionEl(S3());
     const compactions = (await rows(s3)).filter((r) => label(r).startsWith("Compaction"));
     assert.equal(compactions.length, 2);
-    assert.match(label(compactions[0]!), /^Compaction · 4k tokens summarized · kept from /);
+    assert.match(label(compactions[0]!), /^Compaction · 4k tokens before · kept from /);
     const details = await kids(compactions[0]!);
     const labels = details.map(label);
     assert.ok(labels[0]!.startsWith("Summary: "), labels[0]);
@@ -217,6 +217,9 @@ suite("Pi Sessions explorer in a real VS Code", () => {
     assert.equal(editor.document.uri.fsPath, S2());
     assert.equal(editor.selection.active.line, line - 1);
     assert.match(editor.document.lineAt(line - 1).text, /"id":"3a09a93f"/);
+    // The whole raw line selected, from the file's bytes.
+    const raw = fs.readFileSync(S2(), "utf8").split("\n")[line - 1]!;
+    assert.equal(editor.document.getText(editor.selection), raw);
     await vscode.commands.executeCommand("workbench.action.closeAllEditors");
   });
 
@@ -240,7 +243,7 @@ suite("Pi Sessions explorer in a real VS Code", () => {
     // The prompt's Markdown is kept (#35): what a viewer shows of the export holds what the prompt shows.
     const shown = plainText(permissiveViewer.render(text));
     assert.ok(shown.includes(plainText(messageViewer.render(prompt))), "the first prompt is in the export");
-    assert.ok(text.includes(`branch ending at ${records.at(-1)!.id}`), "the active branch");
+    assert.ok(text.includes(`(entry ${records.at(-1)!.id}) · `), "the active branch, its leaf named");
     const html = path.join(dir, "s2.html");
     await vscode.commands.executeCommand("piSessions.exportBranch", S2(), {
       format: "html",

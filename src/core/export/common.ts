@@ -1,7 +1,8 @@
 /** What both exporters say the same way: the document's heading facts and an assistant message's footer. */
 import { formatCost, formatDateTime, formatDuration, formatTokens, truncate } from "../../protocol/format.js";
 import type { NestedCall, ReplyFacts } from "../../protocol/transcript.js";
-import type { Session } from "../session/index.js";
+import { pathTo, type Session } from "../session/index.js";
+import { entryLabel } from "../entryText.js";
 import type { TranscriptItem } from "../transcript.js";
 
 export interface ExportInput {
@@ -29,9 +30,17 @@ export function documentFacts(input: ExportInput): string[] {
   return [
     `${agent} session ${s.header.id ?? ""} (v${s.version} file)`.trim(),
     `working directory ${String(s.header.cwd ?? "(none)")}`,
-    `branch ending at ${input.leafId ?? "(empty)"} · ${input.items.length} entries`,
+    input.leafId === null
+      ? "an empty branch"
+      : `branch ending at ${entryNamed(s, input.leafId)} · ${pathTo(s, input.leafId).length} entries on this branch`,
     ...(input.parentName ? [`forked from ${input.parentName}`] : []),
   ];
+}
+
+/** An entry as a reader knows it: its words, then its id to find it by (“Fix the parser” (entry 3a09a93f)). */
+export function entryNamed(session: Session, id: string | null): string {
+  const entry = id === null ? undefined : session.byId.get(id);
+  return entry ? `“${entryLabel(entry, 60)}” (entry ${entry.id})` : `entry ${id ?? "?"} (not in this file)`;
 }
 
 /** `model · 1.2k in · 300 out · cache 4k read / 0 write · $0.0042`, for an assistant message. */

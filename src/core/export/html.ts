@@ -8,12 +8,15 @@
 import type { TranscriptImage, TranscriptItem } from "../transcript.js";
 import { CSS, HIGHLIGHT_CSS, MARKDOWN_CSS } from "./htmlStyle.js";
 import { summaryMarkdown } from "../../protocol/markdown.js";
+import { formatCount } from "../../protocol/format.js";
+import type { Session } from "../session/index.js";
 import { messageHtml } from "./messageHtml.js";
 import {
   assistantFooter,
   contextEditLine,
   documentFacts,
   documentTitle,
+  entryNamed,
   type ExportInput,
   heading,
   nestedCallLine,
@@ -43,7 +46,7 @@ function imageHtml(images: TranscriptImage[]): string {
     .join("");
 }
 
-function body(item: TranscriptItem): string {
+function body(item: TranscriptItem, session: Session): string {
   switch (item.kind) {
     case "user":
       return `${messageHtml(item.text)}${imageHtml(item.images)}`;
@@ -86,13 +89,13 @@ function body(item: TranscriptItem): string {
       return pre(`$ ${item.command}`) + details(`Output, exit code ${item.exitCode ?? "?"}`, pre(item.output));
     case "compaction":
       return (
-        `<p class="footer">${item.tokensBefore === null ? "" : `${item.tokensBefore} tokens summarized · `}` +
+        `<p class="footer">${item.tokensBefore === null ? "" : `${formatCount(item.tokensBefore)} tokens before · `}` +
         `${item.messagesReplaced} ${item.messagesReplaced === 1 ? "message" : "messages"} summarized</p>` +
         `<div class="card">${messageHtml(summaryMarkdown(item.summary))}</div>`
       );
     case "branchSummary":
       return (
-        `<p class="footer">summarizes the branch left at ${esc(item.fromId ?? "?")}</p>` +
+        `<p class="footer">summarizes the branch left at ${esc(entryNamed(session, item.fromId))}</p>` +
         `<div class="card">${messageHtml(summaryMarkdown(item.summary))}</div>`
       );
     case "custom":
@@ -109,14 +112,14 @@ export function exportHtml(input: ExportInput, nonce: string): string {
     const cls = [item.kind === "toolResult" && item.isError ? "error" : item.kind, item.inherited ? "inherited" : ""]
       .filter(Boolean)
       .join(" ");
-    if (item.kind === "note") return `<article class="${cls}">${body(item)}</article>`;
+    if (item.kind === "note") return `<article class="${cls}">${body(item, input.session)}</article>`;
     const inherited = item.inherited
       ? `<p class="inherited-mark">inherited from ${esc(input.parentName ?? "the parent session")}</p>`
       : "";
     const anchor = `entry-${esc(item.entryId)}`;
     const h2 = `<h2><a class="anchor" href="#${anchor}">${esc(heading(item))}</a></h2>`;
     const edit = item.contextEdit ? `<p class="inherited-mark">${esc(contextEditLine(item.contextEdit))}</p>` : "";
-    return `<article class="${cls}" id="${anchor}">${h2}${inherited}${edit}${body(item)}</article>`;
+    return `<article class="${cls}" id="${anchor}">${h2}${inherited}${edit}${body(item, input.session)}</article>`;
   });
   const csp = `default-src 'none'; style-src 'nonce-${nonce}'; img-src data:`;
   return `<!DOCTYPE html>

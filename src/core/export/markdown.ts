@@ -9,11 +9,14 @@ import type { TranscriptImage, TranscriptItem } from "../transcript.js";
 import { fenced } from "./fence.js";
 import { messageMarkdown } from "./messageText.js";
 import { summaryMarkdown } from "../../protocol/markdown.js";
+import { formatCount } from "../../protocol/format.js";
+import type { Session } from "../session/index.js";
 import {
   assistantFooter,
   contextEditLine,
   documentFacts,
   documentTitle,
+  entryNamed,
   type ExportInput,
   heading,
   nestedCallLine,
@@ -63,7 +66,7 @@ function imageLines(images: TranscriptImage[]): string[] {
   });
 }
 
-function body(item: TranscriptItem): string[] {
+function body(item: TranscriptItem, session: Session): string[] {
   switch (item.kind) {
     case "user":
       return [messageMarkdown(item.text), ...imageLines(item.images)];
@@ -109,13 +112,13 @@ function body(item: TranscriptItem): string[] {
       ];
     case "compaction":
       return [
-        `*${item.tokensBefore === null ? "" : `${item.tokensBefore} tokens summarized · `}` +
+        `*${item.tokensBefore === null ? "" : `${formatCount(item.tokensBefore)} tokens before · `}` +
           `${item.messagesReplaced} ${item.messagesReplaced === 1 ? "message" : "messages"} summarized*`,
         messageMarkdown(summaryMarkdown(item.summary)),
       ];
     case "branchSummary":
       return [
-        `*summarizes the branch left at ${field(item.fromId ?? "?")}*`,
+        `*summarizes the branch left at ${field(entryNamed(session, item.fromId))}*`,
         messageMarkdown(summaryMarkdown(item.summary)),
       ];
     case "custom":
@@ -136,7 +139,7 @@ export function exportMarkdown(input: ExportInput): string {
     parts.push("", `## ${field(heading(item))}`, "");
     if (item.inherited) parts.push(`> inherited from ${field(input.parentName ?? "the parent session")}`, "");
     if (item.contextEdit) parts.push(`> *${field(contextEditLine(item.contextEdit))}*`, "");
-    parts.push(body(item).filter(Boolean).join("\n\n"));
+    parts.push(body(item, input.session).filter(Boolean).join("\n\n"));
   }
   return `${parts.join("\n")}\n`;
 }

@@ -65,7 +65,7 @@ export class AgentHistoryProvider implements vscode.TreeDataProvider<HistoryElem
     if (element instanceof TouchItem) return [];
     if (element instanceof SessionTouches) {
       const prompts = await promptsOf(this.service, element.touches);
-      return element.touches.map((t) => new TouchItem(t, prompts.get(`${t.session.file}\n${t.entryId}`)));
+      return element.touches.map((t) => new TouchItem(t, prompts.get(`${t.session.file}\n${t.entryId}`)?.prompt));
     }
     const file = this.file;
     this.describe(file, null);

@@ -9,9 +9,8 @@ import type { FileTouch } from "../../node/touches.js";
 import { CommandId } from "../ids.js";
 import type { SessionService } from "../service.js";
 import type { FileHistory } from "./fileHistory.js";
-import { KIND_ICONS, kindLabel, lensTitle, promptsOf } from "./touchTurns.js";
-import { displayTitle, leafBranchTitle, pickText } from "../titles.js";
-import { branchesOnPath } from "../../core/branches.js";
+import { KIND_ICONS, kindLabel, lensTitle, promptsOf, type TurnText } from "./touchTurns.js";
+import { displayTitle, pickText } from "../titles.js";
 
 function codeLensEnabled(): boolean {
   return vscode.workspace.getConfiguration("piSessions").get<boolean>("codeLens.enabled", true);
@@ -75,14 +74,17 @@ export async function pickTurn(
     pick.onDidAccept(() => resolve(pick.selectedItems[0]?.touch));
     pick.onDidHide(() => resolve(undefined));
   });
-  const promptOf = (prompts: Map<string, string> | undefined, t: FileTouch) =>
+  const textOf = (prompts: Map<string, TurnText> | undefined, t: FileTouch) =>
     prompts?.get(`${t.session.file}\n${t.entryId}`);
-  const items = (touches: FileTouch[], prompts?: Map<string, string>): TurnItem[] =>
+  const items = (touches: FileTouch[], prompts?: Map<string, TurnText>): TurnItem[] =>
     touches.map((t) => ({
       touch: t,
-      label: `$(${KIND_ICONS[t.kind]}) ${pickText(promptOf(prompts, t) || displayTitle(t.session))}`,
+      label: `$(${KIND_ICONS[t.kind]}) ${pickText(textOf(prompts, t)?.prompt || displayTitle(t.session))}`,
       description: [kindLabel(t.kind), Number.isFinite(t.time) ? relativeTime(t.time) : ""].filter(Boolean).join(" · "),
-      detail: [pickText(displayTitle(t.session)), t.onActivePath ? "" : pickText(branchOf(service, t))]
+      detail: [
+        pickText(displayTitle(t.session)),
+        t.onActivePath ? "" : pickText(textOf(prompts, t)?.branch ?? vscode.l10n.t("another branch")),
+      ]
         .filter(Boolean)
         .join(" · "),
     }));
@@ -97,12 +99,4 @@ export async function pickTurn(
   if (history.activePick === pick) history.activePick = undefined;
   pick.dispose();
   return touch;
-}
-
-/** The branch a turn off the active path is on, named as the tree names it; before its session is read, plainly
- * "another branch" (the second pass, once prompts are read, has the session). */
-function branchOf(service: SessionService, t: FileTouch): string {
-  const r = service.lib.peek(t.session.file);
-  const named = r?.ok ? leafBranchTitle(branchesOnPath(r.session, t.entryId)) : null;
-  return named ?? vscode.l10n.t("another branch");
 }

@@ -84,7 +84,7 @@ function compareBranchesCommand({ service, show }: Scope): Command {
       await service.ensureStarted();
       const file =
         targetOf(arg).file ??
-        (await pickSession(service.lib, vscode.l10n.t("Compare the branches of which session?")))?.file;
+        (await pickSession(service, vscode.l10n.t("Compare the branches of which session?")))?.file;
       if (!file) return undefined;
       const items = sideItems(service, file, await opened(service, file));
       if (items.length < 2)

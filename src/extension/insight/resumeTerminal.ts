@@ -120,8 +120,7 @@ export function resumeCommand(service: SessionService): Command {
     execute: async (arg?: unknown) => {
       await service.ensureStarted();
       const file =
-        targetOf(arg).file ??
-        (await pickSession(service.lib, vscode.l10n.t("Resume which session in a terminal?")))?.file;
+        targetOf(arg).file ?? (await pickSession(service, vscode.l10n.t("Resume which session in a terminal?")))?.file;
       if (!file) return undefined;
       return resumeInTerminal(service.resolve(file));
     },

@@ -13,7 +13,9 @@ import type { FileTouch } from "../../node/touches.js";
 import { readSessionFile } from "../../node/readSession.js";
 import type { SessionService } from "../service.js";
 import type { DiffTexts } from "../webviews/diffTexts.js";
-import { displayTitle } from "../titles.js";
+import { displayTitle, leafBranchTitle } from "../titles.js";
+import { branchesOnPath } from "../../core/branches.js";
+import { plainLabel } from "../../protocol/markdown.js";
 
 export const KIND_ICONS: Record<FileTouch["kind"], string> = { read: "eye", edit: "edit", write: "new-file" };
 
@@ -65,7 +67,7 @@ function promptLines(session: Session): (id: string) => string {
       if (m) {
         const text = messageText(m).trim();
         if (text) {
-          line = truncate(text.split("\n", 1)[0]!, 120);
+          line = truncate(plainLabel(text.split("\n", 1)[0]!), 120);
           break;
         }
       }
@@ -80,15 +82,24 @@ function promptLines(session: Session): (id: string) => string {
 /** Sessions whose prompts a list reads at most (the others show their session's name). */
 const PROMPT_SESSIONS = 20;
 /** Prompt lines kept per session file, for as long as the file is unchanged (most recently used 50). */
-const promptCache = new Map<string, { size: number; mtimeMs: number; prompts: Map<string, string> }>();
+const promptCache = new Map<string, { size: number; mtimeMs: number; prompts: Map<string, TurnText> }>();
+
+/** What a list says of a turn: the first line of its prompt, and its branch when a branch point is above it. */
+export interface TurnText {
+  prompt: string;
+  branch: string | null;
+}
 
 /**
  * The first line of the prompt behind each touch, by `file\nentryId`. A session the library follows is read from its
  * model; another is parsed and let go (a long list must not keep every session it names in memory), and its lines
  * are cached while the file is unchanged. At most `PROMPT_SESSIONS` sessions, the newest touches first.
  */
-export async function promptsOf(service: SessionService, touches: readonly FileTouch[]): Promise<Map<string, string>> {
-  const out = new Map<string, string>();
+export async function promptsOf(
+  service: SessionService,
+  touches: readonly FileTouch[],
+): Promise<Map<string, TurnText>> {
+  const out = new Map<string, TurnText>();
   const files = [...new Set(touches.map((t) => t.session.file))].slice(0, PROMPT_SESSIONS);
   for (const file of files) {
     const s = service.lib.get(file);
@@ -110,7 +121,9 @@ export async function promptsOf(service: SessionService, touches: readonly FileT
         ...(s?.summary.ok ? s.summary.touches.map((t) => t.entryId) : []),
       ];
       const lineOf = promptLines(r.session);
-      for (const id of ids) if (!prompts.has(id)) prompts.set(id, lineOf(id));
+      for (const id of ids)
+        if (!prompts.has(id) && r.session.byId.has(id))
+          prompts.set(id, { prompt: lineOf(id), branch: leafBranchTitle(branchesOnPath(r.session, id)) });
       promptCache.delete(file);
       if (size !== undefined && mtimeMs !== undefined) promptCache.set(file, { size, mtimeMs, prompts });
       while (promptCache.size > 50) promptCache.delete(promptCache.keys().next().value!);

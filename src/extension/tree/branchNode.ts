@@ -39,7 +39,9 @@ export class BranchNode extends RowNode {
     t.label = branchTitle(branch);
     if (active) desc.push(vscode.l10n.t("active"));
     // The branch's own entries (from its branch point), not its path from the root as the transcript counts them.
-    desc.push(entriesFromHereText(size ?? 0), relativeTime(Date.parse(entry.timestamp ?? "")));
+    // Counted from the branch point whatever the filter shows (the transcript's switcher counts the same).
+    const entries = "entries" in branch ? branch.entries : (size ?? 0);
+    desc.push(entriesFromHereText(entries), relativeTime(Date.parse(entry.timestamp ?? "")));
     t.iconPath = new vscode.ThemeIcon(
       "git-branch",
       new vscode.ThemeColor(active ? "charts.green" : "disabledForeground"),

@@ -1,5 +1,5 @@
 /**
- * A compaction: "Compaction · 48k tokens summarized · kept from …", described by how it was made ("server · OpenAI",
+ * A compaction: "Compaction · 48k tokens before · kept from …", described by how it was made ("server · OpenAI",
  * "local fallback (remote_error)"), expanding to its summary, its method (with Blackmagic's timeline entry folded in),
  * the kept range and the replaced range.
  */
@@ -24,7 +24,7 @@ export class CompactionNode extends RowNode {
     const { info, kept, method } = outline.compactionFacts(entry);
     const tokens =
       info?.tokensBefore != null
-        ? vscode.l10n.t("{0} tokens summarized", formatTokens(info.tokensBefore))
+        ? vscode.l10n.t("{0} tokens before", formatTokens(info.tokensBefore))
         : vscode.l10n.t("history summarized");
     const keptText = kept
       ? vscode.l10n.t("kept from {0}", truncate(entryLabel(kept), 40))

@@ -10,6 +10,7 @@ import { pathTo, type Session } from "../../core/session/index.js";
 import { truncate } from "../../protocol/format.js";
 import { entryLabel } from "../../core/entryText.js";
 import { CommandId } from "../ids.js";
+import { entriesText } from "../counts.js";
 import { ContextValue, type DetailKind } from "./contextValues.js";
 import { type TreeContext, TreeNode } from "./node.js";
 import { replacedMessages } from "../../core/compactionReach.js";
@@ -84,15 +85,15 @@ export class DetailNode extends TreeNode {
           ? vscode.l10n.t("Kept: from {0}", truncate(entryLabel(kept), 50))
           : vscode.l10n.t("Kept: nothing");
         t.description = kept
-          ? vscode.l10n.t("line {0} · {1} entries kept before the compaction", kept.line, n)
+          ? vscode.l10n.t("line {0} · {1} kept before the compaction", kept.line, entriesText(n))
           : undefined;
         t.iconPath = new vscode.ThemeIcon("pass");
         if (kept) t.command = reveal(vscode.l10n.t("Reveal kept entry"), kept.id);
         break;
       }
       case "replaced": {
-        const through = info?.replacesThroughId ? session.byId.get(info.replacesThroughId) : undefined;
         const replaced = info ? replacedMessages(session, info) : [];
+        const through = replaced.at(-1);
         t.label =
           replaced.length === 1
             ? vscode.l10n.t("Replaced: 1 message summarized")

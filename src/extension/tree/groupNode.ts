@@ -8,7 +8,6 @@ import { SessionNode } from "./sessionNode.js";
 import { projectsText, rowsText, sessionsText } from "../counts.js";
 import { plainTooltip } from "./present.js";
 import type { StoreSession } from "../../node/store/index.js";
-import { projectKey } from "../../node/library.js";
 
 export class GroupNode extends TreeNode {
   readonly kind = "group";
@@ -67,7 +66,7 @@ export class GroupNode extends TreeNode {
       item.description = rowsText(rows, sessions.length);
       // Sessions of a subfolder belong to the workspace but are a project of their own under All Projects: the
       // group says so, so that its count and the projects' counts add up.
-      const folders = foldersOf(sessions);
+      const folders = foldersOf(sessions, (s) => lib.projectOf(s));
       if (folders.length > 1) {
         item.description += ` · ${vscode.l10n.t("in {0} folders", folders.length)}`;
         item.tooltip = plainTooltip(folders.map(([cwd, n]) => `${cwd}: ${sessionsText(n)}`).join("\n"));
@@ -86,10 +85,10 @@ export class GroupNode extends TreeNode {
 }
 
 /** The projects of `sessions` (as All Projects groups them) with how many each holds, the fullest first. */
-function foldersOf(sessions: readonly StoreSession[]): [string, number][] {
+function foldersOf(sessions: readonly StoreSession[], projectOf: (s: StoreSession) => string): [string, number][] {
   const counts = new Map<string, number>();
   for (const s of sessions) {
-    const cwd = projectKey(s);
+    const cwd = projectOf(s);
     counts.set(cwd, (counts.get(cwd) ?? 0) + 1);
   }
   return [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));

@@ -34,6 +34,9 @@ import { LIVE_MS, parentStateText, untrustedMarkdown } from "./present.js";
 import { entriesText, forksBelowText } from "../counts.js";
 import { displayTitle } from "../titles.js";
 
+/** A row's label is cut near this many characters: at the default sidebar width, its time and cost still show. */
+const ROW_LABEL_MAX = 40;
+
 export class SessionNode extends TreeNode {
   readonly kind = "session";
 
@@ -191,17 +194,19 @@ export class SessionNode extends TreeNode {
   }
 
   /**
-   * The row's label: the title cut at a word near 40 characters. A fork without a prompt of its own is named by where
-   * it forked ("after “…”"), with its time when a sibling fork was made after the same prompt.
+   * The row's label: the title cut at a word near `ROW_LABEL_MAX` characters. A fork without a prompt of its own is
+   * named by where it forked ("after “…”"), with its time and place when a sibling fork was made after the same prompt.
    */
   private rowLabel(s: StoreSession): string {
     const sum = s.summary;
-    if (!addsNoPrompt(s) || !sum.ok) return cutAtWord(displayTitle(s), 40);
-    const after = vscode.l10n.t("after “{0}”", cutAtWord(sum.lastPrompt ?? "", 28));
-    const counts = s.parent ? promptlessCounts(this.tree.lib.families(), s.parent) : undefined;
-    const twin = (counts?.get(sum.lastPrompt ?? "") ?? 0) > 1;
-    // Twins are often made in the same minute: their time to the second tells them apart.
-    return twin ? `${after} · ${formatTimeOfDay(sum.created)}` : after;
+    if (!addsNoPrompt(s) || !sum.ok) return cutAtWord(displayTitle(s), ROW_LABEL_MAX);
+    // A fork of a session with no prompt yet has nothing to be "after".
+    if (!sum.lastPrompt?.trim()) return displayTitle(s);
+    const after = vscode.l10n.t("after “{0}”", cutAtWord(sum.lastPrompt, ROW_LABEL_MAX - 12));
+    const twins = s.parent ? promptlessTwins(this.tree.lib.families(), s.parent).get(sum.lastPrompt) : undefined;
+    if (!twins || twins.length < 2) return after;
+    // Twins are often made in the same minute, even the same second: their time, then their place among them.
+    return `${after} · ${formatTimeOfDay(sum.created)} #${twins.indexOf(s) + 1}`;
   }
 
   override resolveTreeItem(item: vscode.TreeItem): vscode.TreeItem {
@@ -271,7 +276,10 @@ function sessionTooltip(s: StoreSession): vscode.MarkdownString {
     const inherited = s.inherited.size ? ` (${vscode.l10n.t("{0} inherited from the parent", s.inherited.size)})` : "";
     row(vscode.l10n.t("Entries"), `${sum.entries.length}${inherited}`);
     row(vscode.l10n.t("Branch points"), String(sum.branchPoints));
-    row(vscode.l10n.t("Forks"), String(s.children.length));
+    // Direct forks and subagents apart, as the rows under the session list them.
+    const subagents = s.children.filter((c) => c.summary.ok && c.summary.subagent).length;
+    row(vscode.l10n.t("Forks"), String(s.children.length - subagents));
+    if (subagents) row(vscode.l10n.t("Subagents"), String(subagents));
     row(vscode.l10n.t("Compactions"), String(sum.compactions));
     if (sum.model) row(vscode.l10n.t("Model"), sum.model);
     if (s.recap) row(vscode.l10n.t("Recap"), truncate(s.recap.text, 500));
@@ -288,26 +296,30 @@ function sessionTooltip(s: StoreSession): vscode.MarkdownString {
       );
     if (sum.diagnostics.length) row(vscode.l10n.t("Problems"), String(sum.diagnostics.length));
   } else {
-    row(vscode.l10n.t("Not readable"), vscode.l10n.t("line {0}: {1}", sum.rejection.line, sum.rejection.message));
+    const { line, message } = sum.rejection;
+    row(vscode.l10n.t("Not readable"), line > 0 ? vscode.l10n.t("line {0}: {1}", line, message) : message);
   }
   return md;
 }
 
-/** Per family index (rebuilt on every change) and parent: how many of its forks add no prompt after each last
- * prompt. Counted once per parent, so naming k such forks costs k, not k². */
-const promptlessCountsOf = new WeakMap<FamilyIndex, Map<StoreSession, Map<string, number>>>();
-function promptlessCounts(families: FamilyIndex, parent: StoreSession): Map<string, number> {
-  let byParent = promptlessCountsOf.get(families);
-  if (!byParent) promptlessCountsOf.set(families, (byParent = new Map()));
-  let counts = byParent.get(parent);
-  if (!counts) {
-    counts = new Map();
-    for (const o of families.forks(parent))
-      if (addsNoPrompt(o) && o.summary.ok) {
-        const key = o.summary.lastPrompt ?? "";
-        counts.set(key, (counts.get(key) ?? 0) + 1);
-      }
-    byParent.set(parent, counts);
+/** Per family index (rebuilt on every change) and parent: its forks that add no prompt, by the last prompt they
+ * copied, oldest first. Grouped once per parent, so naming k such forks costs k, not k². */
+const promptlessTwinsOf = new WeakMap<FamilyIndex, Map<StoreSession, Map<string, StoreSession[]>>>();
+function promptlessTwins(families: FamilyIndex, parent: StoreSession): Map<string, StoreSession[]> {
+  let byParent = promptlessTwinsOf.get(families);
+  if (!byParent) promptlessTwinsOf.set(families, (byParent = new Map()));
+  let twins = byParent.get(parent);
+  if (!twins) {
+    twins = new Map();
+    const forks = families.forks(parent).filter((o) => addsNoPrompt(o) && o.summary.ok);
+    forks.sort((a, b) => (a.summary.ok && b.summary.ok ? a.summary.created - b.summary.created : 0));
+    for (const o of forks) {
+      const key = (o.summary.ok && o.summary.lastPrompt) || "";
+      const list = twins.get(key) ?? [];
+      list.push(o);
+      twins.set(key, list);
+    }
+    byParent.set(parent, twins);
   }
-  return counts;
+  return twins;
 }

@@ -188,7 +188,7 @@ export function checkpointModel(
 /** What the compaction's summary replaced, named by the entries' words (not their ids). */
 function replacedFacts(session: Session, info: CompactionInfo | undefined, path: Entry[]): CheckpointModel["replaced"] {
   const messages = info ? replacedMessages(session, info, path) : [];
-  const through = info?.replacesThroughId ? session.byId.get(info.replacesThroughId) : undefined;
+  const through = messages.at(-1);
   return {
     firstId: messages[0]?.id ?? null,
     throughId: through?.id ?? null,

@@ -505,7 +505,10 @@ describe("panel view models", () => {
   });
 });
 
-/** Per compaction in the file, from its raw records: the messages on its path before its `firstKeptEntryId`. */
+/**
+ * Per compaction in the file, from its raw records: the messages it summarized itself, on its path from where the
+ * previous compaction kept (the start, for the first) to its own `firstKeptEntryId`.
+ */
 function rawReplacedMessages(file: string): number[] {
   type Raw = { type: string; id: string; parentId: string | null; firstKeptEntryId?: string };
   const records = readFileSync(file, "utf8")
@@ -520,6 +523,8 @@ function rawReplacedMessages(file: string): number[] {
       const path: Raw[] = [];
       for (let r = byId.get(c.parentId!); r; r = byId.get(r.parentId!)) path.unshift(r);
       const kept = path.findIndex((r) => r.id === c.firstKeptEntryId);
-      return path.slice(0, kept < 0 ? path.length : kept).filter((r) => r.type === "message").length;
+      const prev = path.findLastIndex((r) => r.type === "compaction");
+      const from = prev < 0 ? 0 : path.findIndex((r) => r.id === path[prev]!.firstKeptEntryId);
+      return path.slice(from, kept < 0 ? path.length : kept).filter((r) => r.type === "message").length;
     });
 }
