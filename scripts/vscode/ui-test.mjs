@@ -68,7 +68,7 @@ try {
   await row("Stats helpers (sum/avg/median)").click();
   await row("Branch 1/2: Actually").waitFor({ timeout: 15000 });
   await row("Branch 2/2: Also add").waitFor({ timeout: 15000 });
-  await expand("Write a `sum(xs: number[])` helper.");
+  await expand("Write a sum(xs: number[]) helper.");
   await row("Fork: ").waitFor({ timeout: 15000 });
   await row("● leaf inside").waitFor({ timeout: 15000 });
   step("branch point, active branch, fork node and leaf marker shown");
@@ -245,17 +245,18 @@ try {
   await page.screenshot({ path: `${shots}/12-checkpoint-dark.png` });
 
   // Checkpoints written by Blackmagic itself: Azure, Codex and a local fallback, from the palette.
-  for (const [prompt, entryId, method, shot] of [
-    ["loans/march.csv", "60525392", "server · Azure", "15-checkpoint-azure"],
-    ["meter/panels.csv", "a56f20a7", "server · Codex", "16-checkpoint-codex"],
-    ["scan surveys/spring.csv", "f619206d", "local fallback (remote_error)", "17-checkpoint-fallback"],
+  for (const [prompt, entryId, line, method, shot] of [
+    ["loans/march.csv", "60525392", 14, "server · Azure", "15-checkpoint-azure"],
+    ["meter/panels.csv", "a56f20a7", 10, "server · Codex", "16-checkpoint-codex"],
+    ["scan surveys/spring.csv", "f619206d", 10, "local fallback (remote_error)", "17-checkpoint-fallback"],
   ]) {
     await runCommand("Pi Sessions: Inspect Checkpoint");
     await input.fill(prompt);
     await page.locator(".quick-input-list .monaco-list-row", { hasText: prompt }).first().waitFor({ timeout: 10000 });
     await page.keyboard.press("Enter");
     await page
-      .locator(".quick-input-list .monaco-list-row", { hasText: `Compaction ${entryId}` })
+      // Named by its figures, time and line (the line of the compaction in the fixture file), not its id.
+      .locator(".quick-input-list .monaco-list-row", { hasText: `line ${line}` })
       .first()
       .waitFor({ timeout: 10000 });
     await page.keyboard.press("Enter");
