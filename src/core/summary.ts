@@ -2,8 +2,7 @@
  * A session file reduced to what listings, lineage and usage need. Plain JSON, so the store can keep it in its
  * persistent cache and never re-read an unchanged file.
  */
-import { truncate } from "../protocol/format.js";
-import { messageText } from "./entryText.js";
+import { activityOf, firstPromptOf, laterPromptOf, lastPromptOf, nameTimeOf } from "./summaryFacts.js";
 import type { Diagnostic, Rejection } from "./diagnostics.js";
 import { scanEnvelope } from "./envelope.js";
 import { decodeUtf8, parseLine } from "./jsonl.js";
@@ -83,6 +82,13 @@ export interface SessionSummaryOk {
   model: string | null;
   /** [entry id, entry time in ms] in file order. */
   entries: [string, number][];
+  /**
+   * The newest time of an entry that is activity (a message, a tool run, a compaction), not a name or a label written
+   * afterwards: what "last active" means (NaN when none has a time).
+   */
+  lastActiveAt: number;
+  /** Whether the file's last entry is a name or a label: then its write was no agent at work (`lastWritten`). */
+  metadataTail: boolean;
   branchPoints: number;
   compactions: number;
   /** [entry id, label] of the labeled entries. */
@@ -123,47 +129,6 @@ function perSession(s: Session, usage: UsageRecord[]) {
   };
 }
 
-/** The first user prompt with text among `entries` (their bodies are read until one is found). */
-function firstPromptOf(entries: readonly Entry[]): string | null {
-  for (const e of entries) {
-    if (e.role !== "user" || !e.message) continue;
-    const text = messageText(e.message);
-    if (text.trim()) return truncate(text, 200);
-  }
-  return null;
-}
-
-/** The last user prompt with text among `entries` (their bodies are read from the end until one is found). */
-function lastPromptOf(entries: readonly Entry[]): string | null {
-  for (let i = entries.length - 1; i >= 0; i--) {
-    const e = entries[i]!;
-    if (e.role !== "user" || !e.message) continue;
-    const text = messageText(e.message);
-    if (text.trim()) return truncate(text, 200);
-  }
-  return null;
-}
-
-/** The time of the last `session_info` entry among `entries` of a pi session (null when none or unknown, or OMP). */
-function nameTimeOf(flavor: string, entries: readonly Entry[]): number | null {
-  if (flavor !== "pi") return null;
-  for (let i = entries.length - 1; i >= 0; i--) {
-    const e = entries[i]!;
-    if (e.type !== "session_info") continue;
-    const t = e.timestamp ? Date.parse(e.timestamp) : Number.NaN;
-    return Number.isFinite(t) ? t : null;
-  }
-  return null;
-}
-
-/** The first user prompt with text among `entries` written after `created` (ms). */
-function laterPromptOf(entries: readonly Entry[], created: number): string | null {
-  if (!Number.isFinite(created)) return null; // where the fork starts is not known
-  // An entry without a readable time is no copy (copies keep their parent's times): it counts as written later.
-  const later = (e: Entry) => !(Date.parse(e.timestamp ?? "") <= created);
-  return firstPromptOf(entries.filter((e) => e.role === "user" && later(e)));
-}
-
 /** `provider/model` at the session's leaf, or null. */
 function modelAt(s: Session): string | null {
   const { model } = settingsAt(s);
@@ -174,6 +139,8 @@ function modelAt(s: Session): string | null {
 type NamingFacts = Omit<
   SessionSummaryOk,
   | "entries"
+  | "lastActiveAt"
+  | "metadataTail"
   | "branchPoints"
   | "touches"
   | "compactions"
@@ -223,7 +190,8 @@ export function summarize(result: ParseResult, options: { touches?: boolean } = 
     .filter((e) => !e.shadowed)
     .map((e): [string, number] => [e.id, e.timestamp ? Date.parse(e.timestamp) : Number.NaN]);
   const branchPoints = [...s.children.values()].filter((c) => c.length > 1).length;
-  return summaryOf(namingFacts(s), { entries, branchPoints, touches }, perSession(s, usage));
+  const activity = activityOf(s.entries, Number.NaN);
+  return summaryOf(namingFacts(s), { entries, branchPoints, touches, ...activity }, perSession(s, usage));
 }
 
 /**
@@ -232,7 +200,7 @@ export function summarize(result: ParseResult, options: { touches?: boolean } = 
  */
 function summaryOf(
   f: NamingFacts,
-  tree: Pick<SessionSummaryOk, "entries" | "branchPoints" | "touches">,
+  tree: Pick<SessionSummaryOk, "entries" | "branchPoints" | "touches" | "lastActiveAt" | "metadataTail">,
   p: ReturnType<typeof perSession>,
   partial = false,
 ): SessionSummaryOk {
@@ -253,6 +221,8 @@ function summaryOf(
     leafId: f.leafId,
     model: f.model,
     entries: tree.entries,
+    lastActiveAt: tree.lastActiveAt,
+    metadataTail: tree.metadataTail,
     branchPoints: tree.branchPoints,
     touches: tree.touches,
     compactions: p.compactions,
@@ -340,6 +310,7 @@ export function extendSummary(prev: SessionSummary, result: ParseResult): Sessio
     leafId: s.leafId,
     model,
     entries,
+    ...activityOf(added, prev.lastActiveAt),
     branchPoints,
     touches,
     ...perSession(s, usage),
@@ -404,7 +375,8 @@ export function probeSummary(file: string, head: Uint8Array, tail: Uint8Array, s
     }
   }
   const nothing = { compactions: 0, labels: [], usage: [], cost: 0, diagnostics: [], truncatedTail };
-  return summaryOf(facts, { entries: [], branchPoints: 0, touches: [] }, nothing, true);
+  const tree = { entries: [], branchPoints: 0, touches: [], lastActiveAt: Number.NaN, metadataTail: false };
+  return summaryOf(facts, tree, nothing, true);
 }
 
 /** Tail lines longer than this are scanned first (their envelope answers for messages, the bulk of a tail). */

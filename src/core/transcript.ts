@@ -180,6 +180,8 @@ export function transcriptItem(path: BranchPath, index: number): TranscriptItem 
   };
   const edit = path.edits.get(entry.id);
   if (edit) common.contextEdit = edit;
+  const label = path.session.labels.get(entry.id)?.label;
+  if (label) common.label = label;
   const d = entry.data;
   switch (entry.type) {
     case "message":

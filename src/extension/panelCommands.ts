@@ -2,7 +2,7 @@
 import { basename } from "node:path";
 import * as vscode from "vscode";
 import { nothingToChoose } from "./firstRun.js";
-import { formatDateTime, formatTokens, relativeTime } from "../protocol/format.js";
+import { formatDateTime, formatTimeOfDay, formatTokens, relativeTime } from "../protocol/format.js";
 import { type SessionLibrary } from "../node/library.js";
 import { addsNoPrompt, lastActivity } from "../node/store/index.js";
 import type { StoreSession } from "../node/store/index.js";
@@ -13,6 +13,9 @@ import type { SessionService } from "./service.js";
 import type { PanelManager } from "./webviews/panels.js";
 import type { TranscriptPanels } from "./webviews/transcriptPanel.js";
 import { displayTitle, pickText } from "./titles.js";
+
+/** A moment to the second: `2026-11-29 18:50:22`. */
+const toTheSecond = (ms: number) => `${formatDateTime(ms).slice(0, 10)} ${formatTimeOfDay(ms)}`;
 
 /**
  * A session chosen in a quick pick, listed as pi's `/resume` lists them: this workspace's sessions first, each group
@@ -30,7 +33,10 @@ export async function pickSession(
     .sort((a, b) => rank(a) - rank(b) || lastActivity(b) - lastActivity(a))
     .map((s) => ({
       label: pickText(displayTitle(s)),
-      description: `${pickText(s.summary.ok ? (s.summary.cwd ?? "") : "")} · ${relativeTime(lastActivity(s))}`,
+      // A fork without a prompt of its own reads like its siblings: the second it was made tells it apart.
+      description:
+        `${pickText(s.summary.ok ? (s.summary.cwd ?? "") : "")} · ${relativeTime(lastActivity(s))}` +
+        (addsNoPrompt(s) && s.summary.ok ? ` · ${vscode.l10n.t("forked {0}", toTheSecond(s.summary.created))}` : ""),
       s,
     }));
   if (!items.length) return nothingToChoose();

@@ -215,6 +215,10 @@ export class SessionService implements vscode.Disposable {
 
   /** Re-list everything (the Refresh command). */
   async refresh(): Promise<void> {
+    // A folder made since the roots were resolved (an agent's first run creates `sessions/`) moves where they are.
+    const roots = resolveRoots({ agentDirs: this.settings.agentDirs });
+    if (roots.map((r) => r.dir).join("\n") !== this.library.roots.map((r) => r.dir).join("\n"))
+      await this.reconfigure(this.settings);
     await this.ensureStarted();
     await this.library.load();
     this.updateState();

@@ -44,6 +44,8 @@ export interface TranscriptCommon {
    * nothing of it (`omitted`). The entry itself stays as written.
    */
   contextEdit?: { id: string; state: "replaced" | "omitted"; text: string | null };
+  /** The entry's label now (the last `label` entry on it, from anywhere in the file), as pi's `/tree` shows it. */
+  label?: string;
 }
 
 /** A call a tool made through another tool (pi 1.6 `nestedCalls`, e.g. codemode's). */

@@ -94,7 +94,11 @@ function tokensSection(m: CheckpointModel): HTMLElement {
                 { type: "revealEntry", file: m.file, entryId: m.kept.id },
                 l10n.t("Reveal in the Sessions tree"),
               ),
-              ` · ${l10n.t("{0} entries up to the compaction", m.kept.entries)}`,
+              ` · ${
+                m.kept.entries === 1
+                  ? l10n.t("1 entry up to the compaction")
+                  : l10n.t("{0} entries up to the compaction", m.kept.entries)
+              }`,
             )
           : l10n.t("nothing (the context restarts from the summary)"),
       ],

@@ -1,5 +1,6 @@
 /** The effective context at an entry: every message the model saw, with its estimated size. */
 import { formatBytes, formatDateTime } from "../protocol/format.js";
+import { snippetPlainText } from "../protocol/markdown.js";
 import type { ContextImage, ContextModel } from "../protocol/views.js";
 import { action, boot, h, mount, section, table, tokens } from "./common.js";
 import type { Child } from "./dom.js";
@@ -30,9 +31,10 @@ function roleCell(r: Row): Child {
   return h("div", {}, role, h("p", { class: "muted", title: l10n.t("by context edit {0}", r.edit.id) }, mark));
 }
 
+/** A long text folded: its first words as plain text (markup dropped) on the fold, the exact text inside. */
 function textBlock(text: string): HTMLElement {
   return text.length > 400
-    ? h("details", {}, h("summary", {}, `${text.slice(0, 200)}…`), h("pre", {}, text))
+    ? h("details", {}, h("summary", {}, `${snippetPlainText(text.slice(0, 400)).slice(0, 200)}…`), h("pre", {}, text))
     : h("pre", {}, text);
 }
 

@@ -382,6 +382,7 @@ export function renderRow(ctx: RowContext, row: TranscriptRow): HTMLElement {
           h("span", { class: "who" }, title),
           item.inherited ? h("span", { class: "badge" }, l10n.t("inherited")) : null,
           row.dimmed ? h("span", { class: "badge" }, l10n.t("replaced by a compaction")) : null,
+          item.label ? h("span", { class: "badge label", title: l10n.t("Label") }, `🏷 ${item.label}`) : null,
           switcher,
           h("span", { class: "when muted" }, when),
           button("⋯", () => ctx.send({ type: "entryActions", entryId: item.entryId }), {

@@ -141,6 +141,40 @@ suite("Pi Sessions daily use in a real VS Code", () => {
     assert.equal(api.view.message, undefined, "the default filter and a store with sessions need no message");
   });
 
+  test("a folder that does not exist yet: Refresh finds the sessions an agent writes there later", async () => {
+    const config = vscode.workspace.getConfiguration("piSessions");
+    const home = process.env.PI_SESSIONS_FIXTURE_HOME ?? "";
+    const later = path.join(home, `later-agent-${Date.now()}`);
+    try {
+      await config.update("agentDirs", [later], vscode.ConfigurationTarget.Global);
+      await waitFor("the no-agent-folder state", async () => {
+        await kids();
+        return api.service.state === "noAgentDir" || undefined;
+      });
+      assert.equal(api.view.message, undefined, "the welcome content shows");
+      assert.match(api.view.description ?? "", /does not exist$/);
+      // The agent's first run: its sessions folder and a session in it.
+      const dir = path.join(later, "sessions", "--work--");
+      fs.mkdirSync(dir, { recursive: true });
+      const file = path.join(dir, "2026-11-30T10-00-00-000Z_later.jsonl");
+      fs.writeFileSync(file, jsonl(header({ id: "later" }), message("l1", null, "user", "Hello from later")));
+      await vscode.commands.executeCommand("piSessions.refresh");
+      await waitFor("the session found", async () => {
+        await api.service.ensureStarted();
+        return api.service.lib.get(file);
+      });
+      assert.equal(api.service.state, "ready");
+    } finally {
+      await config.update("agentDirs", undefined, vscode.ConfigurationTarget.Global);
+      fs.rmSync(later, { recursive: true, force: true });
+    }
+    await waitFor("the store to come back", async () => {
+      await api.service.ensureStarted();
+      return api.service.state === "ready" || undefined;
+    });
+    await api.service.lib.whenComplete();
+  });
+
   test("search: a hit's first line names its session; a word's other form is found; a prefix is offered", async () => {
     const w = vscode.window as unknown as { createQuickPick: typeof vscode.window.createQuickPick };
     const real = w.createQuickPick;

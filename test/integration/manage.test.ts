@@ -9,6 +9,7 @@ import { header, message } from "../support/builders.js";
 import type { PiSessionsApi } from "../../src/extension/extension.js";
 import { PROJ, rawRecords, treeText } from "./fixtureHome.js";
 import { activateExtension } from "./harness.js";
+import { stubUi } from "./stubs.js";
 
 suite("Pi Sessions: rename and label in a real VS Code", () => {
   let api: PiSessionsApi;
@@ -72,6 +73,28 @@ suite("Pi Sessions: rename and label in a real VS Code", () => {
       const r = await row();
       return r && !/\[first idea\]/.test(desc(r)) ? r : undefined;
     });
+  });
+
+  test("asked in an input box titled by the session: its answer is written; cancelling writes nothing", async () => {
+    const ui = stubUi({ input: "  Named in the box  " });
+    try {
+      await vscode.commands.executeCommand("piSessions.renameSession", file);
+    } finally {
+      ui.restore();
+    }
+    assert.deepEqual(
+      ui.shown.map((x) => [x.kind, x.text]),
+      [["input", "Rename “Importer sketch”"]],
+    );
+    assert.equal((rawRecords(file).at(-1)! as unknown as { name: string }).name, "Named in the box");
+    const bytes = fs.readFileSync(file);
+    const cancel = stubUi({});
+    try {
+      await vscode.commands.executeCommand("piSessions.renameSession", file);
+    } finally {
+      cancel.restore();
+    }
+    assert.deepEqual(fs.readFileSync(file), bytes);
   });
 
   test("a file an agent is writing is refused with a message, and nothing is written", async () => {

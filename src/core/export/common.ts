@@ -2,7 +2,7 @@
 import { formatCost, formatDateTime, formatDuration, formatTokens, truncate } from "../../protocol/format.js";
 import type { NestedCall, ReplyFacts } from "../../protocol/transcript.js";
 import { pathTo, type Session } from "../session/index.js";
-import { entryLabel } from "../entryText.js";
+import { describeEntry, entryLabel } from "../entryText.js";
 import type { TranscriptItem } from "../transcript.js";
 
 export interface ExportInput {
@@ -30,17 +30,30 @@ export function documentFacts(input: ExportInput): string[] {
   return [
     `${agent} session ${s.header.id ?? ""} (v${s.version} file)`.trim(),
     `working directory ${String(s.header.cwd ?? "(none)")}`,
-    input.leafId === null
-      ? "an empty branch"
-      : `branch ending at ${entryNamed(s, input.leafId)} · ${pathTo(s, input.leafId).length} entries on this branch`,
+    input.leafId === null ? "an empty branch" : branchFact(s, input.leafId),
     ...(input.parentName ? [`forked from ${input.parentName}`] : []),
   ];
 }
 
-/** An entry as a reader knows it: its words, then its id to find it by (“Fix the parser” (entry 3a09a93f)). */
-export function entryNamed(session: Session, id: string | null): string {
+function branchFact(s: Session, leafId: string): string {
+  const path = pathTo(s, leafId);
+  const onPath = new Set(path.map((e) => e.id));
+  return `branch ending at ${entryNamed(s, leafId, onPath)} · ${path.length} entries on this branch`;
+}
+
+/**
+ * An entry as a reader knows it: its words, then its id to find it by (“Fix the parser” (entry 3a09a93f)). An entry
+ * it points at (a label's) is named by its words too when it is on `path`; another branch's text stays out.
+ */
+export function entryNamed(session: Session, id: string | null, path?: ReadonlySet<string>): string {
   const entry = id === null ? undefined : session.byId.get(id);
-  return entry ? `“${entryLabel(entry, 60)}” (entry ${entry.id})` : `entry ${id ?? "?"} (not in this file)`;
+  if (!entry) return `entry ${id ?? "?"} (not in this file)`;
+  const nameOf = (target: string) => {
+    const t = path?.has(target) ? session.byId.get(target) : undefined;
+    return t ? `“${entryLabel(t, 40)}”` : target;
+  };
+  const words = entry.role === "user" ? entryLabel(entry, 60) : describeEntry(entry, nameOf);
+  return `“${words}” (entry ${entry.id})`;
 }
 
 /** `model · 1.2k in · 300 out · cache 4k read / 0 write · $0.0042`, for an assistant message. */

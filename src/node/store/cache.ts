@@ -156,6 +156,7 @@ export function unpackSummary(
   const idList = () => (ids ??= details().ids === "" ? [] : details().ids.split("\n"));
   const summary = rest as unknown as SessionSummaryOk;
   summary.created = timeOf(summary.created);
+  summary.lastActiveAt = timeOf(summary.lastActiveAt);
   let entries: [string, number][] | undefined;
   let usage: UsageRecord[] | undefined;
   let touches: TouchRecord[] | undefined;
@@ -253,7 +254,7 @@ export function unpackSummary(
  * branch summaries' and tool results' own usage), which summaries cached before did not hold. 14: pi 1.6's nested
  * calls as file touches.
  */
-const CACHE_VERSION = 14;
+const CACHE_VERSION = 15;
 
 /** A checksum of bytes (CRC-32; a damaged cache line is found by it, not trusted). */
 const checksum: (bytes: Uint8Array) => number =

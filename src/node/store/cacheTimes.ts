@@ -11,6 +11,7 @@ export const timeOf = (v: number | null | undefined) => (typeof v === "number" ?
 export function reviveTimes(s: SessionSummary): SessionSummary {
   if (!s.ok) return s;
   s.created = timeOf(s.created);
+  s.lastActiveAt = timeOf(s.lastActiveAt);
   for (const e of s.entries) e[1] = timeOf(e[1]);
   for (const r of s.usage) r.time = timeOf(r.time);
   for (const t of s.touches) t.time = timeOf(t.time);

@@ -84,7 +84,10 @@ function newestTime(summary: SessionSummaryOk): number {
   let last = newestTimes.get(summary.entries);
   if (last === undefined) {
     last = Number.isFinite(summary.created) ? summary.created : 0;
-    for (const [, t] of summary.entries) if (t > last) last = t;
+    // A name or a label written later is no activity (`lastActiveAt`); a summary from before it was kept scans all.
+    if (summary.lastActiveAt === undefined) {
+      for (const [, t] of summary.entries) if (t > last) last = t;
+    } else if (summary.lastActiveAt > last) last = summary.lastActiveAt;
     newestTimes.set(summary.entries, last);
   }
   return last;
@@ -92,6 +95,8 @@ function newestTime(summary: SessionSummaryOk): number {
 
 /** When the file was last written (its mtime, else its newest entry): whether an agent is writing it now. */
 export function lastWritten(s: StoreSession): number {
+  // A name or label appended last (ours, pi's picker) is no agent at work: the session is as old as its activity.
+  if (s.summary.ok && s.summary.metadataTail) return lastActivity(s);
   return s.mtimeMs || lastActivity(s);
 }
 

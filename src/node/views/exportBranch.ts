@@ -4,7 +4,7 @@
  * OMP images stored as blobs read from the session's own agent dir (only there).
  */
 import { randomBytes } from "node:crypto";
-import type { Session } from "../../core/session/index.js";
+import { pathTo, type Session } from "../../core/session/index.js";
 import { transcript, type TranscriptItem } from "../../core/transcript.js";
 import { exportSafe } from "../../protocol/format.js";
 import { agentDirOf, readBlob } from "../blobs.js";
@@ -56,5 +56,6 @@ export async function exportBranch(
   const text =
     options.format === "html" ? exportHtml(input, randomBytes(16).toString("base64")) : exportMarkdown(input);
   // Session text's controls become visible escapes in the document itself, wherever it is written.
-  return { text: exportSafe(text), entries: items.length };
+  // Counted as the document's heading and the transcript count them: the entries on the branch.
+  return { text: exportSafe(text), entries: leafId === null ? 0 : pathTo(session, leafId).length };
 }

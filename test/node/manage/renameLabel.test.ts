@@ -2,11 +2,24 @@
 // own Node, test/oracles/pi16) reading the file afterwards, and by the raw bytes (the file only grows by one line).
 import * as assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SessionManager } from "@mariozechner/pi-coding-agent";
 import { run } from "../../../src/cli/main.js";
+import { parseSession } from "../../../src/core/session/index.js";
+import { summarize } from "../../../src/core/summary.js";
+import { transcript } from "../../../src/core/transcript.js";
+import { lastActivity, lastWritten, type StoreSession } from "../../../src/node/store/index.js";
 import { labelEntry, renameSession } from "../../../src/node/manage/appendEntry.js";
 import { PI_FIXTURES, REAL } from "../../support/fixtures.js";
 import { askPi16, type Pi16Names } from "../../support/pi16.js";
@@ -96,6 +109,10 @@ describe("rename and label: what pi reads after our CLI wrote", function () {
     assert.equal((await cli("label", file, target, "before the refactor")).code, 0);
     assert.equal(pi073(file).label(target), "before the refactor");
     assert.equal(askPi16<Pi16Names>({ op: "names", files: [file] })[0]!.labels[target], "before the refactor");
+    // The transcript shows it on the entry it marks.
+    const parsed = parseSession(file, readFileSync(file));
+    assert.ok(parsed.ok);
+    assert.equal(transcript(parsed.session).find((i) => i.entryId === target)?.label, "before the refactor");
     idle(file);
     assert.equal((await cli("label", file, target)).code, 0);
     assert.equal(pi073(file).label(target), null);
@@ -139,6 +156,22 @@ describe("rename and label: what pi reads after our CLI wrote", function () {
     const agentLine = { type: "custom", customType: "agent", id: "a9e9e9e9", parentId: last, timestamp: "2026-12-01" };
     writeFileSync(file, `${readFileSync(file, "utf8")}${JSON.stringify(agentLine)}\n`);
     await assert.rejects(renameSession(file, "third"), /written in the last few seconds/);
+  });
+
+  it("a name or label written later is no activity: the session keeps its age and is not taken for live", async () => {
+    const file = put(PI16);
+    await renameSession(file, "later name");
+    const raw = records(file) as (Raw & { timestamp?: string })[];
+    const activity = Math.max(
+      ...raw.filter((r) => !["session", "session_info", "label"].includes(r.type)).map((r) => Date.parse(r.timestamp!)),
+    );
+    const summary = summarize(parseSession(file, readFileSync(file)));
+    assert.ok(summary.ok);
+    assert.equal(summary.lastActiveAt, activity);
+    assert.equal(summary.metadataTail, true);
+    const listed = { file, mtimeMs: statSync(file).mtimeMs, summary } as unknown as StoreSession;
+    assert.equal(lastActivity(listed), activity, "as old as its last activity");
+    assert.equal(lastWritten(listed), activity, "not written by an agent just now");
   });
 
   it("renames racing an agent's appends: every line of both is kept whole", async () => {

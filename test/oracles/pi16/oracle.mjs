@@ -178,11 +178,7 @@ function build(dir, program, n) {
 }
 
 function preparationsFor(file, keeps, leaves) {
-  const dir = mkdtempSync(join(tmpdir(), "pi16-oracle-"));
-  try {
-    const copy = join(dir, "s.jsonl");
-    copyFileSync(file, copy);
-    const sm = SessionManager.open(copy, dir);
+  return withOpenedCopy(file, (sm) => {
     const out = {};
     for (const id of leaves ?? sm.getEntries().map((e) => e.id))
       for (const keep of keeps) {
@@ -206,9 +202,7 @@ function preparationsFor(file, keeps, leaves) {
           : null;
       }
     return { file, preparations: out };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 /** The entries in the order pi's /tree lists them (its TreeSelectorComponent's flattened rows, every filter off). */
@@ -246,17 +240,23 @@ async function treeOrderOf(file) {
 
 /** The session's name and every entry's label, as pi's SessionManager reads them. */
 function namesOf(file) {
-  const dir = mkdtempSync(join(tmpdir(), "pi16-oracle-"));
-  try {
-    const copy = join(dir, "s.jsonl");
-    copyFileSync(file, copy);
-    const sm = SessionManager.open(copy, dir);
+  return withOpenedCopy(file, (sm) => {
     const labels = {};
     for (const e of sm.getEntries()) {
       const label = sm.getLabel(e.id);
       if (label !== undefined) labels[e.id] = label;
     }
     return { file, name: sm.getSessionName() ?? null, labels };
+  });
+}
+
+/** `use` pi's SessionManager on a temporary copy of `file` (pi's loader may append a newline to what it opens). */
+function withOpenedCopy(file, use) {
+  const dir = mkdtempSync(join(tmpdir(), "pi16-oracle-"));
+  try {
+    const copy = join(dir, "s.jsonl");
+    copyFileSync(file, copy);
+    return use(SessionManager.open(copy, dir));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
