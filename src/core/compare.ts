@@ -3,6 +3,7 @@
  * parent's entries with their ids, so both paths share the copied prefix). The fork point is the last entry both
  * paths share; each side is what its path holds after it.
  */
+import { isMetadataEntry } from "./summaryFacts.js";
 import { messageText } from "./entryText.js";
 import { type Entry, pathTo, type Session } from "./session/index.js";
 import type { ToolTouch } from "./toolFiles.js";
@@ -89,7 +90,8 @@ function sideFacts(leaf: string | null, path: Entry[], after: Entry[]): SideFact
       cost += u.cost;
     }
     for (const t of e.touches ?? []) touches.push({ ...t, entryId: e.id });
-    const t = time(e);
+    // A name or a label written later is no work on the branch: it stretches no duration.
+    const t = isMetadataEntry(e) ? Number.NaN : time(e);
     if (Number.isFinite(t)) {
       if (!(t >= firstTime)) firstTime = t;
       if (!(t <= lastTime)) lastTime = t;

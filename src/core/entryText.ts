@@ -40,6 +40,15 @@ export function entryLabel(entry: EntryLike, max = 100): string {
   return describeEntry(entry);
 }
 
+/** `entryLabel`, with the entry a label or context edit points at named by its words (a view's "ends at …"). */
+export function entryLabelIn(byId: ReadonlyMap<string, EntryLike>, entry: EntryLike, max = 100): string {
+  if (entry.role === "user") return entryLabel(entry, max);
+  return describeEntry(entry, (id) => {
+    const target = byId.get(id);
+    return target ? `“${entryLabel(target, 40)}”` : id;
+  });
+}
+
 /** What an entry is, on one line: `assistant: "…" → read, edit`, `model → anthropic/claude`, `label "x" → id`. */
 export function describeEntry(entry: EntryLike, nameOf: (id: string) => string = (id) => id): string {
   if (entry.type === "message") return describeMessage(entry.role, entry.message);

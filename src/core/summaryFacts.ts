@@ -47,6 +47,9 @@ export function laterPromptOf(entries: readonly Entry[], created: number): strin
 /** Entries that say something about the session (its name, a label) rather than do something in it. */
 const METADATA_TYPES = new Set(["session_info", "label"]);
 
+/** Whether an entry names or labels rather than does something: it counts for no activity or duration. */
+export const isMetadataEntry = (e: { type: string }): boolean => METADATA_TYPES.has(e.type);
+
 /** The newest activity time among `entries` (after `since`), and whether the last of them is metadata. */
 export function activityOf(entries: readonly Entry[], since: number): { lastActiveAt: number; metadataTail: boolean } {
   let lastActiveAt = since;

@@ -14,8 +14,9 @@ import type { PanelManager } from "./webviews/panels.js";
 import type { TranscriptPanels } from "./webviews/transcriptPanel.js";
 import { displayTitle, pickText } from "./titles.js";
 
-/** A moment to the second: `2026-11-29 18:50:22`. */
-const toTheSecond = (ms: number) => `${formatDateTime(ms).slice(0, 10)} ${formatTimeOfDay(ms)}`;
+/** A moment to the millisecond, `2026-11-29 18:50:22.033`: twin forks are often made in the same second. */
+const toTheSecond = (ms: number) =>
+  `${formatDateTime(ms).slice(0, 10)} ${formatTimeOfDay(ms)}.${String(((ms % 1000) + 1000) % 1000).padStart(3, "0")}`;
 
 /**
  * A session chosen in a quick pick, listed as pi's `/resume` lists them: this workspace's sessions first, each group

@@ -4,9 +4,10 @@
  */
 import * as vscode from "vscode";
 import { leavesOf, newestLeafBelow } from "../../core/compare.js";
-import type { Session } from "../../core/session/index.js";
+import { pathTo, type Session } from "../../core/session/index.js";
+import { isMetadataEntry } from "../../core/summaryFacts.js";
 import { promptBefore } from "../../core/toolFiles.js";
-import { entryLabel } from "../../core/entryText.js";
+import { entryLabelIn } from "../../core/entryText.js";
 import { relativeTime, truncate } from "../../protocol/format.js";
 import { lastActivity } from "../../node/store/index.js";
 import { targetOf } from "../commands/target.js";
@@ -36,11 +37,11 @@ function sideItems(service: SessionService, file: string, session: Session): Sid
     )}`,
     description: [
       leaf.id === session.leafId ? vscode.l10n.t("active branch") : "",
-      leaf.timestamp ? relativeTime(Date.parse(leaf.timestamp)) : "",
+      activeAt(session, leaf.id) ? relativeTime(activeAt(session, leaf.id)!) : "",
     ]
       .filter(Boolean)
       .join(" · "),
-    detail: vscode.l10n.t("ends at “{0}”", pickText(entryLabel(leaf, 80))),
+    detail: vscode.l10n.t("ends at “{0}”", pickText(entryLabelIn(session.byId, leaf, 80))),
     side: { file, leafId: leaf.id },
   }));
   const s = service.lib.get(file);
@@ -131,4 +132,15 @@ function compareWithParentCommand({ service, show }: Scope): Command {
       return show({ file: s.parent.file }, { file: s.file }).state;
     },
   };
+}
+
+/** The newest activity on the path to `leafId` (a name or label appended later is none), or null. */
+function activeAt(session: Session, leafId: string): number | null {
+  const path = pathTo(session, leafId);
+  for (let i = path.length - 1; i >= 0; i--) {
+    const e = path[i]!;
+    const t = isMetadataEntry(e) || !e.timestamp ? Number.NaN : Date.parse(e.timestamp);
+    if (Number.isFinite(t)) return t;
+  }
+  return null;
 }

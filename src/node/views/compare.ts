@@ -11,7 +11,7 @@ import type { Entry, Session } from "../../core/session/index.js";
 import { type EditTexts, editTextsOf, promptText, toolCallArgs, toolPathOf } from "../../core/toolFiles.js";
 import { truncate } from "../../protocol/format.js";
 import { plainLabel } from "../../protocol/markdown.js";
-import { entryLabel, messageText } from "../../core/entryText.js";
+import { entryLabelIn, messageText } from "../../core/entryText.js";
 import { branchStartingAt } from "../../core/branches.js";
 import type { CompareFile, CompareModel, CompareSide, CompareTurn } from "../../protocol/views.js";
 import { isWindowsPath, pathKey, resolveTouchPath } from "../touches.js";
@@ -394,7 +394,7 @@ export function compareJson(a: BranchEnd, b: BranchEnd, home = homedir()) {
 
 function leafLabelOf(end: CompareEnd): string | null {
   const leaf = end.leafId === null ? undefined : end.session.byId.get(end.leafId);
-  return leaf ? entryLabel(leaf, 60) : null;
+  return leaf ? entryLabelIn(end.session.byId, leaf, 60) : null;
 }
 
 /** The side's first prompt as its heading shows it: plain (`plainLabel`), as the branch names are. */

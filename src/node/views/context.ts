@@ -3,7 +3,7 @@
  * dropped.
  */
 import { buildContext, type ContextMessage, entryMessages, type SessionContext } from "../../core/context/index.js";
-import { contentText, entryLabel } from "../../core/entryText.js";
+import { contentText, entryLabelIn } from "../../core/entryText.js";
 import { estimateTokens } from "../../core/compact/prepare.js";
 import { replacedMessages } from "../../core/compactionReach.js";
 import { narrowContent, pathTo, type Session } from "../../core/session/index.js";
@@ -120,7 +120,7 @@ export function contextModel(session: Session, entryId: string | null, title: st
     kind: "context",
     file: session.file,
     entryId: ctx.leafId,
-    entryLabel: leaf ? entryLabel(leaf, 60) : null,
+    entryLabel: leaf ? entryLabelIn(session.byId, leaf, 60) : null,
     title,
     model: ctx.model ? `${ctx.model.provider}/${ctx.model.modelId}` : null,
     thinkingLevel: ctx.thinkingLevel ?? null,

@@ -2,7 +2,7 @@
  * Branch comparison (`pi-sessions compare`): two branches of a real pi session, a real fork against its parent, and a
  * built fork family, with the fork point, entries, cost, tokens and files computed here from the raw JSON lines.
  */
-import { entryLabel } from "../../../src/core/entryText.js";
+import { entryLabelIn } from "../../../src/core/entryText.js";
 import { strict as assert } from "node:assert";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
@@ -142,10 +142,11 @@ describe("compare: two branches side by side", () => {
     );
     // Each side's end named by its last entry's words (its prompt or reply), not its id.
     assert.deepEqual(
-      model.sides.map((sd) => sd.leafLabel === entryLabel(session.byId.get(sd.leafId!)!, 60)),
+      model.sides.map((sd) => sd.leafLabel === entryLabelIn(session.byId, session.byId.get(sd.leafId!)!, 60)),
       [true, true],
     );
-    assert.ok(model.sides.every((sd) => !sd.leafLabel!.includes(sd.leafId!)));
+    // Not by ids: neither the leaf's own nor, for a label, the id of the entry it marks.
+    assert.ok(model.sides.every((sd) => !sd.leafLabel!.includes(sd.leafId!) && !/→ [0-9a-f]{8}$/.test(sd.leafLabel!)));
     assert.deepEqual(
       model.sides.map((sd) => sd.firstPrompt),
       [firstPrompt(la.slice(shared)), firstPrompt(lb.slice(shared))],
