@@ -9,7 +9,7 @@ import { basename, join } from "node:path";
 import { run } from "../../../src/cli/main.js";
 import { compareBranches } from "../../../src/core/compare.js";
 import { applyEdits, compareModel, finalTextOf } from "../../../src/node/views/compare.js";
-import { fork, header, message, toolCall, toolResult, usage } from "../../support/builders.js";
+import { fork, header, label, message, sessionInfo, toolCall, toolResult, usage } from "../../support/builders.js";
 import { jsonl, parseOk, withTempDir } from "../../support/helpers.js";
 import { piSession } from "../../support/fixtures.js";
 
@@ -300,6 +300,22 @@ describe("compare: two branches side by side", () => {
     assert.equal(finalTextOf(side, s, "/app/x.ts"), null);
     assert.equal(finalTextOf(side, s, "/app/y.ts"), "one 2");
     assert.equal(finalTextOf(side, s, "/app/z.ts"), null);
+  });
+
+  it("a name or label written days later stretches no branch's duration", () => {
+    const s = parseOk(
+      jsonl(
+        header({ cwd: "/app" }),
+        message("u1", null, "user", "start", { time: 1 }),
+        message("u2", "u1", "user", "try this", { time: 2 }),
+        message("a2", "u2", "assistant", "done", { time: 62 }),
+        label("l1", "a2", "u2", "tried", { time: 5 * 86_400 }),
+        sessionInfo("n1", "l1", "Named later", { time: 6 * 86_400 }),
+      ),
+    );
+    const side = compareBranches({ session: s, leafId: s.leafId }, { session: s, leafId: "u1" }).sides[0];
+    // From the raw times: the branch's work ran from the prompt (2 s) to the answer (62 s).
+    assert.equal(side.lastTime - side.firstTime, 60_000);
   });
 
   it("applies an edit's replacements as pi does: all against the text before the call, each exactly once", () => {
