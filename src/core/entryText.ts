@@ -41,7 +41,7 @@ export function entryLabel(entry: EntryLike, max = 100): string {
 }
 
 /** `entryLabel`, with the entry a label or context edit points at named by its words (a view's "ends at …"). */
-export function entryLabelIn(byId: ReadonlyMap<string, EntryLike>, entry: EntryLike, max = 100): string {
+export function entryLabelIn(byId: { get(id: string): EntryLike | undefined }, entry: EntryLike, max = 100): string {
   if (entry.role === "user") return entryLabel(entry, max);
   return describeEntry(entry, (id) => {
     const target = byId.get(id);

@@ -195,7 +195,7 @@ export function transcriptItem(path: BranchPath, index: number): TranscriptItem 
         summary: str(d.summary),
         tokensBefore: num(d.tokensBefore),
         replaced: kept >= 0 && kept < index ? kept : index,
-        messagesReplaced: info ? replacedMessages(path.session, info).length : 0,
+        messagesReplaced: info ? replacedMessages(path.session, info, path.entries).length : 0,
       };
     }
     case "branch_summary":

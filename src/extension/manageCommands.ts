@@ -21,7 +21,7 @@ async function written<T>(write: Promise<T>): Promise<T> {
   try {
     return await write;
   } catch (err) {
-    if (err instanceof ManageRefused) throw new Error(err.message.replace(/^.*?\.jsonl: /, ""));
+    if (err instanceof ManageRefused) throw new Error(err.reason);
     throw err;
   }
 }

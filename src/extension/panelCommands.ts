@@ -15,8 +15,7 @@ import type { TranscriptPanels } from "./webviews/transcriptPanel.js";
 import { displayTitle, pickText } from "./titles.js";
 
 /** A moment to the millisecond, `2026-11-29 18:50:22.033`: twin forks are often made in the same second. */
-const toTheSecond = (ms: number) =>
-  `${formatDateTime(ms).slice(0, 10)} ${formatTimeOfDay(ms)}.${String(((ms % 1000) + 1000) % 1000).padStart(3, "0")}`;
+const toTheSecond = (ms: number) => `${formatDateTime(ms).slice(0, 10)} ${formatTimeOfDay(ms, true)}`;
 
 /**
  * A session chosen in a quick pick, listed as pi's `/resume` lists them: this workspace's sessions first, each group

@@ -351,15 +351,11 @@ export class SessionLibrary {
   /** The project `s` is listed under (`projects()`): its cwd, else its folder-mates' (an unreadable file, a header
    * without a cwd), else its folder's slug. */
   projectOf(s: StoreSession): string {
-    return this.projectOfFile().get(s.file) ?? projectKey(s);
+    this.projects(); // groups once per change, filling `projectByFile`
+    return this.projectByFile.get(s.file) ?? projectKey(s);
   }
 
-  private projectByFile: Map<string, string> | null = null;
-  private projectOfFile(): Map<string, string> {
-    if (this.projectByFile && this.projectList) return this.projectByFile;
-    this.projects();
-    return this.projectByFile!;
-  }
+  private projectByFile = new Map<string, string>();
 
   private groupProjects(): Project[] {
     const groups = new Map<string, StoreSession[]>();

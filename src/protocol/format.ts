@@ -122,10 +122,11 @@ export function formatDateTime(time: number | string | null | undefined): string
   return `${date} ${pad2(d.getHours())}:${pad2(d.getMinutes())}`;
 }
 
-/** A moment's time of day, `09:55:12` local: what tells apart two sessions of one day. */
-export function formatTimeOfDay(ms: number): string {
+/** A moment's time of day, `09:55:12` local (`09:55:12.033` with `millis`): what tells apart two sessions of a day. */
+export function formatTimeOfDay(ms: number, millis = false): string {
   const d = new Date(ms);
-  return `${pad2(d.getHours())}:${pad2(d.getMinutes())}:${pad2(d.getSeconds())}`;
+  const time = `${pad2(d.getHours())}:${pad2(d.getMinutes())}:${pad2(d.getSeconds())}`;
+  return millis ? `${time}.${String(d.getMilliseconds()).padStart(3, "0")}` : time;
 }
 
 /**

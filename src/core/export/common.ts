@@ -2,7 +2,7 @@
 import { formatCost, formatDateTime, formatDuration, formatTokens, truncate } from "../../protocol/format.js";
 import type { NestedCall, ReplyFacts } from "../../protocol/transcript.js";
 import { pathTo, type Session } from "../session/index.js";
-import { describeEntry, entryLabel } from "../entryText.js";
+import { entryLabelIn } from "../entryText.js";
 import type { TranscriptItem } from "../transcript.js";
 
 export interface ExportInput {
@@ -48,12 +48,8 @@ function branchFact(s: Session, leafId: string): string {
 export function entryNamed(session: Session, id: string | null, path?: ReadonlySet<string>): string {
   const entry = id === null ? undefined : session.byId.get(id);
   if (!entry) return `entry ${id ?? "?"} (not in this file)`;
-  const nameOf = (target: string) => {
-    const t = path?.has(target) ? session.byId.get(target) : undefined;
-    return t ? `“${entryLabel(t, 40)}”` : target;
-  };
-  const words = entry.role === "user" ? entryLabel(entry, 60) : describeEntry(entry, nameOf);
-  return `“${words}” (entry ${entry.id})`;
+  const onPath = { get: (target: string) => (path?.has(target) ? session.byId.get(target) : undefined) };
+  return `“${entryLabelIn(onPath, entry, 60)}” (entry ${entry.id})`;
 }
 
 /** `model · 1.2k in · 300 out · cache 4k read / 0 write · $0.0042`, for an assistant message. */

@@ -12,8 +12,12 @@ import { appendIfUnchanged, publishLockHeld, SessionWriteError, snapshot, withWr
 
 /** Why nothing was written: the message names the file and the reason. */
 export class ManageRefused extends Error {
-  constructor(message: string) {
-    super(message);
+  constructor(
+    readonly file: string,
+    /** Why, without the file: what a view that already names the session shows. */
+    readonly reason: string,
+  ) {
+    super(`${file}${reason.startsWith("line ") ? " " : ": "}${reason}`);
     this.name = "ManageRefused";
   }
 }
@@ -45,7 +49,7 @@ async function appendAgentEntry(
   try {
     return o.dryRun ? await run() : await withWriterLock(file, run);
   } catch (err) {
-    if (err instanceof SessionWriteError) throw new ManageRefused(`${file}: ${err.message}`);
+    if (err instanceof SessionWriteError) throw new ManageRefused(file, err.message);
     throw err;
   }
 }
@@ -61,15 +65,15 @@ async function appendLocked(file: string, action: string, fields: RecordFields, 
   try {
     read = await snapshot(file);
   } catch (err) {
-    throw new ManageRefused(`${file}: cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+    throw new ManageRefused(file, `cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
   }
   const { snap, bytes } = read;
   const parsed = parseSession(file, bytes);
   if (!parsed.ok)
-    throw new ManageRefused(`${file} line ${parsed.rejection.line}: ${parsed.rejection.message}; nothing was written`);
+    throw new ManageRefused(file, `line ${parsed.rejection.line}: ${parsed.rejection.message}; nothing was written`);
   const session = parsed.session;
   const why = appendRefusal(session, bytes, action);
-  if (why) throw new ManageRefused(`${file}: ${why}; nothing was written`);
+  if (why) throw new ManageRefused(file, `${why}; nothing was written`);
   const record = {
     type: "",
     id: newEntryId(session),
@@ -83,11 +87,12 @@ async function appendLocked(file: string, action: string, fields: RecordFields, 
   const lastWriteWasOurs = ours?.size === snap.size && ours.mtimeNs === snap.mtimeNs;
   if (!lastWriteWasOurs && now - Number(snap.mtimeNs / 1_000_000n) < (o.busyWindowMs ?? 3000))
     throw new ManageRefused(
-      `${file}: written in the last few seconds, so an agent is likely writing it; nothing was written ` +
+      file,
+      `written in the last few seconds, so an agent is likely writing it; nothing was written ` +
         "(retry when it is idle)",
     );
   if (await publishLockHeld(file))
-    throw new ManageRefused(`${file}: Oh My Pi (or another writer) holds the session's lock; nothing was written`);
+    throw new ManageRefused(file, `Oh My Pi (or another writer) holds the session's lock; nothing was written`);
   await appendIfUnchanged(file, snap, `${JSON.stringify(record)}\n`);
   const st = await stat(file, { bigint: true }).catch(() => null);
   if (st) ownLastWrite.set(file, { size: Number(st.size), mtimeNs: st.mtimeNs });
@@ -126,7 +131,7 @@ export function renameSession(file: string, name: string, o: AppendOptions = {})
     (session) => {
       // Oh My Pi names a session through its own title record and slot, not pi's entry (not written by us yet).
       if (session.flavor === "omp")
-        throw new ManageRefused(`${file}: renaming an Oh My Pi session is not supported yet; nothing was written`);
+        throw new ManageRefused(file, `renaming an Oh My Pi session is not supported yet; nothing was written`);
       return { type: "session_info", name: clean };
     },
     o,
@@ -142,7 +147,7 @@ export function labelEntry(file: string, targetId: string, label: string | undef
     (session) => {
       const target: Entry | undefined = session.byId.get(targetId);
       if (!target)
-        throw new ManageRefused(`${file}: no entry ${JSON.stringify(targetId)} in the session; nothing was written`);
+        throw new ManageRefused(file, `no entry ${JSON.stringify(targetId)} in the session; nothing was written`);
       // pi writes `label: undefined`, which JSON leaves out: a removal has no label field.
       return { type: "label", targetId, ...(clean === undefined ? {} : { label: clean }) };
     },

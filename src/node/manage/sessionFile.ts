@@ -12,14 +12,15 @@ export async function manageableSession(file: string, roots: readonly SessionRoo
   try {
     real = await realpath(file);
   } catch (err) {
-    throw new ManageRefused(`${file}: no such session file (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+    throw new ManageRefused(file, `no such session file (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
   }
   if (!real.endsWith(".jsonl") || !(await stat(real)).isFile())
-    throw new ManageRefused(`${file}: not a session file (a .jsonl file); nothing was written`);
+    throw new ManageRefused(file, `not a session file (a .jsonl file); nothing was written`);
   const dirs = await Promise.all(roots.map((r) => realpath(r.dir).catch(() => null)));
   if (!dirs.some((d) => d !== null && real.startsWith(d + sep)))
     throw new ManageRefused(
-      `${file}: not under the session folders (${roots.map((r) => r.dir).join(", ") || "none"}); nothing was written`,
+      file,
+      `not under the session folders (${roots.map((r) => r.dir).join(", ") || "none"}); nothing was written`,
     );
   return real;
 }

@@ -84,10 +84,8 @@ function newestTime(summary: SessionSummaryOk): number {
   let last = newestTimes.get(summary.entries);
   if (last === undefined) {
     last = Number.isFinite(summary.created) ? summary.created : 0;
-    // A name or a label written later is no activity (`lastActiveAt`); a summary from before it was kept scans all.
-    if (summary.lastActiveAt === undefined) {
-      for (const [, t] of summary.entries) if (t > last) last = t;
-    } else if (summary.lastActiveAt > last) last = summary.lastActiveAt;
+    // A name or a label written later is no activity (`lastActiveAt`, NaN when no entry has a time).
+    if (summary.lastActiveAt > last) last = summary.lastActiveAt;
     newestTimes.set(summary.entries, last);
   }
   return last;
