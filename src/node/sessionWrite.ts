@@ -110,6 +110,37 @@ export async function writeIfUnchanged(
  * Append `text` to `file` if it is still exactly `before` (see `writeIfUnchanged`). Every byte is written or none:
  * a short or failed write (a full disk) is cut back to the old end, unless something else has appended since.
  */
+/**
+ * Replace the file's first bytes with `next` (the same length), if they are still exactly `expected`: Oh My Pi's
+ * title slot, which OMP itself rewrites in place. No other byte is touched; under the publish lock.
+ */
+export async function overwriteHeadIfUnchanged(file: string, expected: Buffer, next: Buffer): Promise<void> {
+  if (next.length !== expected.length) throw new Error("a head rewrite must keep the file's length");
+  const changed = () => new SessionWriteError("changed", "the session's first line changed since it was read");
+  await withPublishLock(file, async () => {
+    let handle;
+    try {
+      handle = await open(file, constants.O_RDWR | (constants.O_NONBLOCK ?? 0));
+    } catch {
+      throw changed();
+    }
+    try {
+      const st = await handle.stat();
+      if (!st.isFile() || st.size < expected.length) throw changed();
+      const head = await readAt(handle, 0, expected.length);
+      if (!head.equals(expected)) throw changed();
+      let done = 0;
+      while (done < next.length) {
+        const { bytesWritten } = await handle.write(next, done, next.length - done, done);
+        if (bytesWritten <= 0) throw new Error("the disk accepted no more bytes");
+        done += bytesWritten;
+      }
+    } finally {
+      await handle.close();
+    }
+  });
+}
+
 export function appendIfUnchanged(file: string, before: Snapshot, text: string): Promise<void> {
   const bytes = Buffer.from(text, "utf8");
   return writeIfUnchanged(file, before, async (handle) => {

@@ -8,7 +8,15 @@ import { stat } from "node:fs/promises";
 import { type Entry, parseSession, type Session } from "../../core/session/index.js";
 import { appendRefusal } from "../appendRefusal.js";
 import { newEntryId } from "../compact/entryLines.js";
-import { appendIfUnchanged, publishLockHeld, SessionWriteError, snapshot, withWriterLock } from "../sessionWrite.js";
+import {
+  appendIfUnchanged,
+  overwriteHeadIfUnchanged,
+  publishLockHeld,
+  SessionWriteError,
+  snapshot,
+  withWriterLock,
+} from "../sessionWrite.js";
+import { cleanOmpTitle, titleSlotBytes, userTitleSlot } from "./ompTitle.js";
 
 /** Why nothing was written: the message names the file and the reason. */
 export class ManageRefused extends Error {
@@ -36,16 +44,20 @@ export interface AppendOptions {
   now?: () => number;
 }
 
-/** The record's own fields, decided once the session is read (`session` as it is on disk). */
-export type RecordFields = (session: Session) => Record<string, unknown>;
+/** The record's own fields, decided once the session is read (`session` as it is on disk, `bytes` its file). */
+export type RecordFields = (session: Session, bytes: Buffer) => Record<string, unknown>;
+
+/** What else the agent writes right after the record (OMP's title slot), still under our writer lock. */
+type AfterAppend = (bytes: Buffer, record: Record<string, unknown>) => Promise<void>;
 
 async function appendAgentEntry(
   file: string,
   action: string,
   fields: RecordFields,
   o: AppendOptions = {},
+  after?: AfterAppend,
 ): Promise<Appended> {
-  const run = () => appendLocked(file, action, fields, o);
+  const run = () => appendLocked(file, action, fields, o, after);
   try {
     return o.dryRun ? await run() : await withWriterLock(file, run);
   } catch (err) {
@@ -60,7 +72,13 @@ async function appendAgentEntry(
  */
 const ownLastWrite = new Map<string, { size: number; mtimeNs: bigint }>();
 
-async function appendLocked(file: string, action: string, fields: RecordFields, o: AppendOptions): Promise<Appended> {
+async function appendLocked(
+  file: string,
+  action: string,
+  fields: RecordFields,
+  o: AppendOptions,
+  after?: AfterAppend,
+): Promise<Appended> {
   let read;
   try {
     read = await snapshot(file);
@@ -79,7 +97,7 @@ async function appendLocked(file: string, action: string, fields: RecordFields, 
     id: newEntryId(session),
     parentId: session.leafId,
     timestamp: new Date((o.now ?? Date.now)()).toISOString(),
-    ...fields(session),
+    ...fields(session, bytes),
   };
   if (o.dryRun) return { file, record, written: false };
   const now = (o.now ?? Date.now)();
@@ -94,6 +112,7 @@ async function appendLocked(file: string, action: string, fields: RecordFields, 
   if (await publishLockHeld(file))
     throw new ManageRefused(file, `Oh My Pi (or another writer) holds the session's lock; nothing was written`);
   await appendIfUnchanged(file, snap, `${JSON.stringify(record)}\n`);
+  await after?.(bytes, record);
   const st = await stat(file, { bigint: true }).catch(() => null);
   if (st) ownLastWrite.set(file, { size: Number(st.size), mtimeNs: st.mtimeNs });
   return { file, record, written: true };
@@ -122,20 +141,36 @@ export function cleanLabel(label: string): string | undefined {
   return clean || undefined;
 }
 
-/** Append a `session_info` entry: the session's new name ("" clears it). */
+/**
+ * Name a session as its agent does. pi: a `session_info` entry ("" clears the name). Oh My Pi: what
+ * `setSessionName(name, "user")` writes, a `title_change` record, then the title slot rewritten in place (ompTitle.ts).
+ */
 export function renameSession(file: string, name: string, o: AppendOptions = {}): Promise<Appended> {
-  const clean = cleanName(name);
-  return appendAgentEntry(
-    file,
-    "rename",
-    (session) => {
-      // Oh My Pi names a session through its own title record and slot, not pi's entry (not written by us yet).
-      if (session.flavor === "omp")
-        throw new ManageRefused(file, `renaming an Oh My Pi session is not supported yet; nothing was written`);
-      return { type: "session_info", name: clean };
-    },
-    o,
-  );
+  let slot: Buffer | null = null;
+  const fields: RecordFields = (session, bytes) => {
+    if (session.flavor !== "omp") return { type: "session_info", name: cleanName(name) };
+    const title = cleanOmpTitle(name);
+    if (!title) throw new ManageRefused(file, "Oh My Pi cannot clear a name once set; nothing was written");
+    slot = titleSlotBytes(bytes);
+    if (!slot)
+      throw new ManageRefused(
+        file,
+        "this Oh My Pi session has no title slot (written before OMP 18), and OMP renames such a file by rewriting " +
+          "it, which Pi Session Explorer never does; rename it in omp; nothing was written",
+      );
+    return { type: "title_change", title, source: "user", ...(session.name ? { previousTitle: session.name } : {}) };
+  };
+  const writeSlot: AfterAppend = async (_bytes, record) => {
+    if (!slot) return;
+    const next = userTitleSlot(String(record.title), String(record.timestamp));
+    try {
+      await overwriteHeadIfUnchanged(file, slot, next);
+    } catch (err) {
+      const why = err instanceof Error ? err.message : String(err);
+      throw new ManageRefused(file, `the title record was appended, but the title slot was not updated (${why})`);
+    }
+  };
+  return appendAgentEntry(file, "rename", fields, o, writeSlot);
 }
 
 /** Append a `label` entry on `targetId` (no text: the label is removed), as pi's `appendLabelChange`. */
