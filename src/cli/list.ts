@@ -9,6 +9,8 @@ import {
   sessionTitle,
   type StoreSession,
 } from "../node/store/index.js";
+import { cacheDir } from "../node/cacheDir.js";
+import { type Marks, SessionMarks } from "../node/manage/marks.js";
 import { EXIT_OK, type Io, openStore, type StoreValues, text, whyEmpty } from "./args.js";
 import { diagnosticLine } from "./fileCommands.js";
 import { formatTable } from "./table.js";
@@ -37,16 +39,26 @@ export interface ListedSession {
   sizeBytes: number;
   /** Other files that carry this session's id (a copy, a backup); shared entries count once. */
   sameIdAs: string[];
+  /** Pinned (in OMP's pins for an OMP session, else ours): listed first. */
+  pinned: boolean;
+  /** Archived: left out of the listing unless `--archived`. */
+  archived: boolean;
 }
 
 /** The `list --json` row of a session (call `computeOwnership` on the result first). */
-export function listedSession(s: StoreSession, families?: FamilyIndex): ListedSession {
+export function listedSession(s: StoreSession, families?: FamilyIndex, marks?: Marks): ListedSession {
   const sum = s.summary;
   // Without the index, the chain of fork parents (acyclic: linkLineage cuts cycles).
   let root = s;
   if (families) root = families.root(s);
   else while (root.parent) root = root.parent;
-  const family = { title: sessionTitle(s), familyRoot: root.file };
+  const id = s.summary.ok ? s.summary.id : null;
+  const family = {
+    title: sessionTitle(s),
+    familyRoot: root.file,
+    pinned: id !== null && marks?.pinned.has(id) === true,
+    archived: id !== null && marks?.archived.has(id) === true,
+  };
   if (!sum.ok) {
     return {
       id: null,
@@ -106,6 +118,8 @@ export function listedSession(s: StoreSession, families?: FamilyIndex): ListedSe
 export interface ListValues extends StoreValues {
   /** Families: each session under the one it was forked from. */
   tree?: boolean;
+  /** Also the archived sessions. */
+  archived?: boolean;
 }
 
 export async function listCommand(values: ListValues, io: Io): Promise<number> {
@@ -114,24 +128,33 @@ export async function listCommand(values: ListValues, io: Io): Promise<number> {
   if (empty) text(io).err(`pi-sessions list: ${empty}`);
   computeOwnership(result);
   const families = new FamilyIndex(result);
-  const rows = new Map(result.map((s) => [s, listedSession(s, families)]));
+  const marks = await new SessionMarks(cacheDir(), () => store.roots).read();
+  const rows = new Map(result.map((s) => [s, listedSession(s, families, marks)]));
+  const listed = values.archived ? result : result.filter((s) => !rows.get(s)!.archived);
+  // A pinned session, and the family it is in, list first; then newest first.
+  const pinnedFamily = new Set(listed.filter((s) => rows.get(s)!.pinned).map((s) => families.root(s)));
+  const pinRank = (s: StoreSession) => (pinnedFamily.has(families.root(s)) ? 0 : 1);
   const newestFirst = (a: StoreSession, b: StoreSession) =>
-    (rows.get(b)!.lastSeen ?? "").localeCompare(rows.get(a)!.lastSeen ?? "") || a.file.localeCompare(b.file);
+    pinRank(a) - pinRank(b) ||
+    (rows.get(b)!.lastSeen ?? "").localeCompare(rows.get(a)!.lastSeen ?? "") ||
+    a.file.localeCompare(b.file);
   // Flat: newest first. --tree: each family root (newest family first), then its forks and subagents, indented.
   const order: { s: StoreSession; depth: number }[] = [];
   if (values.tree) {
     // Depth first, with a stack of its own: a lineage thousands of forks deep is no recursion.
-    const stack = families
-      .tops(result)
+    const tops = families.tops(listed);
+    const stack = [...tops.filter((t) => pinRank(t) === 0), ...tops.filter((t) => pinRank(t) === 1)]
       .reverse()
       .map((s) => ({ s, depth: 0 }));
     for (let next = stack.pop(); next; next = stack.pop()) {
       order.push(next);
-      const kids = [...families.forks(next.s), ...families.subagents(next.s)];
+      const kids = [...families.forks(next.s), ...families.subagents(next.s)].filter(
+        (k) => values.archived || !rows.get(k)?.archived,
+      );
       for (let i = kids.length - 1; i >= 0; i--) stack.push({ s: kids[i]!, depth: next.depth + 1 });
     }
   } else {
-    for (const s of [...result].sort(newestFirst)) order.push({ s, depth: 0 });
+    for (const s of [...listed].sort(newestFirst)) order.push({ s, depth: 0 });
   }
   type Row = { file: string; line: number; severity: "error" | "warning"; code: string; message: string };
   const diagnostics: Row[] = [
@@ -195,7 +218,8 @@ function forkText(s: StoreSession, row: ListedSession): string {
       : row.parentState === "none"
         ? "subagent"
         : `${row.parentState} fork`;
-  return [lineage, row.nested && !sub && !s.parent ? "nested" : "", row.sameIdAs.length ? "same id" : ""]
+  const marks = [row.pinned ? "pinned" : "", row.archived ? "archived" : ""];
+  return [...marks, lineage, row.nested && !sub && !s.parent ? "nested" : "", row.sameIdAs.length ? "same id" : ""]
     .filter(Boolean)
     .join(" · ");
 }

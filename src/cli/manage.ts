@@ -49,6 +49,7 @@ async function report(
 
 function describe({ record }: Appended): string {
   if (record.type === "session_info") return record.name ? `name ${JSON.stringify(record.name)}` : "the name cleared";
+  if (record.type === "title_change") return `title ${JSON.stringify(record.title)} (and the title slot)`;
   return record.label === undefined
     ? `the label on ${String(record.targetId)} removed`
     : `label ${JSON.stringify(record.label)} on ${String(record.targetId)}`;

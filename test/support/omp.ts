@@ -21,7 +21,7 @@ export interface OmpNames {
 type OmpRequest =
   | { op: "names"; files: string[] }
   | { op: "pins"; agentDir: string }
-  | { op: "togglePins"; agentDir: string; ids: string[] };
+  | { op: "togglePins"; agentDir: string; ids: string[]; gapMs?: number };
 
 function checkInstalled() {
   if (!existsSync(BUN) || !existsSync(join(HOME, "node_modules", "@oh-my-pi", "pi-coding-agent")))

@@ -8,11 +8,13 @@ export function defineList(program: Command, { io, done }: CliContext): void {
         .command("list")
         .summary("every session under the agent dirs, with its title and fork lineage")
         .description(
-          "List every session, newest first: its title (its name, else its first prompt; a fork's own name, else its " +
+          "List every session, pinned families first, then newest first: its title (its name, else its first " +
+            "prompt; a fork's own name, else its " +
             'first own prompt) and where a fork came from ("fork of <parent title>"). With --tree, each fork family ' +
             `under the session it started from.\n\n${STORE_HELP}`,
         )
-        .option("--tree", "families: each fork and subagent indented under its parent, the newest family first"),
+        .option("--tree", "families: each fork and subagent indented under its parent, the newest family first")
+        .option("--archived", "also the archived sessions (pi-sessions archive), marked as such"),
     ).action(async (o) => done(await (await import("../list.js")).listCommand(o, io))),
     [
       "pi-sessions list --workspace ~/src/app",

@@ -19,10 +19,11 @@ export function defineRename(program: Command, { io, done }: CliContext): void {
     writeOptions(
       program
         .command("rename")
-        .summary("name a session, as pi's session picker does (an appended session_info entry)")
+        .summary("name a session, as pi's session picker and Oh My Pi's /rename do")
         .description(
-          "Append a session_info entry with the new name, as pi's appendSessionInfo writes it, so pi shows it. " +
-            'An empty name ("") clears the name. Refused while an agent is writing the file.',
+          "pi: append a session_info entry with the new name, as pi's appendSessionInfo writes it; an empty name " +
+            '("") clears the name. Oh My Pi: append a title_change entry and update the title slot at the head of ' +
+            "the file in place, as OMP's setSessionName does. Refused while an agent is writing the file.",
         )
         .argument("<file>", "a session file (.jsonl) under the session folders")
         .argument("<name>", "the new name"),
@@ -51,4 +52,36 @@ export function defineLabel(program: Command, { io, done }: CliContext): void {
     ),
     ["pi-sessions label session.jsonl 3a09a93f checkpoint-before-refactor"],
   );
+}
+
+const MARKS = {
+  pin: [
+    "pin a session: it lists first",
+    "Pin a session by its id. Oh My Pi sessions are pinned in OMP's own session-pins.json, so omp shows the pin; " +
+      "pi's pins are kept in session-marks.json in the cache dir, which the extension shares.",
+  ],
+  unpin: ["unpin a session", "Remove a session's pin (from OMP's session-pins.json for an Oh My Pi session)."],
+  archive: [
+    "archive a session: hidden from the listing",
+    "Hide a session from list and from the extension's groups (list --archived shows it). The file is not moved " +
+      "or changed; the mark is kept by session id in session-marks.json in the cache dir.",
+  ],
+  unarchive: ["bring an archived session back", "Remove a session's archive mark."],
+} as const;
+
+export function defineMarks(program: Command, { io, done }: CliContext): void {
+  for (const [action, [summary, description]] of Object.entries(MARKS)) {
+    example(
+      writeOptions(
+        program
+          .command(action)
+          .summary(summary)
+          .description(description)
+          .argument("<file>", "a session file (.jsonl) under the session folders"),
+      ).action(async (file: string, o: ManageValues) =>
+        done(await (await import("../marks.js")).markCli(action as keyof typeof MARKS, file, o, io)),
+      ),
+      [`pi-sessions ${action} session.jsonl`],
+    );
+  }
 }

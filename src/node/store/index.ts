@@ -11,3 +11,4 @@ export { forkFactsOf } from "./forkOf.js";
 export { belongsToWorkspace, computeOwnership, inWorkspace, linkLineage } from "./lineage.js";
 export { loadStore, type Store, type StoreOptions } from "./load.js";
 export * from "./storeSession.js";
+export { summarizeFileSync } from "./summarizeFile.js";

@@ -4,8 +4,8 @@
 //                                    getSessionName(), titleSource, the title slot OMP's loader read, and
 //                                    getLabel() of every entry.
 //   {op: "pins", agentDir}          loadPinnedSessionIds(agentDir), sorted.
-//   {op: "togglePins", agentDir, ids}  toggleSessionPin(id, agentDir) for each id in turn (under OMP's own lock);
-//                                    answers the pinned state after each toggle.
+//   {op: "togglePins", agentDir, ids, gapMs?}  toggleSessionPin(id, agentDir) for each id in turn (under OMP's own
+//                                    lock), `gapMs` apart; answers the pinned state after each toggle.
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -50,6 +50,9 @@ if (request.op === "names") {
   answer = [...(await loadPinnedSessionIds(request.agentDir))].sort();
 } else if (request.op === "togglePins") {
   answer = [];
-  for (const id of request.ids) answer.push(await toggleSessionPin(id, request.agentDir));
+  for (const id of request.ids) {
+    answer.push(await toggleSessionPin(id, request.agentDir));
+    if (request.gapMs) await Bun.sleep(request.gapMs);
+  }
 } else throw new Error(`unknown op ${request.op}`);
 process.stdout.write(JSON.stringify(answer));
