@@ -3,6 +3,9 @@
  * read here: the first session file is read when the Sessions view first asks for its children.
  */
 import * as vscode from "vscode";
+import { cacheDir } from "../node/cacheDir.js";
+import { markCommands } from "./markCommands.js";
+import { MarksState } from "./marksState.js";
 import { type FilterMode, isFilterMode } from "../core/outline.js";
 import { SessionsViewId } from "./ids.js";
 import { OutputLogger } from "./logging.js";
@@ -60,7 +63,9 @@ export function activate(context: vscode.ExtensionContext): PiSessionsApi {
       : isFilterMode(configured)
         ? configured
         : "default";
-    const tree = new SessionsTreeProvider(service, filter);
+    const marks = new MarksState(service, cacheDir(), context.globalState);
+    context.subscriptions.push(marks);
+    const tree = new SessionsTreeProvider(service, filter, marks);
     const view = vscode.window.createTreeView<Element>(SessionsViewId, {
       treeDataProvider: tree,
       showCollapseAll: true,
@@ -94,6 +99,7 @@ export function activate(context: vscode.ExtensionContext): PiSessionsApi {
         ...compactCommands(context, service, panels, logger),
         exportCommand(service, logger),
         ...manageCommands(service),
+        ...markCommands(service, marks),
         entryActionsCommand(),
         chooseAgentDirCommand(),
         findInTranscriptCommand(transcripts),

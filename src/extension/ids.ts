@@ -25,6 +25,12 @@ export const CommandId = {
   CompactBranch: "piSessions.compactBranch",
   RenameSession: "piSessions.renameSession",
   LabelEntry: "piSessions.labelEntry",
+  PinSession: "piSessions.pinSession",
+  UnpinSession: "piSessions.unpinSession",
+  ArchiveSession: "piSessions.archiveSession",
+  UnarchiveSession: "piSessions.unarchiveSession",
+  ShowArchived: "piSessions.showArchived",
+  HideArchived: "piSessions.hideArchived",
   SetApiKey: "piSessions.setApiKey",
   RepairTail: "piSessions.repairTail",
   ExportBranch: "piSessions.exportBranch",
@@ -77,4 +83,6 @@ export const SearchResultsViewType = "piSessions.searchResults";
 export const ContextKey = {
   State: "piSessions.state",
   Filter: "piSessions.filter",
+  /** Archived sessions are listed in place (Show Archived Sessions). */
+  ShowArchived: "piSessions.showArchived",
 } as const;

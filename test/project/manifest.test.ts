@@ -131,6 +131,10 @@ describe("package.json contributions", () => {
       CommandId.RepairTail,
       CommandId.RenameSession,
       CommandId.LabelEntry,
+      CommandId.PinSession,
+      CommandId.UnpinSession,
+      CommandId.ArchiveSession,
+      CommandId.UnarchiveSession,
       CommandId.ResumeInTerminal,
     ];
     for (const id of writers)

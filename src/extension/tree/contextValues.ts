@@ -29,6 +29,8 @@ export const ContextValue = {
   ForkedFromOrphan: `${PREFIX}:forkedFrom:orphan`,
   ForkedFromAmbiguous: `${PREFIX}:forkedFrom:ambiguous`,
   Info: `${PREFIX}:info`,
+  /** "Archived (N)" at the end of a group. */
+  Archived: `${PREFIX}:archived`,
   /** A session: `Session + ":" + flags`, the flags in `SESSION_FLAG_ORDER`. */
   Session: `${PREFIX}:session`,
 } as const;
@@ -47,6 +49,8 @@ export const SESSION_FLAG_ORDER = [
   "ambiguous",
   "live",
   "truncated",
+  "pinned",
+  "archived",
 ] as const;
 export type SessionFlag = (typeof SESSION_FLAG_ORDER)[number];
 
@@ -79,6 +83,7 @@ export function allContextValues(): string[] {
     ContextValue.ForkedFromOrphan,
     ContextValue.ForkedFromAmbiguous,
     ContextValue.Info,
+    ContextValue.Archived,
     ...DETAILS.map((d) => `${ContextValue.Detail}:${d}`),
   ];
   // Branch rows never hold the leaf marker themselves (the entry rows under them do).
@@ -99,7 +104,8 @@ export function allContextValues(): string[] {
     for (const fork of forks) {
       for (const live of [[], ["live"]] as SessionFlag[][]) {
         for (const truncated of [[], ["truncated"]] as SessionFlag[][]) {
-          out.push(sessionContextValue([agent, ...fork, ...live, ...truncated]));
+          for (const marks of [[], ["pinned"], ["archived"], ["pinned", "archived"]] as SessionFlag[][])
+            out.push(sessionContextValue([agent, ...fork, ...live, ...truncated, ...marks]));
         }
       }
     }

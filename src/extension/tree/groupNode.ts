@@ -1,6 +1,7 @@
 /** The two top-level groups: This Workspace (its sessions) and All Projects (one node per project). */
 import * as vscode from "vscode";
 import { ContextValue } from "./contextValues.js";
+import { ArchivedNode } from "./archivedNode.js";
 import { InfoNode } from "./infoNode.js";
 import { TreeNode } from "./node.js";
 import { ProjectNode } from "./projectNode.js";
@@ -24,9 +25,17 @@ export class GroupNode extends TreeNode {
     return this.group === "workspace" ? this.workspaceChildren() : this.projectNodes();
   }
 
+  /** "Archived (N)" for the group's archived sessions, when some are hidden. */
+  private archivedNode(among: () => StoreSession[]): TreeNode[] {
+    const marks = this.tree.marks;
+    if (marks.showArchived || !marks.archived(among()).length) return [];
+    return [this.tree.intern(new ArchivedNode(`${this.id}/archived`, this, this.tree, among))];
+  }
+
   private workspaceChildren(): TreeNode[] {
     const folders = this.tree.workspaceFolderPaths();
-    const sessions = this.tree.workspaceSessions();
+    const all = () => this.tree.workspaceSessions();
+    const sessions = this.tree.marks.visible(all());
     if (!sessions.length) {
       // VS Code shows viewsWelcome only for an empty view, so an empty group gets a placeholder row of its own.
       const tooltip =
@@ -41,16 +50,28 @@ export class GroupNode extends TreeNode {
             icon: "info",
           }),
         ),
+        ...this.archivedNode(all),
       ];
     }
-    const rows = this.tree.forkDisplay === "nested" ? this.tree.lib.families().tops(sessions) : sessions;
-    return rows.map((s) => SessionNode.of(s.file, this, this.tree));
+    const families = this.tree.lib.families();
+    const rows = this.tree.forkDisplay === "nested" ? families.tops(sessions) : sessions;
+    return [
+      ...this.tree.marks.pinnedFirst(rows, families, sessions).map((s) => SessionNode.of(s.file, this, this.tree)),
+      ...this.archivedNode(all),
+    ];
   }
 
+  /** The projects with a session to list; those holding a pinned session first. */
   private projectNodes(): TreeNode[] {
-    return this.tree.lib
-      .projects()
-      .map((p) => this.tree.intern(new ProjectNode(`all/project:${p.cwd}`, p.cwd, this, this.tree)));
+    const marks = this.tree.marks;
+    const listed = this.tree.lib.projects().filter((p) => marks.visible(p.sessions).length);
+    const pinned = (p: (typeof listed)[number]) => marks.visible(p.sessions).some((s) => marks.isPinned(s));
+    return [
+      ...[...listed.filter(pinned), ...listed.filter((p) => !pinned(p))].map((p) =>
+        this.tree.intern(new ProjectNode(`all/project:${p.cwd}`, p.cwd, this, this.tree)),
+      ),
+      ...this.archivedNode(() => this.tree.lib.sessions),
+    ];
   }
 
   getTreeItem(): vscode.TreeItem {
@@ -61,7 +82,7 @@ export class GroupNode extends TreeNode {
     const lib = this.tree.lib;
     if (workspace) {
       item.collapsibleState = vscode.TreeItemCollapsibleState.Expanded;
-      const sessions = this.tree.workspaceSessions();
+      const sessions = this.tree.marks.visible(this.tree.workspaceSessions());
       const rows = this.tree.forkDisplay === "nested" ? lib.families().tops(sessions).length : sessions.length;
       item.description = rowsText(rows, sessions.length);
       // Sessions of a subfolder belong to the workspace but are a project of their own under All Projects: the
@@ -73,7 +94,9 @@ export class GroupNode extends TreeNode {
       }
       item.iconPath = new vscode.ThemeIcon("root-folder");
     } else {
-      item.description = `${sessionsText(lib.sessions.length)} · ${projectsText(lib.projects().length)}`;
+      const marks = this.tree.marks;
+      const projects = lib.projects().filter((p) => marks.visible(p.sessions).length).length;
+      item.description = `${sessionsText(marks.visible(lib.sessions).length)} · ${projectsText(projects)}`;
       item.iconPath = new vscode.ThemeIcon("globe");
       // Expanded when it is the only group.
       item.collapsibleState = this.tree.workspaceFolderPaths().length

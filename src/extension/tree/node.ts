@@ -8,10 +8,13 @@ import type * as vscode from "vscode";
 import type { FilterMode, OutlineItem, SessionOutline } from "../../core/outline.js";
 import type { SessionLibrary } from "../../node/library.js";
 import type { StoreSession } from "../../node/store/index.js";
+import type { MarksState } from "../marksState.js";
 
 /** What nodes need from the tree they are in. The provider implements it. */
 export interface TreeContext {
   readonly lib: SessionLibrary;
+  /** Pins and archives: pinned families first, archived sessions only under "Archived (N)" or "Show Archived". */
+  readonly marks: MarksState;
   readonly filter: FilterMode;
   /** `nested`: one row per fork family, forks under "Forks (N)"; `flat`: one row per session. */
   readonly forkDisplay: ForkDisplay;

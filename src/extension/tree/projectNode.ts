@@ -24,10 +24,16 @@ export class ProjectNode extends TreeNode {
     return this.tree.lib.projects().find((p) => p.cwd === this.cwd);
   }
 
+  /** Its sessions the group lists (the archived ones are under "Archived (N)" unless shown). */
+  private sessions() {
+    return this.tree.marks.visible(this.project()?.sessions ?? []);
+  }
+
   override getChildren(): TreeNode[] {
-    const sessions = this.project()?.sessions ?? [];
-    const rows = this.tree.forkDisplay === "nested" ? this.tree.lib.families().tops(sessions) : sessions;
-    return rows.map((s) => SessionNode.of(s.file, this, this.tree));
+    const sessions = this.sessions();
+    const families = this.tree.lib.families();
+    const rows = this.tree.forkDisplay === "nested" ? families.tops(sessions) : sessions;
+    return this.tree.marks.pinnedFirst(rows, families, sessions).map((s) => SessionNode.of(s.file, this, this.tree));
   }
 
   getTreeItem(): vscode.TreeItem {
@@ -36,8 +42,8 @@ export class ProjectNode extends TreeNode {
     // Two projects with the same folder name are told apart by where they are.
     const twins = this.tree.lib.projects().filter((p) => basename(p.cwd) === basename(this.cwd)).length > 1;
     item.id = this.id;
-    const n = project?.sessions.length ?? 0;
-    const sessions = project?.sessions ?? [];
+    const sessions = this.sessions();
+    const n = sessions.length;
     const rows = this.tree.forkDisplay === "nested" ? this.tree.lib.families().tops(sessions).length : n;
     const counts = rowsText(rows, n);
     const where = twins ? `${dirname(this.cwd)} · ` : "";

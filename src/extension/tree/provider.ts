@@ -10,6 +10,7 @@ import { type FilterMode, type OutlineItem, SessionOutline } from "../../core/ou
 import { pathTo } from "../../core/session/index.js";
 import type { SessionLibrary } from "../../node/library.js";
 import type { StoreSession } from "../../node/store/index.js";
+import type { MarksState } from "../marksState.js";
 import type { SessionService } from "../service.js";
 import { BranchNode } from "./branchNode.js";
 import { BranchSummaryNode } from "./branchSummaryNode.js";
@@ -35,10 +36,13 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<Element>, T
   constructor(
     private readonly service: SessionService,
     filter: FilterMode,
+    readonly marks: MarksState,
   ) {
     this.model = new SessionsTreeModel(service, filter);
     this.disposables.push(
       this.model,
+      // A pin or an archive moves rows between places and groups: the whole tree is listed again.
+      marks.onDidChange(() => this.emitter.fire(undefined)),
       this.model.onDidChange((change) => {
         if (change.kind === "all") this.emitter.fire(undefined);
         else if (change.kind === "families") this.fireFamilies(change.files);

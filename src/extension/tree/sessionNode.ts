@@ -161,6 +161,8 @@ export class SessionNode extends TreeNode {
       if (addsNoPrompt(s)) parts.unshift(vscode.l10n.t("no new prompt"));
       parts.push(sum.partial ? "reading…" : formatCost(ownCost(s)));
       if (live) parts.unshift("● live");
+      const archived = this.tree.marks.isArchived(s);
+      if (archived) parts.unshift(vscode.l10n.t("archived"));
       if (this.tree.forkDisplay === "nested") {
         const families = this.tree.lib.families();
         const forks = families.forkCount(s);
@@ -184,12 +186,18 @@ export class SessionNode extends TreeNode {
         color = "charts.green";
         flags.push("live");
       }
+      // A pin shows as the row's icon (its place at the top says the rest); live still wins.
+      const pinned = this.tree.marks.isPinned(s);
+      if (pinned && !live) icon = "pinned";
       item.iconPath = new vscode.ThemeIcon(icon, new vscode.ThemeColor(color));
       if (sum.truncatedTail) flags.push("truncated");
+      if (pinned) flags.push("pinned");
+      if (archived) flags.push("archived");
     }
     item.contextValue = sessionContextValue(flags);
     const label = typeof item.label === "string" ? item.label : "";
-    item.accessibilityInformation = { label: `${label}, ${item.description ?? ""}` };
+    const pinnedWord = flags.includes("pinned") ? `${vscode.l10n.t("pinned")}, ` : "";
+    item.accessibilityInformation = { label: `${pinnedWord}${label}, ${item.description ?? ""}` };
     return item;
   }
 

@@ -12,7 +12,7 @@ import type { SessionRoot } from "../roots.js";
 import { withLock } from "../sessionLock.js";
 import { PinsFileError, readOmpPins, setOmpPin } from "./ompPins.js";
 
-export const MARKS_FILE = "session-marks.json";
+const MARKS_FILE = "session-marks.json";
 
 export interface Marks {
   pinned: ReadonlySet<string>;
@@ -47,7 +47,8 @@ export class SessionMarks {
     private readonly roots: () => readonly SessionRoot[],
   ) {}
 
-  private get file(): string {
+  /** Our marks file. */
+  get file(): string {
     return join(this.stateDir, MARKS_FILE);
   }
 

@@ -26,7 +26,7 @@ export async function ompLockName(file: string): Promise<string> {
 }
 
 /** Whether OMP holds its lock on `file` now; false where it cannot be seen (not Linux, no /proc). */
-export async function ompLockHeld(file: string): Promise<boolean> {
+async function ompLockHeld(file: string): Promise<boolean> {
   if (process.platform !== "linux") return false;
   const table = await readFile("/proc/net/unix", "latin1").catch(() => "");
   if (!table) return false;

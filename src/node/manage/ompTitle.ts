@@ -5,7 +5,7 @@
  */
 
 /** The slot's size in UTF-8 bytes, its newline included (OMP's SESSION_TITLE_SLOT_BYTES). */
-export const TITLE_SLOT_BYTES = 256;
+const TITLE_SLOT_BYTES = 256;
 
 /** A title as OMP keeps it (`#cleanTitle`): control characters as spaces, runs of spaces as one, trimmed. */
 export function cleanOmpTitle(raw: string): string {

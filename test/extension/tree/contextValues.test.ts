@@ -67,7 +67,20 @@ describe("tree context values and package.json menus", () => {
   it("Repair only on sessions whose last line is incomplete", () => {
     assert.deepEqual(
       [...shownOn(CommandId.RepairTail)].sort(),
-      sessions.filter((v) => v.endsWith(":truncated")).sort(),
+      sessions.filter((v) => v.includes(":truncated")).sort(),
+    );
+  });
+
+  it("Pin on unpinned sessions and Unpin on pinned ones; Archive and Unarchive likewise; never on unreadable files", () => {
+    const readable = sessions.filter((v) => !v.includes(":rejected"));
+    const pinned = readable.filter((v) => v.split(":").includes("pinned"));
+    const archived = readable.filter((v) => v.split(":").includes("archived"));
+    assert.deepEqual([...shownOn(CommandId.UnpinSession)].sort(), pinned.sort());
+    assert.deepEqual([...shownOn(CommandId.PinSession)].sort(), readable.filter((v) => !pinned.includes(v)).sort());
+    assert.deepEqual([...shownOn(CommandId.UnarchiveSession)].sort(), archived.sort());
+    assert.deepEqual(
+      [...shownOn(CommandId.ArchiveSession)].sort(),
+      readable.filter((v) => !archived.includes(v)).sort(),
     );
   });
 
