@@ -71,7 +71,7 @@ describe("tree context values and package.json menus", () => {
     );
   });
 
-  it("Pin on unpinned sessions and Unpin on pinned ones; Archive and Unarchive likewise; never on unreadable files", () => {
+  it("Pin on unpinned sessions, Unpin on pinned ones, Archive and Unarchive likewise; none on unreadable files", () => {
     const readable = sessions.filter((v) => !v.includes(":rejected"));
     const pinned = readable.filter((v) => v.split(":").includes("pinned"));
     const archived = readable.filter((v) => v.split(":").includes("archived"));
