@@ -51,7 +51,7 @@ suite("Pi Sessions: pin and archive in a real VS Code", () => {
     });
   });
 
-  test("Pin an Oh My Pi session: written to OMP's session-pins.json; its project lists first under All Projects", async () => {
+  test("Pin an Oh My Pi session: in OMP's session-pins.json; its project first under All Projects", async () => {
     const omp = storeFiles().find((f) => f.includes(`${path.sep}.omp${path.sep}`) && f.includes("01a228a4-d97d"))!;
     await vscode.commands.executeCommand("piSessions.pinSession", omp);
     assert.deepEqual(JSON.parse(fs.readFileSync(ompPins, "utf8")), [ompIdOf(omp)]);
@@ -68,7 +68,7 @@ suite("Pi Sessions: pin and archive in a real VS Code", () => {
     });
   });
 
-  test("Archive hides a session under Archived (N); Show Archived lists it in place; Unarchive brings it back", async () => {
+  test("Archive hides a session under Archived (N); Show Archived lists it in place; Unarchive undoes it", async () => {
     const file = projSession("d4f8");
     const bytes = fs.readFileSync(file);
     await vscode.commands.executeCommand("piSessions.archiveSession", file);
