@@ -19,7 +19,7 @@ import { defineTouches } from "./commands/touches.js";
 import { defineUsage } from "./commands/usage.js";
 import { defineCompact } from "./commands/compact.js";
 import { defineRepair } from "./commands/repair.js";
-import { defineLabel, defineMarks, defineRename } from "./commands/manage.js";
+import { defineLabel, defineMarks, defineRename, defineTrash } from "./commands/manage.js";
 import { type CliContext, EXIT_CODES } from "./commands/shared.js";
 
 /** Every command, in the order `--help` lists them. */
@@ -39,6 +39,7 @@ const COMMANDS: ((program: Command, context: CliContext) => void)[] = [
   defineRename,
   defineLabel,
   defineMarks,
+  defineTrash,
 ];
 
 /** Build the program; `done` receives each command's exit code. */

@@ -85,3 +85,37 @@ export function defineMarks(program: Command, { io, done }: CliContext): void {
     );
   }
 }
+
+export function defineTrash(program: Command, { io, done }: CliContext): void {
+  example(
+    writeOptions(
+      program
+        .command("trash")
+        .summary("delete a session to the trash (restore puts it back)")
+        .description(
+          "Move a session file to the freedesktop.org trash ($XDG_DATA_HOME/Trash, else ~/.local/share/Trash) " +
+            "with its .trashinfo, as pi's session picker does through the trash tool; an Oh My Pi session's " +
+            "artifacts folder (its subagents) goes with it. Its forks stay, as orphans. Refused while an agent is " +
+            "writing the file.",
+        )
+        .argument("<file>", "a session file (.jsonl) under the session folders"),
+    ).action(async (file: string, o: ManageValues) => done(await (await import("../trash.js")).trashCli(file, o, io))),
+    ["pi-sessions trash session.jsonl"],
+  );
+  example(
+    writeOptions(
+      program
+        .command("restore")
+        .summary("put a deleted session back from the trash; without an argument, list them")
+        .description(
+          "Move a session (and its artifacts folder) from the trash back to the path it had, byte for byte. Name it " +
+            "by that path or by its session id; without one, list the sessions under the session folders that are " +
+            "in the trash, newest deletion first. Refused when a file is at that path now.",
+        )
+        .argument("[file-or-id]", "the path the session had, or its session id"),
+    ).action(async (which: string | undefined, o: ManageValues) =>
+      done(await (await import("../trash.js")).restoreCli(which, o, io)),
+    ),
+    ["pi-sessions restore", "pi-sessions restore 01a228a4-d97d-7000-81b9-790e6f289314"],
+  );
+}
