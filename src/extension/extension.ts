@@ -5,6 +5,7 @@
 import * as vscode from "vscode";
 import { cacheDir } from "../node/cacheDir.js";
 import { markCommands } from "./markCommands.js";
+import { trashCommands } from "./trashCommands.js";
 import { MarksState } from "./marksState.js";
 import { type FilterMode, isFilterMode } from "../core/outline.js";
 import { SessionsViewId } from "./ids.js";
@@ -100,6 +101,7 @@ export function activate(context: vscode.ExtensionContext): PiSessionsApi {
         exportCommand(service, logger),
         ...manageCommands(service),
         ...markCommands(service, marks),
+        ...trashCommands(service),
         entryActionsCommand(),
         chooseAgentDirCommand(),
         findInTranscriptCommand(transcripts),

@@ -31,6 +31,8 @@ export const CommandId = {
   UnarchiveSession: "piSessions.unarchiveSession",
   ShowArchived: "piSessions.showArchived",
   HideArchived: "piSessions.hideArchived",
+  DeleteSession: "piSessions.deleteSession",
+  RestoreSession: "piSessions.restoreSession",
   SetApiKey: "piSessions.setApiKey",
   RepairTail: "piSessions.repairTail",
   ExportBranch: "piSessions.exportBranch",

@@ -13,7 +13,7 @@ export interface Answers {
 
 export interface UiStub {
   /** Every dialog shown: its kind and message (or title). */
-  shown: { kind: "information" | "warning" | "error" | "input"; text: string; modal: boolean }[];
+  shown: { kind: "information" | "warning" | "error" | "input"; text: string; modal: boolean; detail?: string }[];
   /** Every quick pick shown (from a list of items): its title and its items' labels, in order. */
   picks: { title: string; labels: string[] }[];
   restore(): void;
@@ -34,8 +34,9 @@ export function stubUi(answers: Answers): UiStub {
   const message =
     (kind: "information" | "warning" | "error") =>
     async (text: unknown, ...rest: unknown[]) => {
-      const modal = !!(rest[0] && typeof rest[0] === "object" && (rest[0] as { modal?: boolean }).modal);
-      shown.push({ kind, text: String(text), modal });
+      const options = rest[0] && typeof rest[0] === "object" ? (rest[0] as { modal?: boolean; detail?: string }) : {};
+      const modal = !!options.modal;
+      shown.push({ kind, text: String(text), modal, ...(options.detail ? { detail: options.detail } : {}) });
       return modal ? answers.modal : undefined;
     };
   w.showInformationMessage = message("information");

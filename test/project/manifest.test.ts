@@ -135,6 +135,8 @@ describe("package.json contributions", () => {
       CommandId.UnpinSession,
       CommandId.ArchiveSession,
       CommandId.UnarchiveSession,
+      CommandId.DeleteSession,
+      CommandId.RestoreSession,
       CommandId.ResumeInTerminal,
     ];
     for (const id of writers)
