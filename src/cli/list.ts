@@ -53,9 +53,8 @@ export function listedSession(s: StoreSession, families?: FamilyIndex, marks?: M
   if (families) root = families.root(s);
   else while (root.parent) root = root.parent;
   const id = s.summary.ok ? s.summary.id : null;
-  const family = {
-    title: sessionTitle(s),
-    familyRoot: root.file,
+  const family = { title: sessionTitle(s), familyRoot: root.file };
+  const marked = {
     pinned: id !== null && marks?.pinned.has(id) === true,
     archived: id !== null && marks?.archived.has(id) === true,
   };
@@ -79,6 +78,7 @@ export function listedSession(s: StoreSession, families?: FamilyIndex, marks?: M
       ownEntryCount: 0,
       sizeBytes: s.sizeBytes,
       sameIdAs: [],
+      ...marked,
     };
   }
   let first = Infinity;
@@ -112,6 +112,7 @@ export function listedSession(s: StoreSession, families?: FamilyIndex, marks?: M
     ownEntryCount: own,
     sizeBytes: s.sizeBytes,
     sameIdAs: s.sameIdAs.map((o) => o.file),
+    ...marked,
   };
 }
 

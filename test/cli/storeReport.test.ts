@@ -121,6 +121,8 @@ describe("pi-sessions list and usage", () => {
       "ownEntryCount",
       "sizeBytes",
       "sameIdAs",
+      "pinned",
+      "archived",
     ]);
     const o3 = json.sessions.find((s: { file: string }) => s.file.endsWith(O3));
     assert.equal(o3.parentState, "resolved");

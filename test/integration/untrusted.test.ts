@@ -70,6 +70,37 @@ suite("Restricted Mode: the writers refuse in their handlers", () => {
     });
   }
 
+  for (const [command, ...args] of [
+    ["piSessions.renameSession", "new name"],
+    ["piSessions.labelEntry", "a label"],
+    ["piSessions.pinSession"],
+    ["piSessions.archiveSession"],
+    ["piSessions.deleteSession", true],
+    ["piSessions.restoreSession"],
+  ] as const) {
+    test(`${command} refuses in its handler: nothing is written, asked or moved`, async () => {
+      const before = fs.readFileSync(truncated);
+      const ui = stubUi({ modal: "Move to Trash", input: "typed" });
+      try {
+        const target = command === "piSessions.labelEntry" ? { file: truncated, entryId: "u0000001" } : truncated;
+        const r = await vscode.commands.executeCommand(command, target, ...args);
+        assert.equal(r, undefined);
+        assert.ok(
+          ui.shown.some((d) => d.kind === "error" && /trusted workspace/.test(d.text)),
+          JSON.stringify(ui.shown),
+        );
+        assert.ok(!ui.shown.some((d) => d.modal || d.kind === "input"), "refused before any question");
+      } finally {
+        ui.restore();
+      }
+      assert.ok(fs.readFileSync(truncated).equals(before));
+      const cache = path.join(process.env.XDG_CACHE_HOME ?? "", "pi-session-explorer", "session-marks.json");
+      assert.ok(!fs.existsSync(cache) || !fs.readFileSync(cache, "utf8").includes('"untrusted"'), "no mark written");
+      const trash = path.join(process.env.XDG_DATA_HOME ?? "", "Trash", "files", path.basename(truncated));
+      assert.equal(fs.existsSync(trash), false, "nothing moved to the trash");
+    });
+  }
+
   test("Resume in Terminal refuses: running the agent needs a trusted workspace; no terminal opens", async () => {
     const terminals = vscode.window.terminals.length;
     const ui = stubUi({});
