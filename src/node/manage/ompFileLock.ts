@@ -3,10 +3,12 @@
  * around its read-modify-write of `session-pins.json`. On Linux it is an abstract Unix datagram socket named
  * `omp-file-lock-` + two XXH64 digests (seeds "OMP-LOCK" and "PI-FILEL") of `path.resolve(file) + ".lock"`, bound for
  * as long as OMP holds the lock; the kernel frees it when OMP exits. Node cannot bind a datagram Unix socket (and a
- * stream socket of the same name does not exclude it), so we cannot take this lock: we see it in /proc/net/unix, wait
- * while it is held, and check the file around our own write (pins.ts). Elsewhere (macOS: `flock`; Windows: a named
- * mutex) Node can see neither, and the checks around the write are all there is.
+ * stream socket of the same name does not exclude it): a `python3` child takes it for us (`withOmpLock`). Without
+ * Python we see the lock in /proc/net/unix, wait while it is held, and check the file around our own write
+ * (ompPins.ts). Elsewhere (macOS: `flock`; Windows: a named mutex) Node can see neither, and the checks around the
+ * write are all there is.
  */
+import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
@@ -57,4 +59,61 @@ export async function ompLockFree(file: string, waitMs = 5000): Promise<boolean>
     await new Promise((r) => setTimeout(r, 20));
   }
   return true;
+}
+
+/**
+ * Hold OMP's lock on `file` while `fn` runs, where it can be held: Node cannot bind a datagram Unix socket, but
+ * Python (on nearly every Linux system) can, so a small `python3` child binds the abstract name, says so, and keeps
+ * it until its stdin closes (it exits then, and the kernel frees the name; also if we die). `held` tells `fn` whether
+ * OMP is excluded; without Python it is not, and `fn` must check around its write (ompPins.ts does).
+ */
+export async function withOmpLock<T>(file: string, fn: (held: boolean) => Promise<T>, waitMs = 5000): Promise<T> {
+  if (process.platform !== "linux") return fn(false);
+  const name = await ompLockName(file);
+  const until = Date.now() + waitMs;
+  for (;;) {
+    const holder = await bindWithPython(name);
+    if (holder === "unavailable") return fn(false);
+    if (holder !== "busy") {
+      try {
+        return await fn(true);
+      } finally {
+        holder.stdin?.end();
+      }
+    }
+    if (Date.now() >= until) throw new Error(`Oh My Pi holds its lock on ${file}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const HOLDER = [
+  "import socket, sys",
+  "s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)",
+  "try:",
+  "    s.bind('\\0' + sys.argv[1])",
+  "except OSError:",
+  "    print('busy', flush=True); sys.exit(0)",
+  "print('held', flush=True)",
+  "sys.stdin.read()",
+].join("\n");
+
+/** A `python3` holding the abstract socket `name`; "busy" when another holds it; "unavailable" without Python. */
+function bindWithPython(name: string): Promise<ChildProcess | "busy" | "unavailable"> {
+  return new Promise((resolve) => {
+    let child: ChildProcess;
+    try {
+      child = spawn("python3", ["-c", HOLDER, name], { stdio: ["pipe", "pipe", "ignore"] });
+    } catch {
+      resolve("unavailable");
+      return;
+    }
+    let said = "";
+    child.on("error", () => resolve("unavailable"));
+    child.on("exit", () => resolve(said.startsWith("busy") ? "busy" : "unavailable"));
+    child.stdout!.on("data", (d: Buffer) => {
+      said += d.toString("utf8");
+      if (said.startsWith("held")) resolve(child);
+      else if (said.startsWith("busy")) resolve("busy");
+    });
+  });
 }

@@ -1,20 +1,19 @@
 /**
  * Oh My Pi's pins: `<agentDir>/session-pins.json`, a JSON array of session ids (OMP's `session-pins.ts`). Written as
- * OMP writes it, a temporary file beside it (0600) and an atomic rename, tab-indented, and never while OMP holds its
- * lock on the file (ompFileLock.ts). Our writers exclude each other with our writer lock on the same file. Because
- * OMP's lock cannot be taken from Node, the new file is written aside first; then, in one synchronous step of a few
- * microseconds, OMP's lock is checked free, the file checked unchanged, and the new one renamed over it. OMP holds its
- * lock from before its read until after its rename (an async read, write and rename: far longer than that step), so
- * an OMP rename that lands inside the step would have had to take the lock before it, where the check sees it.
- * The file is read again after (once OMP's lock is free) to see that our change
- * is there; a change an OMP toggle overwrote is made again.
+ * OMP writes it: under OMP's own lock (ompFileLock.ts; taken for us by a `python3` child on Linux), a read-modify-write
+ * with a temporary file beside it (0600) renamed over it, tab-indented. Our writers exclude each other with our writer
+ * lock on the same file as well. Without Python, OMP's lock cannot be taken from Node: the new file is written aside,
+ * then in one synchronous step OMP's lock is checked free, the file checked unchanged and the new one renamed over
+ * it, and the file is read again after (once OMP's lock is free) to see that our change is there (a change an OMP
+ * toggle overwrote is made again). That narrows the race with an OMP toggle to that step; it cannot close it (a busy
+ * machine can pause us inside the step), which is why the lock is taken where Python can take it.
  */
 import { randomUUID } from "node:crypto";
 import { readFileSync, renameSync } from "node:fs";
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { withLock } from "../sessionLock.js";
-import { ompLockFree, ompLockName, ompLockNameHeldSync } from "./ompFileLock.js";
+import { ompLockFree, ompLockName, ompLockNameHeldSync, withOmpLock } from "./ompFileLock.js";
 
 export const OMP_PINS_FILE = "session-pins.json";
 
@@ -63,30 +62,53 @@ export async function setOmpPin(agentDir: string, sessionId: string, on: boolean
   const file = join(agentDir, OMP_PINS_FILE);
   const busy = () => new PinsFileError(file, "another Pi Session Explorer writer is changing the pins");
   await mkdir(agentDir, { recursive: true });
-  return withLock(file, "writer", 5000, busy, async () => {
-    for (let attempt = 0; attempt < 5; attempt++) {
-      if (!(await ompLockFree(file))) break;
-      const before = await readText(file);
-      const ids = parsePins(file, before);
-      if (ids.includes(sessionId) === on) return attempt > 0;
-      const next = on ? [...ids, sessionId] : ids.filter((id) => id !== sessionId);
-      if (!(await replaceIfUnchanged(file, before, JSON.stringify(next, null, "\t")))) continue;
-      if (!(await ompLockFree(file))) break;
-      if (parsePins(file, await readText(file)).includes(sessionId) === on) return true;
-    }
-    throw new PinsFileError(file, "Oh My Pi kept changing the pins; try again");
-  });
+  return withLock(file, "writer", 15_000, busy, () =>
+    withOmpLock(file, (held) => (held ? setHeld(file, sessionId, on) : setUnheld(file, sessionId, on))).catch(
+      (err: unknown) => {
+        throw err instanceof PinsFileError ? err : new PinsFileError(file, (err as Error).message);
+      },
+    ),
+  );
 }
 
-/** Rename a new file over `file` if OMP's lock is free and `file` is still `before` (null: absent); whether it was. */
-async function replaceIfUnchanged(file: string, before: string | null, text: string): Promise<boolean> {
+/** With OMP's lock held by us: a plain read-modify-write, a temporary file renamed over it. */
+async function setHeld(file: string, sessionId: string, on: boolean): Promise<boolean> {
+  const before = await readText(file);
+  const ids = parsePins(file, before);
+  if (ids.includes(sessionId) === on) return false;
+  const next = on ? [...ids, sessionId] : ids.filter((id) => id !== sessionId);
+  if (!(await replaceIfUnchanged(file, before, JSON.stringify(next, null, "\t"), true)))
+    throw new PinsFileError(file, "changed while Oh My Pi's lock was held by us");
+  return true;
+}
+
+/** Without OMP's lock (no Python): around OMP's lock, checked before and read back after. */
+async function setUnheld(file: string, sessionId: string, on: boolean): Promise<boolean> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    if (!(await ompLockFree(file))) break;
+    const before = await readText(file);
+    const ids = parsePins(file, before);
+    if (ids.includes(sessionId) === on) return attempt > 0;
+    const next = on ? [...ids, sessionId] : ids.filter((id) => id !== sessionId);
+    if (!(await replaceIfUnchanged(file, before, JSON.stringify(next, null, "\t"), false))) continue;
+    if (!(await ompLockFree(file))) break;
+    if (parsePins(file, await readText(file)).includes(sessionId) === on) return true;
+  }
+  throw new PinsFileError(file, "Oh My Pi kept changing the pins; try again");
+}
+
+/**
+ * Rename a new file over `file` if it is still `before` (null: absent) and, unless we hold it (`ours`), OMP's lock is
+ * free; whether it was.
+ */
+async function replaceIfUnchanged(file: string, before: string | null, text: string, ours: boolean): Promise<boolean> {
   const lockName = await ompLockName(file);
   const tmp = `${file}.${process.pid}.${randomUUID()}.tmp`;
   let replaced = false;
   try {
     await writeFile(tmp, text, { encoding: "utf8", mode: 0o600, flag: "wx" });
     // One synchronous step, microseconds long (see above).
-    if (!ompLockNameHeldSync(lockName) && readNow(file) === before) {
+    if ((ours || !ompLockNameHeldSync(lockName)) && readNow(file) === before) {
       renameSync(tmp, file);
       replaced = true;
     }

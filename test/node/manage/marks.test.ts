@@ -117,7 +117,7 @@ describe("pin, unpin, archive, unarchive (CLI)", function () {
 
   it("races: OMP toggling pins under its lock, and two of our processes at once, keep every pin", async () => {
     const agentDir = join(home, "race");
-    const theirs = Array.from({ length: 300 }, (_, i) => `omp-${i}`);
+    const theirs = Array.from({ length: 150 }, (_, i) => `omp-${i}`);
     const omp = askOmpAsync<boolean[]>({ op: "togglePins", agentDir, ids: theirs, gapMs: 3 });
     const module = pathToFileURL(join(import.meta.dirname, "../../../src/node/manage/ompPins.ts")).href;
     const ours = (tag: string) =>
@@ -130,7 +130,7 @@ describe("pin, unpin, archive, unarchive (CLI)", function () {
             "--input-type=module",
             "-e",
             `const { setOmpPin } = await import(${JSON.stringify(module)});
-             for (let i = 0; i < 80; i++) await setOmpPin(${JSON.stringify(agentDir)}, "${tag}-" + i, true);`,
+             for (let i = 0; i < 25; i++) await setOmpPin(${JSON.stringify(agentDir)}, "${tag}-" + i, true);`,
           ],
           { stdio: "inherit" },
         );
@@ -142,7 +142,7 @@ describe("pin, unpin, archive, unarchive (CLI)", function () {
     for (let i = 0; i < 5; i++) await setOmpPin(agentDir, `c-${i}`, true);
     const expected = [
       ...theirs,
-      ...[..."ab"].flatMap((t) => Array.from({ length: 80 }, (_, i) => `${t}-${i}`)),
+      ...[..."ab"].flatMap((t) => Array.from({ length: 25 }, (_, i) => `${t}-${i}`)),
       ...Array.from({ length: 5 }, (_, i) => `c-${i}`),
     ].sort();
     const pins = askOmp<string[]>({ op: "pins", agentDir });
