@@ -45,7 +45,16 @@ try {
   step(`CodeLens "${lensText}" and the Agent History view on src/math.ts`);
 
   // Its quick pick lists the turns with their prompts; choosing one opens the transcript there.
-  await lens.locator("a").first().click();
+  // A CodeLens is drawn again when the layout changes (the view just opened): on a busy machine the first link can be
+  // gone before the click lands, so the editor is focused and the click tried once more on the lens drawn anew.
+  await lens
+    .locator("a")
+    .first()
+    .click({ timeout: 20000 })
+    .catch(async () => {
+      await page.locator(".monaco-editor .view-lines").first().click();
+      await lens.locator("a").first().click({ timeout: 30000 });
+    });
   await page.locator(".quick-input-widget", { hasText: "Agent turns that touched" }).waitFor({ timeout: 10000 });
   await page.locator(".quick-input-list .monaco-list-row").first().waitFor({ timeout: 30000 });
   await page.waitForTimeout(500);

@@ -6,7 +6,7 @@ import { spawn } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { run } from "../../../src/cli/main.js";
+import { cliIn } from "../../support/cli.js";
 import { setOmpPin } from "../../../src/node/manage/ompPins.js";
 import { REAL } from "../../support/fixtures.js";
 import { askOmp, askOmpAsync } from "../../support/omp.js";
@@ -24,13 +24,7 @@ describe("pin, unpin, archive, unarchive (CLI)", function () {
   this.timeout(120_000);
   let home: string;
   let saved: string | undefined;
-  const cli = async (agentDir: string, ...args: string[]) => {
-    let out = "";
-    let err = "";
-    const io = { out: (t: string) => (out += `${t}\n`), err: (t: string) => (err += `${t}\n`) };
-    const code = await run([...args, "--agent-dir", agentDir], io);
-    return { code, out, err };
-  };
+  const cli = (agentDir: string, ...args: string[]) => cliIn(() => agentDir)(...args);
   const list = async (agentDir: string, ...more: string[]) =>
     (JSON.parse((await cli(agentDir, "list", "--json", "--no-cache", ...more)).out) as { sessions: Row[] }).sessions;
 

@@ -4,9 +4,9 @@ import * as assert from "node:assert/strict";
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { run } from "../../../src/cli/main.js";
 import { OMP_FIXTURES } from "../../support/fixtures.js";
 import { askOmp, type OmpNames } from "../../support/omp.js";
+import { cliIn } from "../../support/cli.js";
 
 const TITLED = OMP_FIXTURES.find((f) => f.includes("01a228a4-d97d"))!;
 const idle = (file: string) => utimesSync(file, new Date(Date.now() - 3_600_000), new Date(Date.now() - 3_600_000));
@@ -15,13 +15,7 @@ describe("rename and label of Oh My Pi sessions: what OMP reads after our CLI wr
   this.timeout(120_000);
   let home: string;
   let agentDir: string;
-  const cli = async (...args: string[]) => {
-    let out = "";
-    let err = "";
-    const io = { out: (t: string) => (out += `${t}\n`), err: (t: string) => (err += `${t}\n`) };
-    const code = await run([...args, "--agent-dir", agentDir], io);
-    return { code, out, err };
-  };
+  const cli = cliIn(() => agentDir);
   const put = (source: string, bytes?: Buffer) => {
     const dest = join(agentDir, "sessions", "-proj", "s.jsonl");
     if (bytes) writeFileSync(dest, bytes);

@@ -15,7 +15,6 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SessionManager } from "@mariozechner/pi-coding-agent";
-import { run } from "../../../src/cli/main.js";
 import { parseSession } from "../../../src/core/session/index.js";
 import { summarize } from "../../../src/core/summary.js";
 import { transcript } from "../../../src/core/transcript.js";
@@ -24,6 +23,7 @@ import { labelEntry, renameSession } from "../../../src/node/manage/appendEntry.
 import { PI_FIXTURES, REAL } from "../../support/fixtures.js";
 import { askPi16, type Pi16Names } from "../../support/pi16.js";
 import { sleep } from "../../support/helpers.js";
+import { cliIn } from "../../support/cli.js";
 
 const PI = PI_FIXTURES.find((f) => f.includes("d4f8"))!;
 const PI16 = join(
@@ -59,13 +59,7 @@ describe("rename and label: what pi reads after our CLI wrote", function () {
   this.timeout(120_000);
   let home: string;
   let agentDir: string;
-  const cli = async (...args: string[]) => {
-    let out = "";
-    let err = "";
-    const io = { out: (t: string) => (out += `${t}\n`), err: (t: string) => (err += `${t}\n`) };
-    const code = await run([...args, "--agent-dir", agentDir], io);
-    return { code, out, err };
-  };
+  const cli = cliIn(() => agentDir);
   const put = (source: string) => {
     const dest = join(agentDir, "sessions", "--proj--", "s.jsonl");
     copyFileSync(source, dest);

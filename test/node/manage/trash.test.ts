@@ -4,8 +4,8 @@ import * as assert from "node:assert/strict";
 import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, utimesSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { run } from "../../../src/cli/main.js";
 import { REAL } from "../../support/fixtures.js";
+import { cliIn } from "../../support/cli.js";
 
 const PARENT = "2026-11-29T18-50-21-986Z_01a228a4-d9a2-7000-85ca-ecf671b91f93";
 const LONE = "2026-11-29T18-50-21-949Z_01a228a4-d97d-7000-81b9-790e6f289314";
@@ -34,13 +34,7 @@ describe("trash and restore (CLI)", function () {
   let agentDir: string;
   let proj: string;
   const saved: Record<string, string | undefined> = {};
-  const cli = async (...args: string[]) => {
-    let out = "";
-    let err = "";
-    const io = { out: (t: string) => (out += `${t}\n`), err: (t: string) => (err += `${t}\n`) };
-    const code = await run([...args, "--agent-dir", agentDir], io);
-    return { code, out, err };
-  };
+  const cli = cliIn(() => agentDir);
   const list = async () =>
     (JSON.parse((await cli("list", "--json", "--no-cache")).out) as { sessions: Row[] }).sessions;
   const total = async () =>
