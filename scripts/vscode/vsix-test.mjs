@@ -22,7 +22,7 @@ const vsix = path.join(root, `${pkg.name}-${pkg.version}.vsix`);
 const shots = path.resolve(process.env.SHOTS || path.join(root, "test-results", "vsix"));
 /** The budgets the README reports against. */
 const MAX_VSIX = 2 * 1024 * 1024;
-// 720 KB: session management (pins, archive, trash, OMP's lock name through xxhash-wasm) took the main bundle to 712 KB.
+// 720 KB: session management (pins, archive, trash, OMP's lock name via xxhash-wasm) took the main bundle to 712 KB.
 const MAX_MAIN = 720 * 1024;
 /** What the installed extension may hold: the allow-list of .vscodeignore, seen from the installed side. */
 const ALLOWED = [
