@@ -41,6 +41,7 @@ import { searchRows } from "./search.js";
 import { compareRows } from "./compare.js";
 import { exportRows } from "./export.js";
 import { transcriptRows } from "./transcript.js";
+import { recallRows } from "./recall.js";
 
 const quick = process.argv.includes("--quick");
 const writeResults = process.argv.includes("--write");
@@ -250,6 +251,9 @@ async function main() {
 
   // 21. Usage at native speed (issue #21): `usage` cold and warm against ccusage's native binary, whole processes.
   rows.push(...benchUsage(storeDir, quick ? 3 : 5), ...(await benchBackgroundPass(storeDir, quick ? 1 : 3)));
+
+  // 37. Recall (issue #37): the MCP server's start, a warm search as a tool call, windows of the large session.
+  if (existsSync(join(ROOT, "dist", "mcpServer.cjs"))) rows.push(...(await recallRows(ROOT, storeDir, big)));
 
   // 32. Hardening 3 (issue #32): Compare Branches on the shapes that were quadratic (bench/compare.ts).
   rows.push(...compareRows(quick));

@@ -34,6 +34,17 @@ const exportRenderApart = {
   },
 };
 
+/**
+ * The MCP server (src/cli/mcpEntry.ts, with the MCP SDK) stays out of cli.js: `pi-sessions mcp` loads
+ * dist/mcpServer.cjs, built below, and VS Code runs that file as the stdio server it offers.
+ */
+const mcpServerApart = {
+  name: "mcp-server-apart",
+  setup(build) {
+    build.onResolve({ filter: /(^|\/)mcpEntry\.js$/ }, () => ({ path: "./mcpServer.cjs", external: true }));
+  },
+};
+
 // The webview bundles and their shared chunks are written afresh: a stale chunk would ship in the package.
 if (existsSync("dist/webview")) rmSync("dist/webview", { recursive: true });
 
@@ -43,7 +54,7 @@ const results = await Promise.all([
     entryPoints: ["src/cli/bin.ts"],
     outfile: "dist/cli.js",
     format: "esm",
-    plugins: [exportRenderApart],
+    plugins: [exportRenderApart, mcpServerApart],
     // CommonJS dependencies (commander) require() Node's built-ins; an ES module has no `require` of its own.
     banner: {
       js: [
@@ -73,6 +84,13 @@ const results = await Promise.all([
     entryPoints: ["src/core/export/index.ts"],
     outfile: "dist/exportRender.cjs",
     format: "cjs",
+  }),
+  esbuild.build({
+    ...common,
+    entryPoints: ["src/cli/mcpEntry.ts"],
+    outfile: "dist/mcpServer.cjs",
+    format: "cjs",
+    plugins: [exportRenderApart],
   }),
   // The search worker: a thread of the extension host (CommonJS like the extension; SQLite's .wasm is copied next to
   // it below).

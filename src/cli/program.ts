@@ -20,6 +20,7 @@ import { defineUsage } from "./commands/usage.js";
 import { defineCompact } from "./commands/compact.js";
 import { defineRepair } from "./commands/repair.js";
 import { defineLabel, defineMarks, defineRename, defineTrash } from "./commands/manage.js";
+import { defineMcp } from "./commands/mcp.js";
 import { type CliContext, EXIT_CODES } from "./commands/shared.js";
 
 /** Every command, in the order `--help` lists them. */
@@ -40,6 +41,7 @@ const COMMANDS: ((program: Command, context: CliContext) => void)[] = [
   defineLabel,
   defineMarks,
   defineTrash,
+  defineMcp,
 ];
 
 /** Build the program; `done` receives each command's exit code. */

@@ -30,6 +30,9 @@ import { entryActionsCommand } from "./entryActions.js";
 import { chooseAgentDirCommand } from "./firstRun.js";
 import { findInTranscriptCommand } from "./transcriptFind.js";
 import { CommandManager } from "./commands/command.js";
+import { ExtensionRecallSource } from "./recall/recallSource.js";
+import { registerRecallTools } from "./recall/lmTools.js";
+import { registerMcpProvider } from "./recall/mcpProvider.js";
 
 /** What tests (and other extensions) can reach. */
 export interface PiSessionsApi {
@@ -82,7 +85,10 @@ export function activate(context: vscode.ExtensionContext): PiSessionsApi {
     const searchResults = new SearchPanel(context.extensionUri, service, search, transcripts, logger);
     const fileHistory = registerFileHistory(service, transcripts, logger);
     const liveStatus = new LiveStatus(service);
+    const recall = new ExtensionRecallSource(service, search);
     context.subscriptions.push(
+      ...registerRecallTools(recall),
+      ...registerMcpProvider(context, logger),
       fileHistory.disposable,
       liveStatus,
       panels,

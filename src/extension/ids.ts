@@ -88,3 +88,6 @@ export const ContextKey = {
   /** Archived sessions are listed in place (Show Archived Sessions). */
   ShowArchived: "piSessions.showArchived",
 } as const;
+
+/** The id under which `pi-sessions mcp` is offered to VS Code (`contributes.mcpServerDefinitionProviders`). */
+export const McpProviderId = "piSessions.recall";

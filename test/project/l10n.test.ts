@@ -23,7 +23,12 @@ const USER_FACING = new Set([
   "enumDescriptions",
   "category",
   "altText",
+  "userDescription",
+  "label",
 ]);
+
+/** Keys whose values are for a language model or are ids, not for users: the tools' names, schemas and words. */
+const MODEL_FACING = new Set(["inputSchema", "modelDescription", "toolReferenceName", "tags", "icon"]);
 
 /** Every [path, value] of a user-facing string in package.json (the manifest's own fields included). */
 function userStrings(value: unknown, path: string[] = []): [string, string][] {
@@ -36,7 +41,9 @@ function userStrings(value: unknown, path: string[] = []): [string, string][] {
       ["scripts", "devDependencies", "repository", "bugs", "engines", "galleryBanner", "keywords"].includes(k) &&
       path.length === 0
         ? []
-        : path.length === 0 && k === "name" // the package name, not a label
+        : (path.length === 0 && k === "name") || // the package name, not a label
+            (path[1] === "languageModelTools" && k === "name") || // a tool's name is an id
+            MODEL_FACING.has(k)
           ? []
           : userStrings(v, [...path, k]),
     );

@@ -19,7 +19,7 @@ const npm = process.platform === "win32" ? "npm.cmd" : "npm";
 describe("the npm package", function () {
   this.timeout(120_000);
 
-  it("packs only the CLI bundle, its worker and exporters, its SQLite and the documents; no dependency", () => {
+  it("packs the CLI bundle, its workers, exporters and MCP server, its SQLite and the documents; no dependency", () => {
     assert.equal(pkg.private, undefined, "a private package cannot be published");
     assert.deepEqual(pkg.dependencies ?? {}, {}, "the CLI bundle is self-contained: no runtime dependencies");
     assert.deepEqual(pkg.bin, { "pi-sessions": "dist/cli.js" });
@@ -32,7 +32,9 @@ describe("the npm package", function () {
       "README.md",
       "dist/cli.js",
       "dist/exportRender.cjs",
+      "dist/mcpServer.cjs",
       "dist/node-sqlite3-wasm.wasm",
+      "dist/searchWorker.cjs",
       "dist/summaryWorker.cjs",
       "package.json",
     ]);
@@ -105,6 +107,37 @@ describe("the npm package", function () {
       });
       assert.equal(html.status, 0, html.stderr);
       assert.match(html.stdout, /^<!DOCTYPE html>[\s\S]*<div class="markdown">/);
+      // mcp loads its server (the MCP SDK) from next to cli.js: it answers initialize and tools/list, then ends with
+      // its input.
+      const rpc = (id: number, method: string, params: unknown) =>
+        JSON.stringify({ jsonrpc: "2.0", id, method, params });
+      const mcp = spawnSync(bin, ["mcp", "--agent-dir", "fixtures/real/pi", "--no-cache"], {
+        encoding: "utf8",
+        input: [
+          rpc(1, "initialize", {
+            protocolVersion: "2025-06-18",
+            capabilities: {},
+            clientInfo: { name: "t", version: "1" },
+          }),
+          JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
+          rpc(2, "tools/list", {}),
+          "",
+        ].join("\n"),
+        timeout: 30_000,
+      });
+      assert.equal(mcp.status, 0, mcp.stderr);
+      const listed = mcp.stdout
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { id: number; result?: { tools?: { name: string }[] } })
+        .find((m) => m.id === 2);
+      assert.deepEqual(listed?.result?.tools?.map((t) => t.name).sort(), [
+        "file_history",
+        "list_sessions",
+        "read_session",
+        "search_sessions",
+        "session_usage",
+      ]);
       const help = spawnSync(bin, ["usage", "--help"], { encoding: "utf8" });
       assert.equal(help.status, 0);
       assert.match(help.stdout, /^Usage: pi-sessions usage/);

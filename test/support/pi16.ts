@@ -33,7 +33,22 @@ type Pi16Request =
   /** The entries in the order pi's /tree lists them. */
   | { op: "treeOrder"; files: string[] }
   /** The session's name and every entry's label (`Pi16Names`). */
-  | { op: "names"; files: string[] };
+  | { op: "names"; files: string[] }
+  /** pi's own MCP client (`Pi16Mcp`): the server started, its tools listed, the calls made. */
+  | {
+      op: "mcp";
+      command: string;
+      args: string[];
+      env: Record<string, string>;
+      roots: { uri: string; name: string }[];
+      calls: { name: string; arguments: Record<string, unknown> }[];
+    };
+
+export interface Pi16Mcp {
+  tools: { name: string; inputSchema: Record<string, unknown> }[];
+  /** Each call's answer as pi gives it to the model. */
+  results: { isError: boolean; content: { type: string; text?: string }[] }[];
+}
 
 export interface Pi16Names {
   file: string;

@@ -18,3 +18,11 @@ export function fenced(text: string, lang = "text"): string {
   const fence = fenceFor(text);
   return `${fence}${lang}\n${text}${text.endsWith("\n") || !text ? "" : "\n"}${fence}`;
 }
+
+/** One line as an inline code span no backtick run inside it can close (shown literally, markup inert). */
+export function codeSpan(text: string): string {
+  const line = text.replace(/[\r\n]+/g, " ");
+  const ticks = "`".repeat(longestBacktickRun(line) + 1);
+  const pad = line.startsWith("`") || line.endsWith("`") || !line.trim() ? " " : "";
+  return `${ticks}${pad}${line}${pad}${ticks}`;
+}

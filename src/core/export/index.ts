@@ -6,3 +6,4 @@
 export { exportHtml } from "./html.js";
 export { exportMarkdown } from "./markdown.js";
 export type { ExportInput } from "./common.js";
+export { recallMarkdown, type RecallRenderOptions } from "./recall.js";

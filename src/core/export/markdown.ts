@@ -53,7 +53,7 @@ function prose(text: string): string {
 }
 
 /** A field on one line (a heading, a fact): whitespace collapsed, then `prose`. */
-const field = (text: string) => prose(text.replace(/\s+/g, " ").trim());
+export const field = (text: string) => prose(text.replace(/\s+/g, " ").trim());
 
 function details(summary: string, body: string): string {
   return `<details><summary>${prose(summary)}</summary>\n\n${body}\n\n</details>`;

@@ -5,17 +5,15 @@
  */
 import { basename } from "node:path";
 import * as vscode from "vscode";
-import type { Session } from "../../core/session/index.js";
 import { editInFile, editTextsOf, toolCallArgs, touchDiffTexts } from "../../core/toolFiles.js";
 import { countOf, formatDateTime, relativeTime, truncate } from "../../protocol/format.js";
-import { messageText } from "../../core/entryText.js";
+import { promptLines } from "../../core/promptBehind.js";
 import type { FileTouch } from "../../node/touches.js";
 import { readSessionFile } from "../../node/readSession.js";
 import type { SessionService } from "../service.js";
 import type { DiffTexts } from "../webviews/diffTexts.js";
 import { displayTitle, leafBranchTitle } from "../titles.js";
 import { branchesOnPath } from "../../core/branches.js";
-import { plainLabel } from "../../protocol/markdown.js";
 
 export const KIND_ICONS: Record<FileTouch["kind"], string> = { read: "eye", edit: "edit", write: "new-file" };
 
@@ -43,40 +41,6 @@ export function lensTitle(touches: readonly FileTouch[]): string {
   }
   parts.push(sessions === 1 ? vscode.l10n.t("1 session") : vscode.l10n.t("{0} sessions", sessions));
   return parts.join(" · ");
-}
-
-/**
- * The first line (clipped) of the prompt behind an entry, memoized along the way up: the calls of one long turn share
- * their walk, so a session's touches cost its entries once.
- */
-function promptLines(session: Session): (id: string) => string {
-  const memo = new Map<string, string>();
-  const lineOf = (id: string): string => {
-    const chain: string[] = [];
-    let line = "";
-    for (let at: string | null = id; at !== null && chain.length < 100_000;) {
-      const known = memo.get(at);
-      if (known !== undefined) {
-        line = known;
-        break;
-      }
-      chain.push(at);
-      const e = session.byId.get(at);
-      if (!e) break;
-      const m = e.role === "user" ? e.message : undefined;
-      if (m) {
-        const text = messageText(m).trim();
-        if (text) {
-          line = truncate(plainLabel(text.split("\n", 1)[0]!), 120);
-          break;
-        }
-      }
-      at = e.parentId;
-    }
-    for (const c of chain) memo.set(c, line);
-    return line;
-  };
-  return lineOf;
 }
 
 /** Sessions whose prompts a list reads at most (the others show their session's name). */

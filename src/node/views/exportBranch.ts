@@ -18,7 +18,7 @@ type Exporters = typeof import("../../core/export/index.js");
  * The exporters, loaded on the first export. In the bundles this import is a file of its own (scripts/build.mjs), a
  * CommonJS module whose exports arrive as `default` when an ES module imports it.
  */
-async function loadExporters(): Promise<Exporters> {
+export async function loadExporters(): Promise<Exporters> {
   const loaded = (await import("../../core/export/index.js")) as Partial<Exporters> & { default?: Exporters };
   return loaded.default ?? (loaded as Exporters);
 }

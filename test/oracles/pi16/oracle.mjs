@@ -7,6 +7,9 @@
 //                                  `keepRecentTokens`: pi's prepareCompaction of the branch ending there (null when
 //                                  pi refuses).
 //   {op: "names", files}          per file: pi's getSessionName() and getLabel() of every entry.
+//   {op: "mcp", command, args, env, roots, calls}  pi's own MCP client (@earendil-works/pi-mcp, as pi 1.6 ships it)
+//                                  starts the server, lists its tools and makes the calls; each answer as pi gives it
+//                                  to the model (toLlmContent).
 //   {op: "build", dir, programs}  writes one session per program through pi's SessionManager methods into dir,
 //                                  then answers as "read" for each file written.
 import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
@@ -14,6 +17,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { AgentSession, buildSessionProjection, SessionManager } from "@earendil-works/pi-coding-agent";
+import { McpClient, StdioTransport, toLlmContent } from "@earendil-works/pi-mcp";
 
 const PI = join(import.meta.dirname, "node_modules", "@earendil-works", "pi-coding-agent", "dist", "core");
 const { getUsageCostBreakdown } = await import(pathToFileURL(join(PI, "usage-totals.js")).href);
@@ -262,6 +266,22 @@ function withOpenedCopy(file, use) {
   }
 }
 
+async function mcpCalls({ command, args, env, roots, calls }) {
+  const client = new McpClient({ name: "pi", version: "1.6.0", roots });
+  await client.connect(new StdioTransport({ command, args, env, stderr: "pipe" }));
+  try {
+    const tools = (await client.listTools()).map((t) => ({ name: t.name, inputSchema: t.inputSchema }));
+    const results = [];
+    for (const c of calls) {
+      const r = await client.callTool(c.name, c.arguments);
+      results.push({ isError: r.isError === true, content: toLlmContent(r) });
+    }
+    return [{ tools, results }];
+  } finally {
+    await client.close();
+  }
+}
+
 const request = JSON.parse(await new Response(process.stdin).text());
 let answers;
 if (request.op === "read") answers = request.files.map(answerFor);
@@ -269,6 +289,7 @@ else if (request.op === "prepare")
   answers = request.files.map((f) => preparationsFor(f, request.keeps, request.leaves?.[f]));
 else if (request.op === "names") answers = request.files.map(namesOf);
 else if (request.op === "treeOrder") answers = await Promise.all(request.files.map(treeOrderOf));
+else if (request.op === "mcp") answers = await mcpCalls(request);
 else if (request.op === "build") answers = request.programs.map((p, n) => answerFor(build(request.dir, p, n)));
 else throw new Error(`unknown request ${request.op}`);
 process.stdout.write(JSON.stringify(answers));
