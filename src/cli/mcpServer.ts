@@ -55,11 +55,17 @@ function recallServer(options: McpServerOptions): { server: McpServer; source: S
   const workspace = async (): Promise<string[]> => {
     if (options.workspace.length) return options.workspace;
     if (!server.server.getClientCapabilities()?.roots) return [];
-    clientRoots ??= server.server
+    const asked = (clientRoots ??= server.server
       .listRoots(undefined, { timeout: 5_000 })
-      .then((r) => rootFolders(r.roots))
-      .catch(() => []);
-    return clientRoots;
+      .then((r) => rootFolders(r.roots)));
+    try {
+      return await asked;
+    } catch (err) {
+      // This call covers every session; the next one asks again.
+      if (clientRoots === asked) clientRoots = null;
+      options.log(`pi-sessions mcp: the client's roots could not be read: ${err instanceof Error ? err.message : err}`);
+      return [];
+    }
   };
   server.server.setNotificationHandler(RootsListChangedNotificationSchema, () => {
     clientRoots = null;
@@ -98,6 +104,8 @@ function register(server: McpServer, name: ToolName, source: StoreSource): void 
 export async function runMcpServer(options: McpServerOptions): Promise<void> {
   const { server, source } = recallServer(options);
   const transport = new StdioServerTransport();
+  // A message the transport cannot read (over the SDK's size limit, not JSON-RPC): said on stderr.
+  transport.onerror = (err) => options.log(`pi-sessions mcp: ${err.message}`);
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
     process.stdin.once("end", () => resolve());

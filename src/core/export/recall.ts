@@ -31,6 +31,9 @@ function cut(text: string, max: number): { text: string; left: number } {
   return { text: text.slice(0, end), left: text.length - end };
 }
 
+/** Tool calls of one message listed at most (a message can hold thousands). */
+const MAX_CALL_LINES = 50;
+
 const moreLine = (left: number) => (left ? `\n\n*${field(`… ${formatCount(left)} more characters`)}*` : "");
 
 function message(text: string, max: number): string {
@@ -66,20 +69,42 @@ function body(item: TranscriptItem, session: Session, o: RecallRenderOptions): s
     case "assistant": {
       const out: string[] = [];
       const calls: string[] = [];
+      // One budget for the message's texts together: a message of many blocks costs what one preview costs.
+      let room = o.textMax;
+      let left = 0;
       for (const b of item.blocks) {
-        if (b.type === "text") out.push(message(b.text, o.textMax));
-        else if (b.type === "thinking") {
-          if (o.thinking) out.push(`*Thinking:*\n\n${message(b.text, o.textMax)}`);
-        } else calls.push(toolCallLine(b));
+        if (b.type === "toolCall") {
+          if (calls.length < MAX_CALL_LINES) calls.push(toolCallLine(b));
+          else left++;
+        } else if (b.type === "text" || o.thinking) {
+          if (room <= 0) {
+            left++;
+            continue;
+          }
+          const text = message(b.text, room);
+          room -= Math.min(b.text.length, room);
+          out.push(b.type === "thinking" ? `*Thinking:*\n\n${text}` : text);
+        }
       }
       if (calls.length) out.push(calls.join("\n"));
+      if (left) out.push(`*${field(`… ${formatCount(left)} more blocks`)}*`);
       const footer = assistantFooter(item);
       if (footer) out.push(`*${field(footer)}*`);
       return out;
     }
     case "toolResult":
       return [
-        ...(item.nested?.length ? [item.nested.map((c) => `- nested ${field(nestedCallLine(c))}`).join("\n")] : []),
+        ...(item.nested?.length
+          ? [
+              item.nested
+                .slice(0, MAX_CALL_LINES)
+                .map((c) => `- nested ${field(nestedCallLine(c))}`)
+                .join("\n"),
+            ]
+          : []),
+        ...(item.nested && item.nested.length > MAX_CALL_LINES
+          ? [`*${field(`… ${formatCount(item.nested.length - MAX_CALL_LINES)} more nested calls`)}*`]
+          : []),
         item.text ? preview(item.text, o.outputMax) : "*(no output)*",
       ];
     case "system":

@@ -8,7 +8,7 @@ import * as vscode from "vscode";
 import * as z from "zod";
 import { hostPaths } from "../../node/roots.js";
 import { belongsToWorkspace } from "../../node/store/index.js";
-import { callTool, TOOL_NAMES, TOOLS, type ToolName } from "../../node/recall/tools.js";
+import { callTool, findSession, TOOL_NAMES, TOOLS, type ToolName } from "../../node/recall/tools.js";
 import type { ExtensionRecallSource } from "./recallSource.js";
 
 /** What a call reaches beyond the window's folders, in words; null when it stays inside them. */
@@ -20,11 +20,14 @@ async function beyondWorkspace(name: ToolName, input: Record<string, unknown>, s
   if (input.scope === "all" || (!folders.length && name !== "read_session"))
     return vscode.l10n.t("the sessions of every project");
   if (name === "read_session" && typeof input.session === "string") {
-    const arg = input.session;
-    const s = (await source.sessions()).find(
-      (x) => x.file === arg || (x.summary.ok && arg.length >= 8 && x.summary.id.startsWith(arg)),
-    );
-    if (s && !folders.some((f) => belongsToWorkspace(s, f, host)))
+    // The session the call will read, found by the tool's own rule (a call it would refuse asks nothing).
+    let s;
+    try {
+      s = findSession(await source.sessions(), input.session, source.rootDirs());
+    } catch {
+      return null;
+    }
+    if (!folders.some((f) => belongsToWorkspace(s, f, host)))
       return vscode.l10n.t("a session of another project ({0})", s.summary.ok ? (s.summary.cwd ?? s.file) : s.file);
   }
   return null;

@@ -44,14 +44,14 @@ export const searchInput = {
 
 export const readInput = {
   session: z.string().min(1).max(4096).describe("a session id (or its first 8+ characters), or its file"),
-  entry: z.string().min(1).max(200).optional().describe("an entry id: the window around it (from a search hit)"),
+  entry: z.string().min(1).max(1000).optional().describe("an entry id: the window around it (from a search hit)"),
   branch: z
     .string()
     .min(1)
-    .max(200)
+    .max(1000)
     .optional()
     .describe('"active" (the default: the branch the agent would resume) or the id of the entry a branch ends at'),
-  from: z.string().min(1).max(200).optional().describe("the `next` cursor of an earlier answer: the window after it"),
+  from: z.string().min(1).max(400).optional().describe("the `next` cursor of an earlier answer: the window after it"),
   maxChars: z
     .number()
     .int()

@@ -1,10 +1,13 @@
 /** `search_sessions`: the search index's hits for a query, in a scope, with the forks that carry each. */
+import { truncate } from "../../protocol/format.js";
 import { sessionTitle, type StoreSession } from "../store/index.js";
 import { jsonAnswer, QUOTED_NOTE, RecallError, type ToolAnswer } from "./answer.js";
 import type { SearchArgs } from "./schemas.js";
 import { inScope, type RecallSource, scopeOf, sessionIdOf } from "./source.js";
 
 const DEFAULT_HITS = 10;
+/** Forks named per hit at most (`alsoInCount` says how many carry it). */
+const ALSO_IN_MAX = 20;
 
 export async function searchSessions(args: SearchArgs, source: RecallSource): Promise<ToolAnswer> {
   const scope = await scopeOf(args, source);
@@ -20,13 +23,14 @@ export async function searchSessions(args: SearchArgs, source: RecallSource): Pr
     return {
       session: h.sessionId || (s ? sessionIdOf(s) : null),
       file: h.file,
-      title: s ? sessionTitle(s) : h.title,
+      title: truncate(s ? sessionTitle(s) : h.title, 300),
       entry: h.entryId || null,
       kind: h.tool ? `${h.role}:${h.tool}` : h.role,
       time: h.timestamp,
       onActiveBranch: h.active,
       snippet: h.snippet,
-      alsoIn: h.alsoIn.map((file) => {
+      alsoInCount: h.alsoIn.length,
+      alsoIn: h.alsoIn.slice(0, ALSO_IN_MAX).map((file) => {
         const fork = byFile.get(file);
         return { session: fork ? sessionIdOf(fork) : null, file };
       }),

@@ -51,12 +51,12 @@ export async function scopeOf(args: ScopeArgs, source: RecallSource): Promise<Sc
     if (!isAbsolute(args.workspace))
       throw new RecallError(`workspace ${JSON.stringify(args.workspace)} is not an absolute folder`);
     const folder = resolve(args.workspace);
-    return { folders: [folder], label: `sessions of ${folder}` };
+    return { folders: [folder], label: `sessions of ${JSON.stringify(folder)}` };
   }
   if (args.scope === "all") return { folders: null, label: "all sessions" };
   const folders = await source.workspace();
   if (!folders.length) return { folders: null, label: "all sessions (no workspace known)" };
-  return { folders, label: `sessions of ${folders.join(", ")}` };
+  return { folders, label: `sessions of ${folders.map((f) => JSON.stringify(f)).join(", ")}` };
 }
 
 /** The sessions a scope covers. */

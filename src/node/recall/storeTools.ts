@@ -7,7 +7,7 @@ import { homedir } from "node:os";
 import { isAbsolute, resolve } from "node:path";
 import { parseDay } from "../../core/periods.js";
 import { promptLines } from "../../core/promptBehind.js";
-import { formatCost, formatTokens } from "../../protocol/format.js";
+import { formatCost, formatTokens, truncate } from "../../protocol/format.js";
 import { usageReport } from "../report.js";
 import { lastActivity, ownCost, sessionTitle, type StoreSession } from "../store/index.js";
 import { byTimeDesc, pathKey, sessionTouches } from "../touches.js";
@@ -19,6 +19,9 @@ const DEFAULT_LIST = 20;
 const DEFAULT_TURNS = 30;
 /** Sessions `file_history` reads for the prompts behind its turns (the newest turns' sessions first). */
 const PROMPT_SESSIONS = 20;
+
+/** The most characters of a title or a folder in a row (a session can name itself with a megabyte). */
+const FIELD_MAX = 300;
 
 const isoOf = (ms: number) => (Number.isFinite(ms) && ms > 0 ? new Date(ms).toISOString() : null);
 
@@ -50,14 +53,14 @@ function row(s: StoreSession) {
   return {
     session: sessionIdOf(s),
     file: s.file,
-    title: sessionTitle(s),
+    title: truncate(sessionTitle(s), FIELD_MAX),
     agent: sum.ok ? sum.flavor : null,
-    cwd: sum.ok ? sum.cwd : null,
+    cwd: sum.ok && sum.cwd !== null ? truncate(sum.cwd, FIELD_MAX) : null,
     lastActive: isoOf(lastActivity(s)),
     model: sum.ok ? sum.model : null,
     cost: Math.round(ownCost(s) * 1e6) / 1e6,
     entries: sum.ok ? sum.entries.length : 0,
-    forkOf: s.parent ? { session: sessionIdOf(s.parent), title: sessionTitle(s.parent) } : null,
+    forkOf: s.parent ? { session: sessionIdOf(s.parent), title: truncate(sessionTitle(s.parent), FIELD_MAX) } : null,
     unreadable: sum.ok ? null : `line ${sum.rejection.line}: ${sum.rejection.message}`,
   };
 }
@@ -92,7 +95,7 @@ export async function fileHistory(args: FileHistoryArgs, source: RecallSource): 
     kind: t.kind,
     tool: t.tool,
     session: sessionIdOf(t.session),
-    title: sessionTitle(t.session),
+    title: truncate(sessionTitle(t.session), FIELD_MAX),
     entry: t.entryId,
     prompt: prompts.get(t.session.file)?.(t.entryId) || null,
     onActiveBranch: t.onActivePath,
@@ -107,8 +110,14 @@ export async function fileHistory(args: FileHistoryArgs, source: RecallSource): 
 }
 
 export async function sessionUsage(args: UsageArgs, source: RecallSource): Promise<ToolAnswer> {
-  const since = args.since === undefined ? undefined : (parseDay(args.since) ?? undefined);
-  const until = args.until === undefined ? undefined : (parseDay(args.until) ?? undefined);
+  const day = (value: string | undefined) => {
+    if (value === undefined) return undefined;
+    const parsed = parseDay(value);
+    if (!parsed) throw new RecallError(`${JSON.stringify(value)} is not a day (YYYY-MM-DD)`);
+    return parsed;
+  };
+  const since = day(args.since);
+  const until = day(args.until);
   if (since && until && since > until) throw new RecallError(`since ${since} is after until ${until}`);
   const scope = await scopeOf(args, source);
   const by = args.by ?? "day";

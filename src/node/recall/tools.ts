@@ -32,4 +32,4 @@ export async function callTool(name: ToolName, args: unknown, source: RecallSour
 
 export { TOOL_NAMES, TOOLS, type ToolName } from "./schemas.js";
 export type { ToolAnswer } from "./answer.js";
-export type { RecallSearchAnswer, RecallSource } from "./source.js";
+export { findSession, type RecallSearchAnswer, type RecallSource } from "./source.js";
