@@ -293,3 +293,40 @@ export async function generateStore(
   }
   return { files: o.sessions, bytes, forks };
 }
+
+/**
+ * The store of a heavy user (issue #38, after pi #8013, pi #4583, ccusage #922, agentsview #1820): `sessions` ordinary
+ * sessions of the bench store's shape (forks among them) with about `ordinaryBytes` in all, and three long sessions of
+ * 1.8 GB, 1.4 GB and 554 MB (branch points, compactions, multi-hundred-KB tool results), each in a project of its own.
+ */
+export async function generateLargeStore(
+  sessionsDir: string,
+  o: { sessions: number; ordinaryBytes: number; longMb: number[]; seed: number },
+): Promise<{ files: number; bytes: number; forks: number }> {
+  const { mkdirSync } = await import("node:fs");
+  const { join } = await import("node:path");
+  const ordinary = await generateStore(sessionsDir, {
+    sessions: o.sessions,
+    projects: 60,
+    totalBytes: o.ordinaryBytes,
+    forkShare: 0.1,
+    seed: o.seed,
+  });
+  let bytes = ordinary.bytes;
+  for (const [k, mb] of o.longMb.entries()) {
+    const dir = join(sessionsDir, `--home-u-src-long-${k}--`);
+    mkdirSync(dir, { recursive: true });
+    const start = Date.parse("2026-03-01T00:00:00.000Z") + k * 86_400_000;
+    const id = `0190c000-0000-7000-8000-${String(k).padStart(12, "0")}`;
+    const g = await generateSession(join(dir, `${new Date(start).toISOString().replace(/[:.]/g, "-")}_${id}.jsonl`), {
+      targetBytes: mb * 1048576,
+      branchPoints: 200,
+      seed: o.seed + 100_000 + k,
+      cwd: `/home/u/src/long-${k}`,
+      sessionId: id,
+      start,
+    });
+    bytes += g.bytes;
+  }
+  return { files: o.sessions + o.longMb.length, bytes, forks: ordinary.forks };
+}

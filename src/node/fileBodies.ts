@@ -9,7 +9,13 @@
 import { closeSync, fstatSync, openSync, readSync, statSync } from "node:fs";
 import type { BodySource } from "../core/bodySource.js";
 import { releaseScanChunk, scanChunk } from "../core/envelope.js";
-import { type ParseOptions, type ParseResult, type Session, SessionReader } from "../core/session/index.js";
+import {
+  type ParseOptions,
+  type ParseResult,
+  type Session,
+  SessionReader,
+  type StreamedFile,
+} from "../core/session/index.js";
 import { openRegularSync, READ_FLAGS, readFullySync } from "./fileAccess.js";
 import { ioReason } from "./ioReason.js";
 
@@ -209,6 +215,30 @@ function parseFileSync(file: string, options: ParseOptions): Session | null {
  * moved is looked up by parsing the file again.
  */
 export function readSessionFileSync(file: string, options: ParseOptions = {}, recovers = true): ParseResult {
+  return feedFileSync(file, options, recovers, (reader, endsWithNewline) => reader.result(endsWithNewline));
+}
+
+/**
+ * A file streamed through a reader whose entries go to `options.onEntry` (none is kept): its header facts and line
+ * diagnostics, or why it was rejected. Large records' bodies are read back from the file while their entry is handed
+ * over (a summary reads a prompt's text).
+ */
+export function streamSessionFileSync(
+  file: string,
+  options: ParseOptions & { onEntry: NonNullable<ParseOptions["onEntry"]> },
+): StreamedFile | Extract<ParseResult, { ok: false }> {
+  return feedFileSync(file, options, true, (reader) => reader.streamed());
+}
+
+type Failed = Extract<ParseResult, { ok: false }>;
+
+/** Open a session file safely, feed it in chunks through a reader, and give `finish` the reader at the end. */
+function feedFileSync<T>(
+  file: string,
+  options: ParseOptions,
+  recovers: boolean,
+  finish: (reader: SessionReader, endsWithNewline: boolean) => T,
+): T | Failed {
   let opened;
   try {
     opened = openRegularSync(file);
@@ -237,7 +267,7 @@ export function readSessionFileSync(file: string, options: ParseOptions = {}, re
     } finally {
       if (inScan) releaseScanChunk();
     }
-    return reader.result(feeder.endsWithNewline);
+    return finish(reader, feeder.endsWithNewline);
   } catch (err) {
     return { ok: false, file, rejection: { line: 0, code: "unreadable", message: ioReason(err) }, diagnostics: [] };
   } finally {

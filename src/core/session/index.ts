@@ -26,6 +26,7 @@ export type {
 } from "./message.js";
 export { narrowContent } from "./message.js";
 export type { AgentMessageRecord, EntryRecordOf, MessageRecordOf, SessionEntryRecord } from "../schema.js";
-export { parseSession, SessionReader } from "./reader.js";
+export { parseSession, SessionReader, type StreamedFile } from "./reader.js";
+export { detectFlavor, forkOfHeader, isOmpEntry, resolveName } from "./flavor.js";
 export { pathTo, settingsAt, splitModel } from "./queries.js";
 export { isPlainObject } from "../jsonShape.js";

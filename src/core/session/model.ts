@@ -83,6 +83,12 @@ export interface ParseOptions {
    * scanned record). Only without `validate` (the schema checks need the whole record).
    */
   scan?: boolean;
+  /**
+   * Stream the entries instead of keeping them: each is given to this function as it is read and then let go, so a
+   * reader of a long file holds no entry (core/leanSummary.ts summarizes one as it goes). `result()` then has no tree:
+   * call `streamed()` instead.
+   */
+  onEntry?: (entry: Entry, header: SessionHeader) => void;
 }
 
 /** A fed chunk's place in its file: large records keep the file offsets of their bytes, not the chunk. */

@@ -70,6 +70,8 @@ export class SessionReader {
   /** Where the chunk being fed lies in its file, when large bodies are read back from the file. */
   private origin: ChunkOrigin | null = null;
   private readonly v1RecordIds: (string | null)[] = [null];
+  /** Streaming: each entry goes here and is not kept (`ParseOptions.onEntry`). */
+  private readonly onEntry: ((entry: Entry, header: SessionHeader) => void) | undefined;
 
   constructor(
     readonly file: string,
@@ -78,6 +80,14 @@ export class SessionReader {
     this.validate = options.validate ?? true;
     this.retainBytes = options.retainBytes ?? RETAIN_BYTES;
     this.scan = options.scan === true && !this.validate;
+    this.onEntry = options.onEntry;
+  }
+
+  /** An entry read: kept for the tree, or given to the stream. */
+  private add(entry: Entry): void {
+    // Entries come after the header (a record before it rejects the file).
+    if (this.onEntry) this.onEntry(entry, this.header!);
+    else this.entries.push(entry);
   }
 
   /** The last physical line number fed so far. */
@@ -246,7 +256,7 @@ export class SessionReader {
       const entry = this.v1Entry({ line, value });
       if (!entry) return;
       this.noteModel(entry, entry.data);
-      this.entries.push(entry);
+      this.add(entry);
       if (this.validate) validateOne(entry, entry.data, diagnostics);
       return;
     }
@@ -268,7 +278,7 @@ export class SessionReader {
           ? makeEntry(data, checked.id, checked.parentId, line, origin.source, origin.at + start, origin.at + end, hook)
           : makeEntry(data, checked.id, checked.parentId, line, bytes, start, end, hook);
     this.noteModel(entry, data);
-    this.entries.push(entry);
+    this.add(entry);
     if (this.validate) validateOne(entry, data, diagnostics);
   }
 
@@ -324,20 +334,42 @@ export class SessionReader {
     return makeEntry(data, id, prev, line, data);
   }
 
-  /** Assemble the session from everything fed so far. `endsWithNewline`: whether the content fed ends a line. */
-  result(endsWithNewline = true): ParseResult {
+  /** The file's rejection (a bad or missing header) as a failed result, or null when it has a header. */
+  private failure(): Extract<ParseResult, { ok: false }> | null {
     const diagnostics = [...this.lineDiagnostics];
     const file = this.file;
     if (this.rejection) return { ok: false, file, rejection: this.rejection, diagnostics };
-    if (!this.header) {
-      if (!this.sawLine)
-        return { ok: false, file, rejection: { line: 0, code: "empty-file", message: "file is empty" }, diagnostics };
-      const message =
-        this.titleSlot || this.sawTitleRecord
-          ? "title slot is not followed by a session header"
-          : "no session header in the file";
-      return { ok: false, file, rejection: { line: this.lastLine, code: "no-header", message }, diagnostics };
-    }
+    if (this.header) return null;
+    if (!this.sawLine)
+      return { ok: false, file, rejection: { line: 0, code: "empty-file", message: "file is empty" }, diagnostics };
+    const message =
+      this.titleSlot || this.sawTitleRecord
+        ? "title slot is not followed by a session header"
+        : "no session header in the file";
+    return { ok: false, file, rejection: { line: this.lastLine, code: "no-header", message }, diagnostics };
+  }
+
+  /** What a streaming reader (`onEntry`) knows besides its entries: the header, or why the file is rejected. */
+  streamed(): StreamedFile | Extract<ParseResult, { ok: false }> {
+    const failed = this.failure();
+    if (failed) return failed;
+    return {
+      ok: true,
+      file: this.file,
+      header: this.header!,
+      version: this.version,
+      titleSlot: this.titleSlot,
+      diagnostics: [...this.lineDiagnostics],
+      truncatedTail: this.truncatedTail,
+    };
+  }
+
+  /** Assemble the session from everything fed so far. `endsWithNewline`: whether the content fed ends a line. */
+  result(endsWithNewline = true): ParseResult {
+    const failed = this.failure();
+    if (failed) return failed;
+    const diagnostics = [...this.lineDiagnostics];
+    const file = this.file;
     const entries = [...this.entries];
     if (!this.index || !extendIndex(this.index, entries.slice(this.index.count))) {
       // Assigned, never deleted: a deleted field turns every entry into a slow, 800-byte dictionary object.
@@ -348,7 +380,7 @@ export class SessionReader {
     const all = [...diagnostics, ...this.index.diagnostics].sort((a, b) => a.line - b.line);
     const session = sessionOf(
       file,
-      this.header,
+      this.header!,
       this.headerLine,
       this.version,
       this.titleSlot,
@@ -360,6 +392,17 @@ export class SessionReader {
     session.truncatedTail = this.truncatedTail;
     return { ok: true, session };
   }
+}
+
+/** A streamed file's header facts and its line diagnostics (the entries went to `onEntry`). */
+export interface StreamedFile {
+  ok: true;
+  file: string;
+  header: SessionHeader;
+  version: number;
+  titleSlot: TitleSlot | null;
+  diagnostics: Diagnostic[];
+  truncatedTail: boolean;
 }
 
 /**

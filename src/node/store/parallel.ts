@@ -163,7 +163,9 @@ export async function summarizeInParallel(
 
 function outcomeOf(file: string, mode: SummaryMode): SummaryOutcome {
   const r = summarizeFileSync(file, mode);
-  return typeof r === "string" ? { error: r } : { summary: r };
+  if (typeof r === "string") return { error: r };
+  // A long file's summary comes packed (core/leanSummary.ts): its details are decoded when read.
+  return "packed" in r ? { summary: unpackSummary(r), packed: r } : { summary: r };
 }
 
 /**

@@ -16,7 +16,7 @@ function run(work: SummaryWork): void {
   eachTaken(work, (k) => {
     const r = summarizeFileSync(work.files[k]!, work.mode);
     // Packed with its details as an object: structured clone copies them faster than JSON would.
-    batch.push([k, typeof r === "string" ? r : packSummary(r, false)]);
+    batch.push([k, typeof r === "string" || "packed" in r ? r : packSummary(r, false)]);
     if (batch.length >= BATCH) {
       parentPort!.postMessage(batch);
       batch = [];
