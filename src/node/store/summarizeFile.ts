@@ -30,7 +30,7 @@ export type SummaryReply = [index: number, summary: SessionSummary | PackedSumma
  * Files at least this large are summarized as they stream past (core/leanSummary.ts): the same summary, without the
  * session's tree in memory (a 1.8 GB session's tree takes about 0.4 times its size; its lean summary a few percent).
  */
-export const LEAN_BYTES = 32 * 1024 * 1024;
+const LEAN_BYTES = 32 * 1024 * 1024;
 
 export function summarizeFileSync(
   file: string,
