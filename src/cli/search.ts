@@ -4,14 +4,14 @@
  * walk the roots, and only when a file changed list the store and update the index, then query. With `--no-cache`
  * the index is built in a throwaway directory.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { parseQuery, prefixSuggestion } from "../core/search/query.js";
 import { formatDateTime, oneLine, truncate } from "../protocol/format.js";
 import { hostPaths, resolveRoots } from "../node/roots.js";
-import { isCorruption, SearchIndex } from "../node/search/index.js";
-import { indexTargets } from "../node/search/index.js";
+import { type IndexTarget, indexTargets, isCorruption, SearchClient, SearchIndex } from "../node/search/index.js";
 import { cacheFileFor, computeOwnership, discover, inWorkspace, loadStore } from "../node/store/index.js";
 import { cacheDir } from "../node/cacheDir.js";
 import { EXIT_OK, type Io, type StoreValues, text, UsageError } from "./args.js";
@@ -49,7 +49,14 @@ export async function searchCommand(words: string[], values: SearchValues, io: I
         }
       : undefined;
     const search = async () => {
-      const pending = await bringUpToDate(index, roots, values.cache !== false, progress);
+      const changed = await changedTargets(index, roots, values.cache !== false);
+      let pending = 0;
+      if (changed && index.writable && existsSync(SEARCH_WORKER)) {
+        // Indexed in a worker thread whose heap is capped (a long session streams through it), then read here.
+        index.close();
+        pending = await updateInWorker(scratch ?? cacheDir(), roots, changed, progress);
+        index = await SearchIndex.open(scratch ?? cacheDir(), roots);
+      } else if (changed) pending = (await index.update(changed, { onProgress: progress })).pending;
       let files: string[] | undefined;
       if (values.workspace !== undefined) {
         const host = hostPaths();
@@ -103,16 +110,18 @@ export async function searchCommand(words: string[], values: SearchValues, io: I
   }
 }
 
+/** The search worker, bundled next to cli.js (absent when run from source: the index is updated in this thread). */
+const SEARCH_WORKER = fileURLToPath(new URL("./searchWorker.cjs", import.meta.url));
+
 /**
- * Index what changed since the last run; returns how many sessions are left to another process. The walk (sizes and
- * mtimes) is cheap; the store's listing (summaries and fork ownership) is loaded only when some file changed.
+ * The store's index targets when some file changed since the last run, else null. The walk (sizes and mtimes) is
+ * cheap; the store's listing (summaries and fork ownership) is loaded only when some file changed.
  */
-async function bringUpToDate(
+async function changedTargets(
   index: SearchIndex,
   roots: ReturnType<typeof resolveRoots>,
   useCache: boolean,
-  onProgress?: (done: number, total: number) => void,
-): Promise<number> {
+): Promise<IndexTarget[] | null> {
   const known = index.known();
   const { files } = await discover(roots);
   const unchanged =
@@ -121,8 +130,36 @@ async function bringUpToDate(
       const k = known.get(f.file);
       return k !== undefined && k.size === f.size && k.mtime === Number(f.mtimeNs / 1_000_000n);
     });
-  if (unchanged) return 0;
+  if (unchanged) return null;
   const store = await loadStore({ roots, cacheFile: useCache ? cacheFileFor(cacheDir(), roots) : null });
   computeOwnership(store.sessions);
-  return (await index.update(indexTargets(store.sessions), { onProgress })).pending;
+  return indexTargets(store.sessions);
+}
+
+/** Index `targets` in the search worker (as the extension does); returns how many are left to another process. */
+function updateInWorker(
+  dir: string,
+  roots: ReturnType<typeof resolveRoots>,
+  targets: IndexTarget[],
+  onProgress?: (done: number, total: number) => void,
+): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let pending = 0;
+    const client = new SearchClient(
+      SEARCH_WORKER,
+      { cacheDir: dir, roots: roots.map((r) => r.dir), variant: "" },
+      {
+        ...(onProgress ? { onProgress } : {}),
+        onSynced: (m) => {
+          pending = m.result.pending;
+          void client.dispose().then(() => resolve(pending));
+        },
+        onFailed: (message) => {
+          void client.dispose();
+          reject(new Error(`the search index could not be updated: ${message}`));
+        },
+      },
+    );
+    client.sync(targets);
+  });
 }

@@ -248,6 +248,22 @@ export class LeanSummarizer {
     return summary;
   }
 
+  /**
+   * What the search index needs of a streamed session (node/search/indexStream.ts): the ids on the active path, the
+   * lines of the entries a later one shadowed (their units are not indexed), and the leaf.
+   */
+  indexFacts(): { active: string[]; shadowedLines: number[]; leafId: string | null } {
+    const n = this.ids.length;
+    const onPath = this.activePath(this.resolveParents());
+    const active: string[] = [];
+    const shadowedLines: number[] = [];
+    for (let i = 0; i < n; i++) {
+      if (onPath[i]) active.push(this.ids[i]!);
+      if (this.flags[i]! & SHADOWED) shadowedLines.push(this.lines[i]!);
+    }
+    return { active, shadowedLines, leafId: n ? this.ids[n - 1]! : null };
+  }
+
   /** The usage rows of the entries that are not shadowed, packed (core/summaryPack.ts), and their cost. */
   private packedUsage(position: Int32Array, active: Uint8Array): { usage: (number | null)[]; cost: number } {
     const rows = this.usageRows;

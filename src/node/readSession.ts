@@ -58,7 +58,41 @@ export async function parseSessionSliced(
  * thrown and never a blocked read. Bytes appended after the open are not read.
  */
 export async function readSessionFile(file: string, options?: ParseOptions): Promise<ReadResult> {
-  const unreadable = (err: unknown): ReadResult => ({
+  const fed = await feedFile(file, options ?? {}, {});
+  return "reader" in fed ? fed.reader.result(fed.endsWithNewline) : fed;
+}
+
+/** What a caller of `streamSessionFile` sees of each chunk, before its lines are fed (and when they were). */
+export interface ChunkHooks {
+  /** The chunk's bytes (valid only during the call) and their offset in the file. */
+  beforeChunk?: (bytes: Buffer, at: number) => void;
+  /** After the chunk's lines were fed: the caller may let the event loop run. */
+  afterChunk?: () => Promise<void> | void;
+}
+
+/**
+ * A file streamed through a reader whose entries go to `options.onEntry` (none is kept), with `hooks` around each
+ * chunk: the file's header facts (or its rejection), and the file as it was opened (size, inode, mtime).
+ */
+export async function streamSessionFile(
+  file: string,
+  options: ParseOptions & { onEntry: NonNullable<ParseOptions["onEntry"]> },
+  hooks: ChunkHooks,
+): Promise<{ streamed: ReturnType<SessionReader["streamed"]>; id?: FileId; endsWithNewline: boolean }> {
+  const fed = await feedFile(file, options, hooks);
+  if (!("reader" in fed)) return { streamed: fed, endsWithNewline: false };
+  return { streamed: fed.reader.streamed(), id: fed.id, endsWithNewline: fed.endsWithNewline };
+}
+
+type FileId = Awaited<ReturnType<typeof openRegular>>["id"];
+
+/** Open a session file safely and feed it through a reader in chunks, the event loop let run between them. */
+async function feedFile(
+  file: string,
+  options: ParseOptions,
+  hooks: ChunkHooks,
+): Promise<{ reader: SessionReader; id: FileId; endsWithNewline: boolean } | Extract<ReadResult, { ok: false }>> {
+  const unreadable = (err: unknown): Extract<ReadResult, { ok: false }> => ({
     ok: false,
     file,
     rejection: { line: 0, code: "unreadable", message: ioReason(err) },
@@ -86,9 +120,12 @@ export async function readSessionFile(file: string, options?: ParseOptions): Pro
     for (let i = 0; next; i ^= 1) {
       const bytesRead = await next;
       if (bytesRead === 0) break;
+      const chunk = bufs[i]!.subarray(0, bytesRead);
+      hooks.beforeChunk?.(chunk, at);
       at += bytesRead;
       next = at < id.size ? readInto(i ^ 1, at) : null;
-      feeder.push(bufs[i]!.subarray(0, bytesRead));
+      feeder.push(chunk);
+      await hooks.afterChunk?.();
     }
   } catch (err) {
     await next?.catch(() => 0);
@@ -98,5 +135,5 @@ export async function readSessionFile(file: string, options?: ParseOptions): Pro
     await handle.close().catch(() => undefined);
   }
   feeder.finish();
-  return reader.result(feeder.endsWithNewline);
+  return { reader, id, endsWithNewline: feeder.endsWithNewline };
 }

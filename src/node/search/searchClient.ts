@@ -25,7 +25,12 @@ export class SearchClient {
 
   /** `workerFile`: the bundled worker (dist/searchWorker.cjs). */
   constructor(workerFile: string, setup: WorkerSetup, events: SearchClientEvents = {}) {
-    this.worker = new Worker(workerFile, { workerData: setup });
+    // Its old generation capped: indexing a long session streams it (indexStream.ts), and V8 would otherwise let the
+    // heap grow with its garbage to a gigabyte. About 200 bytes per entry are live: 2 million entries fit.
+    this.worker = new Worker(workerFile, {
+      workerData: setup,
+      resourceLimits: { maxYoungGenerationSizeMb: 16, maxOldGenerationSizeMb: 512 },
+    });
     this.worker.on("message", (m: FromWorker) => {
       if (m.type === "answer") {
         this.waiting.get(m.id)?.resolve(m.answer);

@@ -37,6 +37,7 @@ import { SCHEMA_VERSION } from "./schemaVersion.js";
 import { queryIndex, type QueryOptions, type SearchHit, withSnippets } from "./queryIndex.js";
 import { appendable, headOf, lineAt, lineStarts, TAIL_BYTES, tailHash } from "./sessionBytes.js";
 import type { IndexTarget } from "./targets.js";
+import { indexStreamed, STREAM_BYTES, writerOf } from "./indexStream.js";
 
 export { isCorruption } from "./indexFile.js";
 
@@ -93,7 +94,12 @@ export class SearchIndex {
    * and replaces one that is not a valid index of this version. Any other opens what is there to read it, and its
    * calls wait while the writer commits a session. Readers never wait for the writer to finish.
    */
-  static async open(cacheDir: string, roots: readonly { dir: string }[], variant = ""): Promise<SearchIndex> {
+  static async open(
+    cacheDir: string,
+    roots: readonly { dir: string }[],
+    variant = "",
+    options: { streamBytes?: number } = {},
+  ): Promise<SearchIndex> {
     const Database = await loadSqlite();
     // The index holds what the sessions hold: readable by the owner only (a new cache dir too).
     ensurePrivateDir(cacheDir);
@@ -122,8 +128,13 @@ export class SearchIndex {
       db.close();
       return SearchIndex.empty(Database, file);
     }
-    return new SearchIndex(db, file, rebuilt, release);
+    const index = new SearchIndex(db, file, rebuilt, release);
+    if (options.streamBytes !== undefined) index.streamBytes = options.streamBytes;
+    return index;
   }
+
+  /** Sessions at least this large are indexed as they stream past (indexStream.ts). */
+  private streamBytes = STREAM_BYTES;
 
   /** The writer is creating the index right now: answer from an empty one (and say what is pending). */
   private static empty(Database: DatabaseClass, file: string): SearchIndex {
@@ -193,6 +204,11 @@ export class SearchIndex {
     for (const t of changed) {
       const k = known.get(t.file);
       if (k && k.lineage === t.lineage && (await this.indexAppended(t))) result.appended++;
+      else if (t.sizeBytes >= this.streamBytes)
+        await indexStreamed(
+          writerOf(this.db, (f) => this.remove(f), this.insertUnits.bind(this)),
+          t,
+        );
       else await this.indexWhole(t);
       result.indexed++;
       options.onProgress?.(result.indexed, changed.length);

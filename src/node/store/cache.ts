@@ -321,53 +321,73 @@ export class MetadataCache {
     }
   }
 
+  /**
+   * Write the cache: the listing in memory (small), each details line made and written one at a time, the event loop
+   * let run between them (a long session's details are tens of MB of JSON: made all at once, they blocked an editor
+   * for seconds and held the whole file in memory twice). Written to a temporary file, then renamed over the cache.
+   */
   async save(): Promise<void> {
     if (!this.file || !this.dirty) return;
     ensurePrivateDir(dirname(this.file));
     // A name of its own per save: two loads of one store (a Refresh during a background pass) may save at once.
     const tmp = `${this.file}.${process.pid}.${++saves}.tmp`;
     const entries: Record<string, StoredEntry> = {};
-    const details: string[] = [];
+    /** The details lines in file order, made when written; their numbers and checksums fill the listing first. */
+    const lines: Buffer[] = [];
     for (const [k, e] of this.entries) {
-      let summary: ListedSummary;
-      let detail: string | undefined;
-      let touches: string | undefined;
-      if (e.stored) {
-        summary = e.stored.summary;
-        detail = "packed" in summary ? e.stored.detail() : undefined;
-        touches = "packed" in summary ? e.stored.touches() : undefined;
-      } else {
-        const packed = packSummary(e.summary);
-        if ("packed" in packed) {
-          const { detail: d, touchDetail: t, ...listing } = packed;
-          summary = listing;
-          detail = d as string; // packed as text
-          touches = t;
-        } else summary = packed;
-      }
+      const { summary, detail, touches } = storedForm(e);
       const stored: StoredEntry = { size: e.size, mtimeNs: e.mtimeNs, summary };
       // A packed detail is one line of JSON (JSON.stringify writes no raw newline).
       if (detail !== undefined) {
-        stored.d = details.push(detail) - 1;
-        stored.c = checksum(Buffer.from(detail, "utf8"));
+        const bytes = Buffer.from(detail, "utf8");
+        stored.d = lines.push(bytes) - 1;
+        stored.c = checksum(bytes);
       }
       if (touches !== undefined) {
-        stored.t = details.push(touches) - 1;
-        stored.tc = checksum(Buffer.from(touches, "utf8"));
+        const bytes = Buffer.from(touches, "utf8");
+        stored.t = lines.push(bytes) - 1;
+        stored.tc = checksum(bytes);
       }
       entries[k] = stored;
+      if (detail !== undefined && detail.length > 1 << 20) await yieldNow();
     }
     const listing = Buffer.from(JSON.stringify({ entries }), "utf8");
     const header = JSON.stringify({ version: CACHE_VERSION, listing: checksum(listing), bytes: listing.length });
-    const rest = Buffer.from(`\n${details.map((d) => `${d}\n`).join("")}`, "utf8");
     // Owner-only, and a new file (`wx`): never written through a name someone else made.
-    await nodeFs.writeFile(tmp, Buffer.concat([Buffer.from(`${header}\n`, "utf8"), listing, rest]), {
-      flag: "wx",
-      mode: 0o600,
-    });
+    const handle = await nodeFs.open(tmp, "wx", 0o600);
+    try {
+      await handle.write(Buffer.from(`${header}\n`, "utf8"));
+      await handle.write(listing);
+      await handle.write(Buffer.from("\n"));
+      const newline = Buffer.from("\n");
+      for (let i = 0; i < lines.length; i++) {
+        await handle.writev([lines[i]!, newline]);
+        lines[i] = EMPTY; // written: let it go
+      }
+    } finally {
+      await handle.close();
+    }
     await nodeFs.rename(tmp, this.file);
     this.dirty = false;
   }
+}
+
+const EMPTY = Buffer.alloc(0);
+const yieldNow = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** A cache entry as the file stores it: its listing part, and its details and touches lines when it has them. */
+function storedForm(e: CacheEntry): { summary: ListedSummary; detail?: string; touches?: string } {
+  if (e.stored) {
+    const summary = e.stored.summary;
+    if (!("packed" in summary)) return { summary };
+    const detail = e.stored.detail();
+    const touches = e.stored.touches();
+    return { summary, ...(detail !== undefined ? { detail } : {}), ...(touches !== undefined ? { touches } : {}) };
+  }
+  const packed = packSummary(e.summary);
+  if (!("packed" in packed)) return { summary: packed };
+  const { detail, touchDetail, ...listing } = packed;
+  return { summary: listing, detail: detail as string, ...(touchDetail !== undefined ? { touches: touchDetail } : {}) };
 }
 
 /** A cache file name per set of roots, under `cacheDir`. */

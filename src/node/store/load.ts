@@ -5,7 +5,8 @@
  */
 import { probeSummary, type SessionSummary, type SessionSummaryOk, summarize } from "../../core/summary.js";
 import type { SessionRoot } from "../roots.js";
-import { MetadataCache } from "./cache.js";
+import { MetadataCache, unpackSummary } from "./cache.js";
+import { LEAN_BYTES, leanSummaryFile } from "./summarizeFile.js";
 import { type DiscoveredFile, discover } from "./discover.js";
 import { realFs, slicer, type StoreFs } from "./fs.js";
 import { attachOmpHistory } from "../ompHistory.js";
@@ -116,7 +117,14 @@ class StoreLoad {
   }
 
   async readFull(f: DiscoveredFile): Promise<SessionSummary> {
-    const summary = summarize(await this.fs.readSession(f.file));
+    // A long file is summarized as it streams past (only through the real file system, which it reads itself).
+    const lean = f.size >= LEAN_BYTES && this.fs === realFs ? await leanSummaryFile(f.file) : null;
+    if (lean && "packed" in lean) {
+      const summary = unpackSummary(lean);
+      this.cache.set(f.file, f.size, f.mtimeNs, summary, lean);
+      return summary;
+    }
+    const summary = lean ?? summarize(await this.fs.readSession(f.file));
     this.cache.set(f.file, f.size, f.mtimeNs, summary);
     return summary;
   }

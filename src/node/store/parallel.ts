@@ -58,8 +58,10 @@ export interface StartedWorker {
 
 const WORKER_OPTIONS = {
   // A young generation of 8 MB instead of V8's default: 10–15% less peak memory for a cold read at the same speed
-  // (bench/RESULTS.md, issue #21).
-  resourceLimits: { maxYoungGenerationSizeMb: 8 },
+  // (bench/RESULTS.md, issue #21). An old generation of at most 384 MB: V8 lets it grow with garbage far past what a
+  // worker holds (a long file's lean summary: about 200 B per entry, issue #38); a file that needs more ends the
+  // worker, and the main thread reads it.
+  resourceLimits: { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 384 },
 };
 
 function startWorker(workerFile: string, workerData: SummaryWork | null): StartedWorker {

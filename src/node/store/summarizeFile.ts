@@ -6,6 +6,7 @@ import { type SessionSummary, summarize } from "../../core/summary.js";
 import { statSync } from "node:fs";
 import { LeanSummarizer } from "../../core/leanSummary.js";
 import { readSessionFileSync, streamSessionFileSync } from "../fileBodies.js";
+import { streamSessionFile } from "../readSession.js";
 import { ioReason } from "../ioReason.js";
 import type { PackedSummary } from "../../core/summaryPack.js";
 
@@ -30,7 +31,7 @@ export type SummaryReply = [index: number, summary: SessionSummary | PackedSumma
  * Files at least this large are summarized as they stream past (core/leanSummary.ts): the same summary, without the
  * session's tree in memory (a 1.8 GB session's tree takes about 0.4 times its size; its lean summary a few percent).
  */
-const LEAN_BYTES = 32 * 1024 * 1024;
+export const LEAN_BYTES = 32 * 1024 * 1024;
 
 export function summarizeFileSync(
   file: string,
@@ -63,6 +64,18 @@ function leanSummaryFileSync(file: string, mode: SummaryMode): SessionSummary | 
   if (r.ok) return lean.finish(r);
   if (r.rejection.code === "unreadable") return ioReason(new Error(r.rejection.message));
   return summarize(r);
+}
+
+/**
+ * `leanSummaryFileSync`, reading asynchronously (the event loop runs between chunks): a listing's full read of a long
+ * file on the main thread. Null when the summary cannot be packed; throws when the file cannot be read.
+ */
+export async function leanSummaryFile(file: string): Promise<SessionSummary | PackedSummary | null> {
+  const lean = new LeanSummarizer({ touches: true });
+  const { streamed } = await streamSessionFile(file, { onEntry: lean.add }, {});
+  if (streamed.ok) return lean.finish(streamed);
+  if (streamed.rejection.code === "unreadable") throw new Error(streamed.rejection.message);
+  return summarize(streamed);
 }
 
 /** Take the next file from the shared counter of `work` until none is left (or `stop()`); `fn` gets its index. */

@@ -15,8 +15,13 @@ function run(work: SummaryWork): void {
   let batch: SummaryReply = [];
   eachTaken(work, (k) => {
     const r = summarizeFileSync(work.files[k]!, work.mode);
-    // Packed with its details as an object: structured clone copies them faster than JSON would.
-    batch.push([k, typeof r === "string" || "packed" in r ? r : packSummary(r, false)]);
+    // A listing's summaries are cached: their details as the cache file's text, made here rather than on the thread
+    // that saves the cache (a long session's are tens of MB of JSON). A usage report's are read at once: as objects,
+    // which structured clone copies faster than JSON would write and read them.
+    const asText = work.mode === "full";
+    if (typeof r === "string") batch.push([k, r]);
+    else if (!("packed" in r)) batch.push([k, packSummary(r, asText)]);
+    else batch.push([k, asText && typeof r.detail === "object" ? { ...r, detail: JSON.stringify(r.detail) } : r]);
     if (batch.length >= BATCH) {
       parentPort!.postMessage(batch);
       batch = [];
