@@ -4,7 +4,7 @@
  * the same run: the CLI as whole processes (`/usr/bin/time` for the peak RSS, which sees worker threads too) against
  * ccusage's native binary. The store is generated once into .bench/ (about 3 minutes, 4.6 GB of disk).
  */
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -18,11 +18,13 @@ const CCUSAGE = join(ROOT, "node_modules", "ccusage", "src", "cli.js");
 
 /** One whole process: seconds and peak RSS in MB (`/usr/bin/time -f`). */
 function measure(args: string[], env: NodeJS.ProcessEnv = process.env): { s: number; mb: number } {
-  const out = execFileSync("/usr/bin/time", ["-f", "%e %M", process.execPath, ...args], {
+  const r = spawnSync("/usr/bin/time", ["-f", "%e %M", process.execPath, ...args], {
     env,
     stdio: ["ignore", "ignore", "pipe"],
     maxBuffer: 1 << 26,
-  }).toString();
+  });
+  if (r.status !== 0) throw new Error(`${args.join(" ")} failed: ${r.stderr?.toString()}`);
+  const out = r.stderr.toString();
   const [s, kb] = out.trim().split("\n").at(-1)!.split(" ").map(Number);
   return { s: s!, mb: kb! / 1024 };
 }

@@ -20,7 +20,7 @@ import {
   type StreamedFile,
 } from "./session/index.js";
 import type { SessionHeader } from "./schema.js";
-import type { PackedDetail, PackedSummary, PackedTouches } from "./summaryPack.js";
+import { entryStatsOf, type PackedDetail, type PackedSummary, type PackedTouches } from "./summaryPack.js";
 import { truncate } from "../protocol/format.js";
 
 const MAX_DIAGNOSTICS = 50;
@@ -242,6 +242,7 @@ export class LeanSummarizer {
         .slice(0, MAX_DIAGNOSTICS),
       truncatedTail: file.truncatedTail,
       packed: 2,
+      stats: entryStatsOf(times),
       detail,
     };
     if (touches.length) summary.touchDetail = JSON.stringify(touches);

@@ -10,10 +10,27 @@ import type { SessionSummary, SessionSummaryOk } from "./summary.js";
 /** A summary as stored (see above). */
 export interface PackedSummary extends Omit<SessionSummaryOk, "entries" | "usage" | "touches"> {
   packed: 2;
+  /** The entries' count and their earliest and latest times: what a listing shows without decoding the details. */
+  stats?: EntryStats;
   /** As JSON text (the cache file), or as it is (a worker thread's answer, copied by structured clone). */
   detail: string | PackedDetail;
   /** The file touches (`PackedTouches` as JSON), apart from the details: only the file history reads them. */
   touchDetail?: string;
+}
+
+/** [entry count, earliest time, latest time] (null when no entry has one). */
+export type EntryStats = [count: number, first: number | null, last: number | null];
+
+/** The stats of `times` (one per entry; NaN or null for an entry without a time). */
+export function entryStatsOf(times: readonly (number | null)[]): EntryStats {
+  let first = Infinity;
+  let last = -Infinity;
+  for (const t of times) {
+    if (t === null || !Number.isFinite(t)) continue;
+    if (t < first) first = t;
+    if (t > last) last = t;
+  }
+  return [times.length, Number.isFinite(first) ? first : null, Number.isFinite(last) ? last : null];
 }
 
 export interface PackedDetail {
@@ -73,7 +90,12 @@ export function packSummary(s: SessionSummary, detailAsText = true): SessionSumm
     keys,
     usage,
   };
-  const packed: PackedSummary = { ...rest, packed: 2, detail: detailAsText ? JSON.stringify(detail) : detail };
+  const packed: PackedSummary = {
+    ...rest,
+    packed: 2,
+    stats: entryStatsOf(detail.times),
+    detail: detailAsText ? JSON.stringify(detail) : detail,
+  };
   if (touches.length) packed.touchDetail = JSON.stringify(touches);
   return packed;
 }

@@ -5,11 +5,12 @@
  * session, decoded only when read.
  */
 import { createHash } from "node:crypto";
-import * as zlib from "node:zlib";
 import * as nodeFs from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { SessionSummary, SessionSummaryOk, TouchRecord } from "../../core/summary.js";
 import {
+  type EntryStats,
+  entryStatsOf,
   type PackedDetail,
   type PackedSummary,
   packSummary,
@@ -20,11 +21,8 @@ import {
 import type { UsageRecord } from "../../core/usage.js";
 import { ensurePrivateDir } from "../cacheDir.js";
 import { reviveTimes, timeOf } from "./cacheTimes.js";
-import { openRegular, readAt } from "../fileAccess.js";
+import { checksum, type LineText, lineText, readHead, recoverDetails } from "./cacheLines.js";
 import type { SessionRoot } from "../roots.js";
-
-/** A cache file larger than this is not read (a store of 10,000 sessions writes a few tens of MB). */
-const MAX_CACHE_BYTES = 512 * 1024 * 1024;
 
 export { packSummary, type PackedSummary } from "../../core/summaryPack.js";
 
@@ -44,9 +42,6 @@ interface StoredEntry {
   tc?: number;
 }
 
-/** A stored line's text, read on first use. */
-type LineText = () => string | undefined;
-
 interface CacheEntry {
   size: number;
   mtimeNs: string;
@@ -59,6 +54,16 @@ interface CacheEntry {
 }
 
 const STORED_USAGE = Symbol("stored usage records");
+const ENTRY_STATS = Symbol("entry stats");
+
+/**
+ * A summary's entry count and earliest and latest entry times: from the stored listing when the summary came packed
+ * (its details, which a long session's are tens of MB of, stay undecoded), else from its entries.
+ */
+export function entryStats(summary: SessionSummaryOk): EntryStats {
+  const stored = (summary as unknown as Record<symbol, EntryStats | undefined>)[ENTRY_STATS];
+  return stored ?? entryStatsOf(summary.entries.map(([, t]) => t));
+}
 
 /**
  * Each usage record of a summary, in order. From the cache's stored rows the same object is filled again for each
@@ -82,7 +87,7 @@ export function unpackSummary(
   touchesOf?: LineText,
 ): SessionSummary {
   if (!("packed" in p)) return reviveTimes(p);
-  const { packed: _packed, detail: own, touchDetail: ownTouches, ...rest } = p as PackedSummary;
+  const { packed: _packed, detail: own, touchDetail: ownTouches, stats, ...rest } = p as PackedSummary;
   const none = '{"ids":"","times":[],"keys":[],"usage":[]}';
   const detailText = () => (typeof own === "string" ? own : detailOf?.()) ?? none;
   let detail: PackedDetail | undefined = typeof own === "object" ? own : undefined;
@@ -90,6 +95,7 @@ export function unpackSummary(
   const details = () => (detail ??= JSON.parse(detailText()) as PackedDetail);
   const idList = () => (ids ??= details().ids === "" ? [] : details().ids.split("\n"));
   const summary = rest as unknown as SessionSummaryOk;
+  if (stats) Object.defineProperty(summary, ENTRY_STATS, { enumerable: false, value: stats });
   summary.created = timeOf(summary.created);
   summary.lastActiveAt = timeOf(summary.lastActiveAt);
   let entries: [string, number][] | undefined;
@@ -187,15 +193,9 @@ export function unpackSummary(
  * 12: a fork's naming facts in the listing (`laterPrompt`, `lastPrompt`, `nameTime`); details lines hold their JSON
  * as is (not a JSON string of it); file touches on lines of their own. 13: pi 1.6's usage records (`usage` entries,
  * branch summaries' and tool results' own usage), which summaries cached before did not hold. 14: pi 1.6's nested
- * calls as file touches.
+ * calls as file touches. 16: an index of the details lines, which are read when used (issue #38).
  */
-const CACHE_VERSION = 15;
-
-/** A checksum of bytes (CRC-32; a damaged cache line is found by it, not trusted). */
-const checksum: (bytes: Uint8Array) => number =
-  typeof zlib.crc32 === "function"
-    ? (bytes) => zlib.crc32(bytes)
-    : (bytes) => createHash("sha1").update(bytes).digest().readUInt32BE(0);
+const CACHE_VERSION = 16;
 
 /** Saves started by this process (each writes its own temporary file). */
 let saves = 0;
@@ -208,11 +208,13 @@ export class MetadataCache {
   constructor(private readonly file: string | null) {}
 
   /**
-   * The cache file is JSON lines: a header (version, and the listing line's length and checksum), the listing (what
-   * the first level of the tree needs), then one line of details (entry ids, times, usage) per session, numbered
-   * from the listing, each with its checksum in the listing, and a line of file touches for a session that has any. A
-   * damaged listing drops the whole cache; a damaged details line drops its entry, so that file is read again. A
-   * details line is decoded when it is first read.
+   * The cache file is JSON lines: a header (version, and the lengths and checksums of the next two lines), the listing
+   * (what the first level of the tree needs), an index of where each details line is, then one line of details (entry
+   * ids, times, usage) per session, numbered from the listing with its checksum there, and a line of file touches for
+   * a session that has any. Only the first three lines are read here: a details line is read from the file, and
+   * checked, when it is first used (a long session's details are tens of MB that a listing never needs). A damaged
+   * listing or index drops the whole cache; a details line found damaged, or gone (another process saved the cache
+   * since), is made again from its session file (`recoverDetails`).
    */
   static async load(file: string | null): Promise<MetadataCache> {
     if (!file) return new MetadataCache(null);
@@ -226,43 +228,12 @@ export class MetadataCache {
     }
     const cache = new MetadataCache(file);
     try {
-      // A regular file only, opened non-blocking, read up to the size its handle gave (a FIFO or a link to a device
-      // planted at the name is refused); read as bytes and decoded once (a "utf8" read is 3× slower).
-      const { handle, id } = await openRegular(file);
-      let bytes: Buffer;
-      try {
-        if (id.size > MAX_CACHE_BYTES) return cache;
-        bytes = await readAt(handle, 0, id.size);
-      } finally {
-        await handle.close();
-      }
-      const lines: [start: number, end: number][] = [];
-      for (let at = 0; at < bytes.length;) {
-        const nl = bytes.indexOf(10, at);
-        const end = nl < 0 ? bytes.length : nl;
-        lines.push([at, end]);
-        at = end + 1;
-      }
-      const text = ([start, end]: [number, number]) => bytes.toString("utf8", start, end);
-      const [head, listing, ...details] = lines;
-      if (!head || !listing) return cache;
-      const header = JSON.parse(text(head)) as { version?: unknown; listing?: unknown; bytes?: unknown };
-      if (header.version !== CACHE_VERSION) return cache;
-      if (header.bytes !== listing[1] - listing[0] || header.listing !== checksum(bytes.subarray(...listing)))
-        return cache;
-      const json = JSON.parse(text(listing)) as { entries?: Record<string, StoredEntry> };
-      if (!json.entries || typeof json.entries !== "object") return cache;
-      /** The text of the details line `at` (checked against `sum`), or null when it is damaged. */
-      const lineText = (at: number | undefined, sum: number | undefined): LineText | null => {
-        if (at === undefined) return () => undefined;
-        const line = typeof at === "number" ? details[at] : undefined;
-        if (!line || sum !== checksum(bytes.subarray(...line))) return null;
-        let decoded: string | undefined;
-        return () => (decoded ??= text(line));
-      };
-      for (const [k, e] of Object.entries(json.entries)) {
-        const detail = lineText(e.d, e.c);
-        const touches = lineText(e.t, e.tc);
+      const head = await readHead<StoredEntry>(file, CACHE_VERSION);
+      if (!head) return cache;
+      const { listing, index, detailsAt } = head;
+      for (const [k, e] of Object.entries(listing)) {
+        const detail = lineText(file, index, detailsAt, e.d, e.c, () => recoverDetails(k).detail);
+        const touches = lineText(file, index, detailsAt, e.t, e.tc, () => recoverDetails(k).touches);
         if (!detail || !touches) continue; // damaged: dropped, read again
         cache.entries.set(k, {
           size: e.size,
@@ -352,12 +323,24 @@ export class MetadataCache {
       if (detail !== undefined && detail.length > 1 << 20) await yieldNow();
     }
     const listing = Buffer.from(JSON.stringify({ entries }), "utf8");
-    const header = JSON.stringify({ version: CACHE_VERSION, listing: checksum(listing), bytes: listing.length });
+    // Where each details line starts, from the first one's start (each line ends with its newline).
+    const starts: [number, number][] = [];
+    for (let i = 0, at = 0; i < lines.length; at += lines[i]!.length + 1, i++) starts.push([at, lines[i]!.length]);
+    const index = Buffer.from(JSON.stringify(starts), "utf8");
+    const header = JSON.stringify({
+      version: CACHE_VERSION,
+      listing: checksum(listing),
+      bytes: listing.length,
+      index: checksum(index),
+      indexBytes: index.length,
+    });
     // Owner-only, and a new file (`wx`): never written through a name someone else made.
     const handle = await nodeFs.open(tmp, "wx", 0o600);
     try {
       await handle.write(Buffer.from(`${header}\n`, "utf8"));
       await handle.write(listing);
+      await handle.write(Buffer.from("\n"));
+      await handle.write(index);
       await handle.write(Buffer.from("\n"));
       const newline = Buffer.from("\n");
       for (let i = 0; i < lines.length; i++) {

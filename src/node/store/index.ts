@@ -3,7 +3,8 @@
  * entries (so usage is counted exactly once). `loadStore` lists them, from the metadata cache where it can, from a
  * probe of each file's ends for a first paint, and in full otherwise. This index is the store's public surface.
  */
-export { cacheFileFor, forEachUsage, packSummary, unpackSummary } from "./cache.js";
+export { cacheFileFor, entryStats, forEachUsage, packSummary, unpackSummary } from "./cache.js";
+export { detailsRecovered } from "./cacheLines.js";
 export { type DiscoveredFile, discover, type Placement, placeFile } from "./discover.js";
 export { FamilyIndex, firstOwnPrompt } from "./families.js";
 export { realFs, type StoreFs } from "./fs.js";

@@ -76,17 +76,18 @@ export function lastActivity(s: StoreSession): number {
 
 /**
  * Each summary's newest time, found once: sorts and pickers ask for it many times per session, and a summary is
- * replaced, never changed, when its file grows (keyed by its entries, a new array each time).
+ * replaced, never changed, when its file grows. Keyed by the summary itself: its entries are not read (a cached
+ * summary decodes them only when asked, and a long session has hundreds of thousands).
  */
-const newestTimes = new WeakMap<SessionSummaryOk["entries"], number>();
+const newestTimes = new WeakMap<SessionSummaryOk, number>();
 
 function newestTime(summary: SessionSummaryOk): number {
-  let last = newestTimes.get(summary.entries);
+  let last = newestTimes.get(summary);
   if (last === undefined) {
     last = Number.isFinite(summary.created) ? summary.created : 0;
     // A name or a label written later is no activity (`lastActiveAt`, NaN when no entry has a time).
     if (summary.lastActiveAt > last) last = summary.lastActiveAt;
-    newestTimes.set(summary.entries, last);
+    newestTimes.set(summary, last);
   }
   return last;
 }

@@ -1,0 +1,145 @@
+/**
+ * Reading the metadata cache file (node/store/cache.ts) without its details: its header, listing and index of
+ * details lines at load, each details line from the file when a summary's details are first used, checked against its
+ * checksum; and a details line made again from its session file when the one in the cache is damaged or gone.
+ */
+import { closeSync, readSync, statSync } from "node:fs";
+import * as zlib from "node:zlib";
+import { createHash } from "node:crypto";
+import { packSummary } from "../../core/summaryPack.js";
+import { openRegular, openRegularSync, readAt } from "../fileAccess.js";
+import type { SessionSummary } from "../../core/summary.js";
+import { summarizeFileSync } from "./summarizeFile.js";
+
+/** A cache file larger than this is not read (a heavy user's store of 8,000 sessions writes about 150 MB). */
+const MAX_CACHE_BYTES = 512 * 1024 * 1024;
+/** What is read first to find the header line. */
+const HEAD_PROBE = 4096;
+
+/** A checksum of bytes (CRC-32; a damaged cache line is found by it, not trusted). */
+export const checksum: (bytes: Uint8Array) => number =
+  typeof zlib.crc32 === "function"
+    ? (bytes) => zlib.crc32(bytes)
+    : (bytes) => createHash("sha1").update(bytes).digest().readUInt32BE(0);
+
+/** A stored line's text, read on first use. */
+export type LineText = () => string | undefined;
+
+interface Head<T> {
+  listing: Record<string, T>;
+  /** [start, length] of each details line, from `detailsAt`. */
+  index: [number, number][];
+  detailsAt: number;
+}
+
+/** The header, listing and index of a cache file of `version`, checked; null when it is not one (or damaged). */
+export async function readHead<T>(file: string, version: number): Promise<Head<T> | null> {
+  // A regular file only, opened non-blocking, read up to the size its handle gave (a FIFO or a link to a device
+  // planted at the name is refused); read as bytes and decoded once (a "utf8" read is 3× slower).
+  const { handle, id } = await openRegular(file);
+  try {
+    if (id.size > MAX_CACHE_BYTES) return null;
+    const probe = await readAt(handle, 0, Math.min(HEAD_PROBE, id.size));
+    const nl = probe.indexOf(10);
+    if (nl < 0) return null;
+    const header = JSON.parse(probe.toString("utf8", 0, nl)) as Record<string, unknown>;
+    const { listing: listingSum, bytes, index: indexSum, indexBytes } = header;
+    if (header.version !== version || typeof bytes !== "number" || typeof indexBytes !== "number") return null;
+    const both = await readAt(handle, nl + 1, bytes + 1 + indexBytes);
+    if (both.length !== bytes + 1 + indexBytes) return null;
+    const listingBytes = both.subarray(0, bytes);
+    const indexBytesRead = both.subarray(bytes + 1);
+    if (checksum(listingBytes) !== listingSum || checksum(indexBytesRead) !== indexSum) return null;
+    const listing = (JSON.parse(listingBytes.toString("utf8")) as { entries?: Record<string, T> }).entries;
+    const index = JSON.parse(indexBytesRead.toString("utf8")) as [number, number][];
+    if (!listing || typeof listing !== "object" || !Array.isArray(index)) return null;
+    const detailsAt = nl + 1 + bytes + 1 + indexBytes + 1;
+    // An index that points past the end of the file is no index of it.
+    for (const [start, length] of index) if (!(detailsAt + start + length <= id.size)) return null;
+    return { listing, index, detailsAt };
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * The text of details line `at` of `file` (checked against `sum` when read), or, when it is damaged or gone, what
+ * `recover` makes; `() => undefined` when the entry has no such line, and null when the index has no line `at`.
+ */
+export function lineText(
+  file: string,
+  index: [number, number][],
+  detailsAt: number,
+  at: number | undefined,
+  sum: number | undefined,
+  recover: () => string | undefined,
+): LineText | null {
+  if (at === undefined) return () => undefined;
+  const where = typeof at === "number" ? index[at] : undefined;
+  if (!where) return null;
+  let text: string | undefined;
+  let read = false;
+  return () => {
+    if (read) return text;
+    text = readLine(file, detailsAt + where[0], where[1], sum) ?? recover();
+    read = true;
+    return text;
+  };
+}
+
+function readLine(file: string, position: number, length: number, sum: number | undefined): string | undefined {
+  try {
+    const { fd, id } = openRegularSync(file);
+    try {
+      if (position + length > id.size) return undefined;
+      const bytes = Buffer.allocUnsafe(length);
+      let got = 0;
+      while (got < length) {
+        const n = readSync(fd, bytes, got, length - got, position + got);
+        if (n === 0) return undefined;
+        got += n;
+      }
+      return checksum(bytes) === sum ? bytes.toString("utf8") : undefined;
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return undefined;
+  }
+}
+
+/** Details made again, per session file: the cache's line was damaged, or the file was saved over since. */
+const recovered = new Map<string, { detail?: string; touches?: string }>();
+let recoveries = 0;
+
+/** How many sessions' details were made again from their files (what a damaged cache cost; tests read it). */
+export const detailsRecovered = (): number => recoveries;
+
+/**
+ * A session's details and touches lines made from its file as a listing reads it. Throws when the file cannot be
+ * read (its summary cannot be trusted without them).
+ */
+export function recoverDetails(sessionFile: string): { detail?: string; touches?: string } {
+  // Kept for the file as it is now (its details and its touches are asked for one after the other).
+  let key: string;
+  try {
+    const s = statSync(sessionFile);
+    key = `${sessionFile}\0${s.size}\0${s.mtimeMs}`;
+  } catch (err) {
+    throw new Error(`${sessionFile}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  let r = recovered.get(key);
+  if (r) return r;
+  recoveries++;
+  const summary = summarizeFileSync(sessionFile, "full");
+  if (typeof summary === "string") throw new Error(`${sessionFile}: ${summary}`);
+  const packed = "packed" in summary ? summary : packSummary(summary as SessionSummary);
+  if (!("packed" in packed)) throw new Error(`${sessionFile}: its details cannot be stored`);
+  r = {
+    detail: typeof packed.detail === "string" ? packed.detail : JSON.stringify(packed.detail),
+    ...(packed.touchDetail !== undefined ? { touches: packed.touchDetail } : {}),
+  };
+  recovered.set(key, r);
+  while (recovered.size > 16) recovered.delete(recovered.keys().next().value!);
+  return r;
+}
