@@ -24,8 +24,9 @@ const shots = path.resolve(process.env.SHOTS || path.join(root, "test-results", 
 // 2.25 MB: the MCP server VS Code is offered (dist/mcpServer.cjs, the MCP SDK with zod) added about 180 KB.
 const MAX_VSIX = 2.25 * 1024 * 1024;
 // 720 KB: session management (pins, archive, trash, OMP's lock name via xxhash-wasm) took the main bundle to 712 KB;
-// 736 KB: the recall tools agent mode calls (src/node/recall, answered from the loaded library) took it to 730 KB.
-const MAX_MAIN = 736 * 1024;
+// 736 KB: the recall tools agent mode calls (src/node/recall, answered from the loaded library) took it to 730 KB;
+// 752 KB: a heavy user's store (#38: long sessions summarized as they stream, the cache's index of lines) to 741 KB.
+const MAX_MAIN = 752 * 1024;
 /** What the installed extension may hold: the allow-list of .vscodeignore, seen from the installed side. */
 const ALLOWED = [
   /^dist\/extension\.cjs$/,

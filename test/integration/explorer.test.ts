@@ -322,7 +322,11 @@ suite("Pi Sessions explorer in a real VS Code", () => {
       assert.ok(events.length > 0);
       for (const e of events) {
         assert.ok(Array.isArray(e), "a targeted refresh");
-        assert.ok(e.every((x) => x.kind === "session" && (x.file === file || forkOfFile(x.file))));
+        // A session another suite deleted just before may still be taken out of the tree meanwhile: that refresh is
+        // of a file that is gone, not of this one's neighbours.
+        assert.ok(
+          e.every((x) => x.kind === "session" && (x.file === file || !fs.existsSync(x.file) || forkOfFile(x.file))),
+        );
       }
       // Only the new bytes (plus the first line, compared to detect in-place rewrites) were read.
       const header = Buffer.byteLength(lines[0]!) + 1;
