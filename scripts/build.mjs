@@ -45,6 +45,19 @@ const mcpServerApart = {
   },
 };
 
+/**
+ * The team database (src/node/team, with the `pg` client) stays out of cli.js and the extension: its one loader
+ * (node/team/load.ts) loads dist/team.cjs, built below, when a command or the Team scope uses it.
+ */
+const teamApart = {
+  name: "team-apart",
+  setup(build) {
+    build.onResolve({ filter: /^\.\/index\.js$/ }, (args) =>
+      /node[\\/]team[\\/]load\.ts$/.test(args.importer) ? { path: "./team.cjs", external: true } : undefined,
+    );
+  },
+};
+
 // The webview bundles and their shared chunks are written afresh: a stale chunk would ship in the package.
 if (existsSync("dist/webview")) rmSync("dist/webview", { recursive: true });
 
@@ -54,7 +67,7 @@ const results = await Promise.all([
     entryPoints: ["src/cli/bin.ts"],
     outfile: "dist/cli.js",
     format: "esm",
-    plugins: [exportRenderApart, mcpServerApart],
+    plugins: [exportRenderApart, mcpServerApart, teamApart],
     // CommonJS dependencies (commander) require() Node's built-ins; an ES module has no `require` of its own.
     banner: {
       js: [
@@ -74,7 +87,7 @@ const results = await Promise.all([
     outfile: "dist/extension.cjs",
     format: "cjs",
     external: ["vscode"],
-    plugins: [exportRenderApart],
+    plugins: [exportRenderApart, teamApart],
     // The exporters' import() as require(): the extension host loads CommonJS the way it loads the extension.
     supported: { "dynamic-import": false },
     metafile: analyze,
@@ -84,6 +97,14 @@ const results = await Promise.all([
     entryPoints: ["src/core/export/index.ts"],
     outfile: "dist/exportRender.cjs",
     format: "cjs",
+  }),
+  esbuild.build({
+    ...common,
+    entryPoints: ["src/node/team/index.ts"],
+    outfile: "dist/team.cjs",
+    format: "cjs",
+    // pg's optional native binding (pg-native) is never installed: the pure-JavaScript client is used.
+    external: ["pg-native"],
   }),
   esbuild.build({
     ...common,

@@ -21,6 +21,7 @@ import { defineCompact } from "./commands/compact.js";
 import { defineRepair } from "./commands/repair.js";
 import { defineLabel, defineMarks, defineRename, defineTrash } from "./commands/manage.js";
 import { defineMcp } from "./commands/mcp.js";
+import { defineSync } from "./commands/sync.js";
 import { type CliContext, EXIT_CODES } from "./commands/shared.js";
 
 /** Every command, in the order `--help` lists them. */
@@ -42,6 +43,7 @@ const COMMANDS: ((program: Command, context: CliContext) => void)[] = [
   defineMarks,
   defineTrash,
   defineMcp,
+  defineSync,
 ];
 
 /** Build the program; `done` receives each command's exit code. */

@@ -52,6 +52,7 @@ export async function usageCommand(values: UsageValues, io: Io): Promise<number>
   if (values.timezone !== undefined && !isTimeZone(values.timezone))
     throw new UsageError(`--timezone ${JSON.stringify(values.timezone)} is not a time zone (e.g. UTC, Europe/Berlin)`);
   const by = values.by;
+  if ((by as string) === "machine") throw new UsageError("--by machine goes with --database (the team database)");
   if (values.breakdown && (by === "model" || by === "session"))
     throw new UsageError("--breakdown goes with --by day, week, month or project");
 

@@ -14,8 +14,18 @@ export function defineList(program: Command, { io, done }: CliContext): void {
             `under the session it started from.\n\n${STORE_HELP}`,
         )
         .option("--tree", "families: each fork and subagent indented under its parent, the newest family first")
-        .option("--archived", "also the archived sessions (pi-sessions archive), marked as such"),
-    ).action(async (o) => done(await (await import("../list.js")).listCommand(o, io))),
+        .option("--archived", "also the archived sessions (pi-sessions archive), marked as such")
+        .option("--database [url]", "the sessions of every machine in the team database (docs/team.md)")
+        .option("--machine <name>", "with --database: one machine's sessions"),
+    ).action(async (o) =>
+      done(
+        o.database !== undefined
+          ? await (
+              await import("../team.js")
+            ).teamListCommand({ ...o, database: typeof o.database === "string" ? o.database : undefined }, io)
+          : await (await import("../list.js")).listCommand(o, io),
+      ),
+    ),
     [
       "pi-sessions list --workspace ~/src/app",
       "pi-sessions list --tree",

@@ -22,13 +22,22 @@ export function defineSearch(program: Command, { io, done }: CliContext): void {
       .option("--role <roles>", "only these roles, e.g. user|assistant")
       .option("--since <date>", "from this day on (YYYY-MM-DD)")
       .option("--until <date>", "up to and including this day (YYYY-MM-DD)")
+      .option("--database [url]", "search the team database's text (machines that sync with --content)")
       // `-word` excludes a word: an unknown option here is a query word, not a mistake.
       .allowUnknownOption()
       .action(async (words: string[], o) =>
         done(
-          await (
-            await import("../search.js")
-          ).searchCommand(words, { ...o, progress: process.stderr.isTTY === true }, io),
+          o.database !== undefined
+            ? await (
+                await import("../team.js")
+              ).teamSearchCommand(
+                words,
+                { ...o, database: typeof o.database === "string" ? o.database : undefined },
+                io,
+              )
+            : await (
+                await import("../search.js")
+              ).searchCommand(words, { ...o, progress: process.stderr.isTTY === true }, io),
         ),
       ),
     ['pi-sessions search "parentheses bug" role:user', "pi-sessions search ENOENT tool:bash since:2026-11-01 --json"],

@@ -15,8 +15,14 @@ export const collect = (value: string, previous: string[] = []) => [...previous,
 export const EXIT_CODES = `Exit codes:
   0   ok
   2   a file was rejected or is not a session
+  2   also: the team database could not be reached or refused the command
   3   a command that writes (compact, repair, rename, label) wrote nothing: refused, failed, or only planned
   64  usage error`;
+
+export const DATABASE_HELP =
+  "The team database: --database URL (postgres://user@host:port/db?sslmode=verify-full&sslrootcert=ca.pem), else " +
+  "$PI_SESSIONS_DATABASE_URL, else libpq's PG* variables (PGHOST, PGUSER, PGPASSWORD, …). A password is never " +
+  "printed; keep it in the environment or ~/.pgpass, not on the command line.";
 
 export const STORE_HELP =
   "Where sessions are found: pi's $PI_CODING_AGENT_DIR (else ~/.pi/agent), Oh My Pi's ~/.omp/agent (and its " +

@@ -1,0 +1,201 @@
+/**
+ * The team database from the command line (issue #39): `pi-sessions sync`, and `usage`, `list` and `search` with
+ * `--database`. The database code (with the `pg` client) is loaded only when one of these runs (`loadTeam`).
+ */
+import { hostname } from "node:os";
+import { formatCost, formatCount, formatDateTime, formatRowCost, oneLine, truncate } from "../protocol/format.js";
+import { cacheDir } from "../node/cacheDir.js";
+import type { TeamGroupBy } from "../node/team/index.js";
+import { loadTeam } from "../node/team/load.js";
+import { computeOwnership } from "../node/store/index.js";
+import { EXIT_OK, EXIT_REJECTED, type Io, openStore, type StoreValues, text, UsageError } from "./args.js";
+import { formatTable } from "./table.js";
+
+interface SyncValues extends StoreValues {
+  database?: string;
+  machine?: string;
+  content?: boolean;
+  redactPaths?: boolean;
+  init?: boolean;
+  full?: boolean;
+  progress?: boolean;
+}
+
+const MACHINE = /^[\p{L}\p{N}._@-]{1,100}$/u;
+
+/** A failure of the database as one line and the exit code (nothing of the store changes). */
+function failed(err: unknown, io: Io): number {
+  if (err instanceof Error && (err.name === "TeamError" || err.name === "SchemaError")) {
+    text(io).err(`pi-sessions: ${err.message}`);
+    return EXIT_REJECTED;
+  }
+  throw err;
+}
+
+export async function syncCommand(values: SyncValues, version: string, io: Io): Promise<number> {
+  const machine = values.machine ?? hostname();
+  if (!MACHINE.test(machine))
+    throw new UsageError(`--machine ${JSON.stringify(machine)}: letters, digits, . _ @ - only`);
+  const { connectTeam, databaseUrl, migrate, syncStore } = await loadTeam();
+  let db;
+  try {
+    db = await connectTeam(databaseUrl(values.database));
+    if (values.init) {
+      const { from, to } = await migrate(db);
+      text(io).err(from === to ? `the schema of ${db.where} is current (version ${to})` : `schema ${from} → ${to}`);
+      return EXIT_OK;
+    }
+    const { result } = await openStore({ ...values, workspace: undefined }, io);
+    computeOwnership(result);
+    const t0 = performance.now();
+    const r = await syncStore(db, result, {
+      machine,
+      content: values.content === true,
+      redactPaths: values.redactPaths === true,
+      cacheDir: cacheDir(),
+      toolVersion: version,
+      full: values.full === true,
+      ...(values.progress ? { onProgress: (d: number, t: number) => io.err(`syncing sessions: ${d} of ${t}`) } : {}),
+    });
+    const seconds = (performance.now() - t0) / 1000;
+    if (values.json) io.out(JSON.stringify({ machine, database: db.where, ...r, seconds }));
+    else
+      text(io).err(
+        `synced ${machine} to ${db.where}: ${formatCount(r.sent)} of ${formatCount(r.sessions)} sessions sent ` +
+          `(${formatCount(r.records)} usage records${r.texts ? `, ${formatCount(r.texts)} texts` : ""}), ` +
+          `${formatCount(r.removed)} removed, in ${seconds.toFixed(1)} s`,
+      );
+    return EXIT_OK;
+  } catch (err) {
+    return failed(err, io);
+  } finally {
+    await db?.end();
+  }
+}
+
+interface TeamUsageValues {
+  database?: string;
+  breakdown?: boolean;
+  file?: string;
+  by: TeamGroupBy;
+  since?: string;
+  until?: string;
+  timezone?: string;
+  machine?: string;
+  json?: boolean;
+}
+
+export async function teamUsageCommand(values: TeamUsageValues, io: Io): Promise<number> {
+  if (values.breakdown || values.file !== undefined)
+    throw new UsageError("--breakdown and --file read this machine's sessions: leave them out with --database");
+  const { connectTeam, databaseUrl, teamUsageReport } = await loadTeam();
+  let db;
+  try {
+    db = await connectTeam(databaseUrl(values.database));
+    const report = await teamUsageReport(db, {
+      by: values.by,
+      ...(values.since ? { since: values.since } : {}),
+      ...(values.until ? { until: values.until } : {}),
+      ...(values.timezone ? { timeZone: values.timezone } : {}),
+      ...(values.machine ? { machine: values.machine } : {}),
+    });
+    if (values.json) {
+      io.out(JSON.stringify(report));
+      return EXIT_OK;
+    }
+    const table = [[values.by, "input", "output", "cache read", "cache write", "total tokens", "cost", "msgs"]];
+    const cells = (t: (typeof report)["total"]) =>
+      [t.input, t.output, t.cacheRead, t.cacheWrite, t.totalTokens].map(formatCount);
+    for (const r of report.rows)
+      table.push([
+        oneLine(truncate(r.name ? `${r.key} ${r.name}` : r.key, 60)),
+        ...cells({ ...r, inheritedCost: 0 }),
+        formatRowCost(r),
+        formatCount(r.messages),
+      ]);
+    table.push(["TOTAL", ...cells(report.total), formatCost(report.total.cost), formatCount(report.total.messages)]);
+    io.out(formatTable(table, [1, 2, 3, 4, 5, 6, 7], true, io));
+    text(io).err(
+      `${db.where}: ${
+        report.machines.map((m) => `${m.name} (synced ${formatDateTime(m.lastSync)})`).join(", ") ||
+        "no machine synced yet"
+      }`,
+    );
+    return EXIT_OK;
+  } catch (err) {
+    return failed(err, io);
+  } finally {
+    await db?.end();
+  }
+}
+
+export async function teamListCommand(
+  values: { database?: string; machine?: string; json?: boolean },
+  io: Io,
+): Promise<number> {
+  const { connectTeam, databaseUrl, teamSessionsList } = await loadTeam();
+  let db;
+  try {
+    db = await connectTeam(databaseUrl(values.database));
+    const sessions = await teamSessionsList(db, {
+      ...(values.machine ? { machine: values.machine } : {}),
+      limit: 100_000,
+    });
+    if (values.json) {
+      io.out(JSON.stringify({ sessions }));
+      return EXIT_OK;
+    }
+    const table = [["last active", "machine", "agent", "entries", "title", "project"]];
+    for (const s of sessions)
+      table.push([
+        formatDateTime(s.lastActivity),
+        s.machine,
+        s.agent,
+        formatCount(s.entryCount),
+        truncate(s.title ?? s.sessionId, 60),
+        oneLine(s.project ?? ""),
+      ]);
+    io.out(formatTable(table, [3], false, io));
+    return EXIT_OK;
+  } catch (err) {
+    return failed(err, io);
+  } finally {
+    await db?.end();
+  }
+}
+
+export async function teamSearchCommand(
+  words: string[],
+  values: { database?: string; limit: string; json?: boolean },
+  io: Io,
+): Promise<number> {
+  const limit = Number(values.limit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 500)
+    throw new UsageError("--limit takes a number from 1 to 500");
+  const { connectTeam, databaseUrl, teamSearch } = await loadTeam();
+  let db;
+  try {
+    db = await connectTeam(databaseUrl(values.database));
+    const hits = await teamSearch(db, words.join(" "), limit);
+    if (values.json) io.out(JSON.stringify({ hits }));
+    else
+      for (const h of hits)
+        text(io).out(
+          [
+            formatDateTime(h.timestamp),
+            h.machine,
+            h.sessionId.slice(0, 8),
+            h.tool ? `${h.role}:${h.tool}` : h.role,
+            truncate(h.snippet, 160),
+          ]
+            .map(oneLine)
+            .join("  "),
+        );
+    if (!hits.length) text(io).err("no match (only machines that sync with --content send text)");
+    return EXIT_OK;
+  } catch (err) {
+    return failed(err, io);
+  } finally {
+    await db?.end();
+  }
+}

@@ -1,0 +1,148 @@
+/**
+ * What a machine sends the team database of its store (docs/team.md): a row per session and its usage records,
+ * each keyed as it is the same record on every machine. A record a session's own entry carries is keyed by that
+ * session's id; a fork's copies of its parent's entries are its parent's, wherever the parent is: on this machine the
+ * store's ownership rule says so (`StoreSession.inherited`, as the local report counts them, never sent for the
+ * fork), and for a fork whose parent lives on another machine (not listed here) a copy is told by its time, not after
+ * the fork was made, and keyed by the parent's id from the fork's header. Nothing of the conversation's text but a
+ * session's own name, unless `content`.
+ */
+import { createHash } from "node:crypto";
+import { basename } from "node:path";
+import type { UsageRecord } from "../../core/usage.js";
+import {
+  entryStats,
+  FamilyIndex,
+  forEachUsage,
+  isOk,
+  lastActivity,
+  sessionTitle,
+  type StoreSession,
+} from "../store/index.js";
+
+export interface TeamUsage {
+  origin: string;
+  entryId: string;
+  seq: number;
+  time: number;
+  source: string;
+  provider: string;
+  model: string;
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  totalTokens: number;
+  cost: number;
+  active: boolean;
+}
+
+export interface TeamSession {
+  /** The key of the session on this machine: its path, or a digest of it (`redactPaths`). */
+  file: string;
+  /** The file as listed (for the local state and the content), never sent when redacted. */
+  localFile: string;
+  sessionId: string;
+  agent: "pi" | "omp";
+  project: string | null;
+  title: string | null;
+  firstActivity: number;
+  lastActivity: number;
+  parentSessionId: string | null;
+  familyRoot: string | null;
+  entryCount: number;
+  /** The entries a fork copied from its parent (their text is the parent's). */
+  copies: ReadonlySet<string>;
+  sizeBytes: number;
+  mtimeMs: number;
+  records: TeamUsage[];
+}
+
+export interface RecordOptions {
+  /** Send project paths as their last folder name, and files as a digest of their path. */
+  redactPaths: boolean;
+  /** The conversation's text goes too: titles as listed (a session's first prompt when it has no name). */
+  content: boolean;
+}
+
+/** A parent's session id from a fork's header: OMP names it; pi names its file, whose name ends with the id. */
+function parentIdOf(s: StoreSession): string | null {
+  if (!s.summary.ok || !s.summary.parentSession) return null;
+  if (s.parent?.summary.ok) return s.parent.summary.id;
+  const { raw, kind } = s.summary.parentSession;
+  if (kind === "id") return raw;
+  return /_([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/i.exec(raw)?.[1] ?? null;
+}
+
+const digest = (text: string) => createHash("sha256").update(text).digest("hex").slice(0, 24);
+
+/** The records of one session the local report counts, keyed for the team (see above). */
+function teamRecords(s: StoreSession & { summary: { ok: true } }, inResult: ReadonlySet<StoreSession>): TeamUsage[] {
+  const sum = s.summary;
+  // An OMP subagent whose parent is listed is counted through the parent's task result (usageReport's rule).
+  if (sum.subagent && s.parent !== null && inResult.has(s.parent)) return [];
+  const parentId = sum.parentSession && !(s.parent && inResult.has(s.parent)) ? parentIdOf(s) : null;
+  const out: TeamUsage[] = [];
+  let lastEntry = "";
+  let seq = 0;
+  forEachUsage(sum, (r: UsageRecord) => {
+    seq = r.entryId === lastEntry ? seq + 1 : 0;
+    lastEntry = r.entryId;
+    if (s.inherited.has(r.entryId)) return;
+    const copied = parentId !== null && Number.isFinite(r.time) && r.time <= sum.created;
+    out.push({
+      origin: copied ? parentId : sum.id,
+      entryId: r.entryId,
+      seq,
+      time: r.time,
+      source: r.source,
+      provider: r.provider,
+      model: r.model,
+      input: r.input,
+      output: r.output,
+      cacheRead: r.cacheRead,
+      cacheWrite: r.cacheWrite,
+      totalTokens: r.totalTokens,
+      cost: r.cost,
+      active: r.active,
+    });
+  });
+  return out;
+}
+
+/** The rows of every readable session of a listing whose fork ownership is computed (`computeOwnership`). */
+export function teamSessions(result: readonly StoreSession[], options: RecordOptions): TeamSession[] {
+  const inResult = new Set(result);
+  const families = new FamilyIndex([...result]);
+  const out: TeamSession[] = [];
+  for (const s of result) {
+    if (!isOk(s)) continue;
+    const sum = s.summary;
+    const root = families.root(s);
+    const cwd = sum.cwd;
+    out.push({
+      file: options.redactPaths ? redactedFile(s.file) : s.file,
+      localFile: s.file,
+      sessionId: sum.id,
+      agent: sum.flavor,
+      project: cwd === null ? null : options.redactPaths ? basename(cwd) || "(root)" : cwd,
+      title: options.content ? sessionTitle(s) : sum.name,
+      firstActivity: sum.created,
+      lastActivity: lastActivity(s),
+      parentSessionId: parentIdOf(s),
+      familyRoot: root.summary.ok ? root.summary.id : null,
+      entryCount: entryStats(sum)[0],
+      copies: s.inherited,
+      sizeBytes: s.sizeBytes,
+      mtimeMs: s.mtimeMs,
+      records: teamRecords(s, inResult),
+    });
+  }
+  return out;
+}
+
+/** How a file is named in the database when paths are redacted. */
+export const redactedFile = (file: string) => `redacted:${digest(file)}`;
+
+/** A record's key, the same on every machine. */
+export const recordKey = (r: Pick<TeamUsage, "origin" | "entryId" | "seq">) => `${r.origin}\n${r.entryId}\n${r.seq}`;

@@ -1,0 +1,218 @@
+/**
+ * `pi-sessions sync`: push what this machine's store knows to the team database, incrementally and idempotently.
+ * A local state file (per database and machine, in the cache dir) remembers what each session file was when it was
+ * sent and how many of its records went: an unchanged file sends nothing, a file that only grew sends its new
+ * records, any other change sends the file's rows again (its old carriers removed first), and a file gone from the
+ * store takes its rows with it. Files go in batches, each one transaction under the machine's advisory lock, the
+ * state saved after each commit: a sync stopped at any point (a kill, a network cut) leaves the database as it was
+ * after the last whole batch, and the next sync goes on from there. Records are upserted on their natural key
+ * (records.ts), so syncs from many machines at once never conflict, and a record two machines carry is one row.
+ */
+import { createHash } from "node:crypto";
+import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { sessionUnits } from "../../core/search/units.js";
+import { ensurePrivateDir } from "../cacheDir.js";
+import { readSessionFile } from "../readSession.js";
+import { dirname, join } from "node:path";
+import type { StoreSession } from "../store/index.js";
+import type { TeamConnection } from "./connect.js";
+import { recordKey, redactedFile, type TeamSession, teamSessions } from "./records.js";
+import { migrate } from "./schema.js";
+import { deleteFileRows, insertTexts, upsertSession, upsertUsage } from "./writes.js";
+
+export interface SyncOptions {
+  machine: string;
+  /** Send the conversation's text too (docs/team.md). */
+  content: boolean;
+  redactPaths: boolean;
+  /** The cache dir, where the state file lives. */
+  cacheDir: string;
+  toolVersion: string;
+  /** Forget the state: send everything again. */
+  full?: boolean;
+  onProgress?: (done: number, total: number) => void;
+}
+
+export interface SyncResult {
+  sessions: number;
+  /** Sessions whose rows were sent (whole or their new records). */
+  sent: number;
+  records: number;
+  texts: number;
+  removed: number;
+  batches: number;
+}
+
+interface FileState {
+  size: number;
+  mtimeMs: number;
+  /** Records sent of this file, and the last one's key (an append goes on from it). */
+  records: number;
+  lastKey: string;
+  content: boolean;
+  /** Sent under a digest of its path (`--redact-paths`). */
+  redacted: boolean;
+}
+
+interface State {
+  database: string;
+  machine: string;
+  files: Record<string, FileState>;
+}
+
+/** Files per batch, and records per batch at most (whichever comes first). */
+const BATCH_FILES = 200;
+const BATCH_RECORDS = 20_000;
+
+function stateFileOf(o: SyncOptions, database: string): string {
+  const key = createHash("sha256").update(`${database}\n${o.machine}`).digest("hex").slice(0, 16);
+  return join(o.cacheDir, `team-${key}.json`);
+}
+
+function readState(file: string, database: string, machine: string): State {
+  try {
+    const s = JSON.parse(readFileSync(file, "utf8")) as State;
+    if (s.database === database && s.machine === machine && s.files && typeof s.files === "object") return s;
+  } catch {
+    /* none yet, or unreadable: everything is sent */
+  }
+  return { database, machine, files: {} };
+}
+
+function saveState(file: string, state: State): void {
+  ensurePrivateDir(dirname(file));
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, JSON.stringify(state), { mode: 0o600 });
+  renameSync(tmp, file);
+}
+
+/** The database's own id (made with its schema): a state of another database, or of one made anew, is not used. */
+async function databaseId(db: TeamConnection): Promise<string> {
+  await db.query(
+    "INSERT INTO pi_sessions.meta (key, value) " +
+      "VALUES ('database_id', md5(random()::text || clock_timestamp()::text)) ON CONFLICT (key) DO NOTHING",
+  );
+  const r = await db.query("SELECT value FROM pi_sessions.meta WHERE key = 'database_id'");
+  return String(r.rows[0]!.value);
+}
+
+export async function syncStore(db: TeamConnection, result: StoreSession[], o: SyncOptions): Promise<SyncResult> {
+  await migrate(db);
+  const database = await databaseId(db);
+  const stateFile = stateFileOf(o, database);
+  const state = o.full ? { database, machine: o.machine, files: {} } : readState(stateFile, database, o.machine);
+  const sessions = teamSessions(result, { redactPaths: o.redactPaths, content: o.content });
+  const listed = new Set(sessions.map((s) => s.localFile));
+  const changed = sessions.filter((s) => {
+    const k = state.files[s.localFile];
+    return (
+      !k || k.size !== s.sizeBytes || k.mtimeMs !== s.mtimeMs || k.content !== o.content || k.redacted !== o.redactPaths
+    );
+  });
+  const gone = Object.keys(state.files).filter((f) => !listed.has(f));
+  const out: SyncResult = { sessions: sessions.length, sent: 0, records: 0, texts: 0, removed: 0, batches: 0 };
+  await touchMachine(db, o);
+  const batches = batchesOf(changed);
+  if (gone.length) batches.unshift([]);
+  let done = 0;
+  for (const batch of batches) {
+    await db.query("BEGIN");
+    try {
+      await db.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [`pi-sessions:machine:${o.machine}`]);
+      if (out.batches === 0)
+        for (const file of gone) {
+          await deleteFileRows(db, o.machine, state.files[file]!.redacted ? redactedFile(file) : file, true);
+          out.removed++;
+        }
+      for (const s of batch) {
+        const sent = await sendSession(db, s, state.files[s.localFile], o);
+        out.records += sent.records;
+        out.texts += sent.texts;
+        out.sent++;
+      }
+      await db.query("COMMIT");
+    } catch (err) {
+      await db.query("ROLLBACK").catch(() => undefined);
+      throw err;
+    }
+    // Committed: the state says so (a sync stopped before this line sends the batch again, to the same rows).
+    if (out.batches === 0) for (const file of gone) delete state.files[file];
+    for (const s of batch) state.files[s.localFile] = stateOf(s, o);
+    saveState(stateFile, state);
+    out.batches++;
+    done += batch.length;
+    o.onProgress?.(done, changed.length);
+  }
+  if (!batches.length) saveState(stateFile, state);
+  return out;
+}
+
+/** The machine's row: first seen now if new; its last sync now. */
+async function touchMachine(db: TeamConnection, o: SyncOptions): Promise<void> {
+  await db.query(
+    "INSERT INTO pi_sessions.machines (name, first_sync, last_sync, tool_version) VALUES ($1, now(), now(), $2) " +
+      "ON CONFLICT (name) DO UPDATE SET last_sync = now(), tool_version = EXCLUDED.tool_version",
+    [o.machine, o.toolVersion],
+  );
+}
+
+function batchesOf(changed: TeamSession[]): TeamSession[][] {
+  const out: TeamSession[][] = [];
+  let batch: TeamSession[] = [];
+  let records = 0;
+  for (const s of changed) {
+    if (batch.length && (batch.length >= BATCH_FILES || records + s.records.length > BATCH_RECORDS)) {
+      out.push(batch);
+      batch = [];
+      records = 0;
+    }
+    batch.push(s);
+    records += s.records.length;
+  }
+  if (batch.length) out.push(batch);
+  return out;
+}
+
+function stateOf(s: TeamSession, o: SyncOptions): FileState {
+  const last = s.records.at(-1);
+  return {
+    size: s.sizeBytes,
+    mtimeMs: s.mtimeMs,
+    records: s.records.length,
+    lastKey: last ? recordKey(last) : "",
+    content: o.content,
+    redacted: o.redactPaths,
+  };
+}
+
+/** One session's rows: its new records only when the file only grew since it was sent, else all of them again. */
+async function sendSession(
+  db: TeamConnection,
+  s: TeamSession,
+  before: FileState | undefined,
+  o: SyncOptions,
+): Promise<{ records: number; texts: number }> {
+  const grew =
+    before !== undefined &&
+    before.content === o.content &&
+    before.redacted === o.redactPaths &&
+    s.sizeBytes > before.size &&
+    s.records.length >= before.records &&
+    (before.records === 0 ? before.lastKey === "" : recordKey(s.records[before.records - 1]!) === before.lastKey);
+  // Rows sent before under another name (paths redacted since, or no longer) go with it.
+  if (before && !grew)
+    await deleteFileRows(db, o.machine, before.redacted ? redactedFile(s.localFile) : s.localFile, true);
+  await upsertSession(db, o.machine, s);
+  const records = grew ? s.records.slice(before.records) : s.records;
+  await upsertUsage(db, o.machine, s, records);
+  let texts = 0;
+  if (o.content) {
+    const read = await readSessionFile(s.localFile, { validate: false });
+    if (read.ok) {
+      const units = sessionUnits(read.session, s.copies);
+      if (grew) await db.query("DELETE FROM pi_sessions.texts WHERE machine = $1 AND file = $2", [o.machine, s.file]);
+      texts = await insertTexts(db, o.machine, s, units);
+    }
+  }
+  return { records: records.length, texts };
+}

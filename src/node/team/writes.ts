@@ -1,0 +1,131 @@
+/**
+ * The statements a sync runs in its transaction (sync.ts): a file's rows removed, a session's row, its usage records
+ * and their carriers, its texts. Many rows go in one statement, as arrays `unnest` turns into rows.
+ */
+import type { TextUnit } from "../../core/search/units.js";
+import type { Queryable } from "./connect.js";
+import type { TeamSession, TeamUsage } from "./records.js";
+
+const time = (ms: number) => (Number.isFinite(ms) ? new Date(ms).toISOString() : null);
+
+/**
+ * Remove what a file of a machine carries: its carriers, and the records no other file carries any more; its texts;
+ * and its session row when `session` (the file is gone, not only changed).
+ */
+export async function deleteFileRows(db: Queryable, machine: string, file: string, session: boolean): Promise<void> {
+  const gone = await db.query(
+    "DELETE FROM pi_sessions.usage_carriers WHERE machine = $1 AND file = $2 RETURNING origin, entry_id, seq",
+    [machine, file],
+  );
+  if (gone.rows.length)
+    await db.query(
+      `DELETE FROM pi_sessions.usage u
+       USING unnest($1::text[], $2::text[], $3::smallint[]) AS g(origin, entry_id, seq)
+       WHERE u.origin = g.origin AND u.entry_id = g.entry_id AND u.seq = g.seq AND NOT EXISTS (
+         SELECT 1 FROM pi_sessions.usage_carriers c
+         WHERE c.origin = g.origin AND c.entry_id = g.entry_id AND c.seq = g.seq)`,
+      [gone.rows.map((r) => r.origin), gone.rows.map((r) => r.entry_id), gone.rows.map((r) => r.seq)],
+    );
+  await db.query("DELETE FROM pi_sessions.texts WHERE machine = $1 AND file = $2", [machine, file]);
+  if (session) await db.query("DELETE FROM pi_sessions.sessions WHERE machine = $1 AND file = $2", [machine, file]);
+}
+
+export async function upsertSession(db: Queryable, machine: string, s: TeamSession): Promise<void> {
+  await db.query(
+    `INSERT INTO pi_sessions.sessions (machine, file, session_id, agent, project, title, first_activity,
+       last_activity, parent_session_id, family_root, entry_count)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+     ON CONFLICT (machine, file) DO UPDATE SET session_id = EXCLUDED.session_id, agent = EXCLUDED.agent,
+       project = EXCLUDED.project, title = EXCLUDED.title, first_activity = EXCLUDED.first_activity,
+       last_activity = EXCLUDED.last_activity, parent_session_id = EXCLUDED.parent_session_id,
+       family_root = EXCLUDED.family_root, entry_count = EXCLUDED.entry_count`,
+    [
+      machine,
+      s.file,
+      s.sessionId,
+      s.agent,
+      s.project,
+      s.title,
+      time(s.firstActivity),
+      time(s.lastActivity),
+      s.parentSessionId,
+      s.familyRoot,
+      s.entryCount,
+    ],
+  );
+}
+
+/** Records per statement. */
+const CHUNK = 2_000;
+
+/**
+ * Upsert records on their natural key, and this file as a carrier of each. A record another machine sent first keeps
+ * its row; it is attributed (machine, session, project) to the session that wrote it when that session's own file
+ * sends it.
+ */
+export async function upsertUsage(db: Queryable, machine: string, s: TeamSession, records: TeamUsage[]): Promise<void> {
+  for (let i = 0; i < records.length; i += CHUNK) {
+    const rs = records.slice(i, i + CHUNK);
+    const col = <T>(f: (r: TeamUsage) => T) => rs.map(f);
+    await db.query(
+      `INSERT INTO pi_sessions.usage (origin, entry_id, seq, time, source, provider, model, input, output,
+         cache_read, cache_write, total_tokens, cost, active, machine, session_id, project)
+       SELECT r.*, $15::text, $16::text, $17::text FROM unnest($1::text[], $2::text[], $3::smallint[],
+         $4::timestamptz[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::bigint[], $10::bigint[],
+         $11::bigint[], $12::bigint[], $13::float8[], $14::boolean[]) AS r
+       ON CONFLICT (origin, entry_id, seq) DO UPDATE SET machine = EXCLUDED.machine,
+         session_id = EXCLUDED.session_id, project = EXCLUDED.project, active = EXCLUDED.active
+       WHERE EXCLUDED.session_id = EXCLUDED.origin`,
+      [
+        col((r) => r.origin),
+        col((r) => r.entryId),
+        col((r) => r.seq),
+        col((r) => time(r.time)),
+        col((r) => r.source),
+        col((r) => r.provider),
+        col((r) => r.model),
+        col((r) => Math.round(r.input)),
+        col((r) => Math.round(r.output)),
+        col((r) => Math.round(r.cacheRead)),
+        col((r) => Math.round(r.cacheWrite)),
+        col((r) => Math.round(r.totalTokens)),
+        col((r) => r.cost),
+        col((r) => r.active),
+        machine,
+        s.sessionId,
+        s.project,
+      ],
+    );
+    await db.query(
+      `INSERT INTO pi_sessions.usage_carriers (origin, entry_id, seq, machine, file)
+       SELECT o, e, q, $4, $5 FROM unnest($1::text[], $2::text[], $3::smallint[]) AS r(o, e, q)
+       ON CONFLICT DO NOTHING`,
+      [col((r) => r.origin), col((r) => r.entryId), col((r) => r.seq), machine, s.file],
+    );
+  }
+}
+
+/** The session's text units (the search index's), replacing none: the caller removed the file's texts first. */
+export async function insertTexts(db: Queryable, machine: string, s: TeamSession, units: TextUnit[]): Promise<number> {
+  for (let i = 0; i < units.length; i += CHUNK) {
+    const us = units.slice(i, i + CHUNK);
+    await db.query(
+      "INSERT INTO pi_sessions.texts (machine, file, entry_id, part, role, tool, time, session_id, text) " +
+        "SELECT $1, $2, e, p, r, t, w, $3, x FROM unnest($4::text[], $5::int[], $6::text[], $7::text[], " +
+        "$8::timestamptz[], $9::text[]) AS u(e, p, r, t, w, x) ON CONFLICT DO NOTHING",
+      [
+        machine,
+        s.file,
+        s.sessionId,
+        us.map((u) => u.entryId),
+        us.map((u) => u.part),
+        us.map((u) => u.role),
+        us.map((u) => u.tool),
+        us.map((u) => (u.time === null ? null : new Date(u.time).toISOString())),
+        // PostgreSQL's text holds no NUL.
+        us.map((u) => u.text.replace(/\0/g, " ")),
+      ],
+    );
+  }
+  return units.length;
+}
