@@ -36,6 +36,7 @@ describe("the npm package", function () {
       "dist/node-sqlite3-wasm.wasm",
       "dist/searchWorker.cjs",
       "dist/summaryWorker.cjs",
+      "dist/team.cjs",
       "package.json",
     ]);
   });
