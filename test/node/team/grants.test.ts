@@ -1,0 +1,129 @@
+// The least-privilege grants of docs/team.md, run as written: a machine's role syncs its own rows, reads the whole
+// team's, and can change no other machine's (row-level security on `machine`, column grants on usage).
+import * as assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { run } from "../../../src/cli/main.js";
+import { REAL, ROOT } from "../../support/fixtures.js";
+import { newDatabase, startServer, type TestServer, withClient } from "../../support/postgres.js";
+
+/** The SQL block of docs/team.md marked `team-grants`. */
+function grantsSql(): string {
+  const doc = readFileSync(join(ROOT, "docs", "team.md"), "utf8");
+  const at = doc.indexOf("<!-- team-grants:");
+  const m = /```sql\n([\s\S]*?)```/.exec(doc.slice(at));
+  assert.ok(m, "docs/team.md has the grants block");
+  return m[1]!;
+}
+
+async function cli(env: Record<string, string>, ...args: string[]) {
+  let out = "";
+  let err = "";
+  const saved = { ...process.env };
+  Object.assign(process.env, env);
+  try {
+    const code = await run(args, { out: (t) => (out += `${t}\n`), err: (t) => (err += `${t}\n`) });
+    return { code, out, err };
+  } finally {
+    for (const k of Object.keys(env)) delete process.env[k];
+    Object.assign(process.env, saved);
+  }
+}
+
+describe("team database: the grants of docs/team.md", function () {
+  this.timeout(120_000);
+  let server: TestServer;
+  let home: string;
+  before(async () => {
+    server = await startServer();
+    home = mkdtempSync(join(tmpdir(), "pi-team-grants-"));
+  });
+  after(() => {
+    server?.stop();
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  it("a machine's role syncs its own rows, reads the team's, and changes no other machine's", async () => {
+    const admin = await newDatabase(server, "grants");
+    assert.equal(
+      (await cli({ PI_SESSIONS_CACHE_DIR: join(home, "c0") }, "sync", "--init", "--database", admin)).code,
+      0,
+    );
+    const sql = join(home, "grants.sql");
+    writeFileSync(sql, grantsSql());
+    for (const machine of ["laptop", "desk"])
+      execFileSync("psql", [admin, "-v", "ON_ERROR_STOP=1", "-v", `machine=${machine}`, "-q", "-f", sql], {
+        stdio: "pipe",
+      });
+    const as = (role: string) => admin.replace("postgres@", `${role}@`);
+    const a = join(home, "a");
+    const b = join(home, "b");
+    cpSync(join(REAL, "pi-1.6"), a, { recursive: true });
+    cpSync(join(REAL, "pi"), b, { recursive: true });
+    const laptop = await cli(
+      { PI_SESSIONS_CACHE_DIR: join(home, "c1") },
+      "sync",
+      "--agent-dir",
+      a,
+      "--machine",
+      "laptop",
+      "--database",
+      as("laptop"),
+    );
+    assert.equal(laptop.code, 0, laptop.err);
+    const desk = await cli(
+      { PI_SESSIONS_CACHE_DIR: join(home, "c2") },
+      "sync",
+      "--agent-dir",
+      b,
+      "--machine",
+      "desk",
+      "--database",
+      as("desk"),
+    );
+    assert.equal(desk.code, 0, desk.err);
+    // Another machine's name is refused to a role.
+    const impostor = await cli(
+      { PI_SESSIONS_CACHE_DIR: join(home, "c3") },
+      "sync",
+      "--agent-dir",
+      b,
+      "--machine",
+      "desk",
+      "--database",
+      as("laptop"),
+    );
+    assert.equal(impostor.code, 2);
+    assert.match(impostor.err, /row-level security|permission denied/);
+    await withClient(as("laptop"), async (c) => {
+      const seen = await c.query(
+        "SELECT machine, count(*)::int AS n FROM pi_sessions.sessions GROUP BY machine ORDER BY 1",
+      );
+      assert.deepEqual(
+        seen.rows.map((r) => r.machine),
+        ["desk", "laptop"],
+        "the team's rows are readable",
+      );
+      const deleted = await c.query("DELETE FROM pi_sessions.sessions WHERE machine = 'desk'");
+      assert.equal(deleted.rowCount, 0, "no other machine's row");
+      await assert.rejects(c.query("UPDATE pi_sessions.usage SET cost = 0"), /permission denied/);
+      await assert.rejects(c.query("DELETE FROM pi_sessions.meta"), /permission denied/);
+    });
+    const report = JSON.parse(
+      (
+        await cli(
+          { PI_SESSIONS_CACHE_DIR: join(home, "c1") },
+          "usage",
+          "--database",
+          as("laptop"),
+          "--by",
+          "machine",
+          "--json",
+        )
+      ).out,
+    ) as { rows: { key: string }[] };
+    assert.deepEqual(report.rows.map((r) => r.key).sort(), ["desk", "laptop"]);
+  });
+});
