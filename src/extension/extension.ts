@@ -33,6 +33,9 @@ import { CommandManager } from "./commands/command.js";
 import { ExtensionRecallSource } from "./recall/recallSource.js";
 import { registerRecallTools } from "./recall/lmTools.js";
 import { registerMcpProvider } from "./recall/mcpProvider.js";
+import { TeamService } from "./team/teamService.js";
+import { TeamSchedule } from "./team/teamSchedule.js";
+import { teamCommands } from "./team/teamCommands.js";
 
 /** What tests (and other extensions) can reach. */
 export interface PiSessionsApi {
@@ -46,6 +49,8 @@ export interface PiSessionsApi {
   /** The agent history of files: its index, the Agent History view. */
   fileHistory: Omit<FileHistoryParts, "disposable">;
   liveStatus: LiveStatus;
+  /** The team database: Sync Now, the Team scope, the status it reports. */
+  team: TeamService;
   /** Where this extension host writes its logs (the log channel's file is under its parent). */
   logDir: string;
 }
@@ -76,7 +81,8 @@ export function activate(context: vscode.ExtensionContext): PiSessionsApi {
     });
     applyFilterDescription(view, filter, service);
     const transcripts = new TranscriptPanels(context.extensionUri, service, logger);
-    const panels = new PanelManager(context.extensionUri, service, logger, transcripts.diffs);
+    const team = new TeamService(context.secrets, context.globalState, service, logger);
+    const panels = new PanelManager(context.extensionUri, service, logger, transcripts.diffs, team);
     const search = new SearchService(
       service,
       vscode.Uri.joinPath(context.extensionUri, "dist", "searchWorker.cjs").fsPath,
@@ -84,13 +90,15 @@ export function activate(context: vscode.ExtensionContext): PiSessionsApi {
     );
     const searchResults = new SearchPanel(context.extensionUri, service, search, transcripts, logger);
     const fileHistory = registerFileHistory(service, transcripts, logger);
-    const liveStatus = new LiveStatus(service);
+    const liveStatus = new LiveStatus(service, team);
     const recall = new ExtensionRecallSource(service, search);
     context.subscriptions.push(
       ...registerRecallTools(recall),
       ...registerMcpProvider(context, logger),
       fileHistory.disposable,
       liveStatus,
+      team,
+      new TeamSchedule(team, service, logger),
       panels,
       transcripts,
       searchResults,
@@ -112,6 +120,7 @@ export function activate(context: vscode.ExtensionContext): PiSessionsApi {
         chooseAgentDirCommand(),
         findInTranscriptCommand(transcripts),
         resumeCommand(service),
+        ...teamCommands(team, panels),
       ),
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (
@@ -137,6 +146,7 @@ export function activate(context: vscode.ExtensionContext): PiSessionsApi {
       searchResults,
       fileHistory,
       liveStatus,
+      team,
       logDir: vscode.Uri.joinPath(context.logUri, "..").fsPath,
     };
   } catch (err) {

@@ -48,6 +48,10 @@ export const CommandId = {
   CompareWithParent: "piSessions.compareWithParent",
   ChooseAgentDir: "piSessions.chooseAgentDir",
   FindInTranscript: "piSessions.findInTranscript",
+  SetTeamDatabase: "piSessions.setTeamDatabase",
+  ClearTeamDatabase: "piSessions.clearTeamDatabase",
+  SyncTeam: "piSessions.syncTeam",
+  ShowTeamUsage: "piSessions.showTeamUsage",
 } as const;
 export type CommandId = (typeof CommandId)[keyof typeof CommandId];
 

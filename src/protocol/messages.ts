@@ -17,7 +17,7 @@ export const panelStateSchema = z.discriminatedUnion("panel", [
   /** The dashboard: its scope and date range (the page may change them). */
   z.object({
     panel: z.literal("usage"),
-    scope: z.enum(["workspace", "all"]).optional(),
+    scope: z.enum(["workspace", "all", "team"]).optional(),
     since: day.nullable().optional(),
     until: day.nullable().optional(),
   }),
@@ -66,15 +66,17 @@ export const fromWebviewSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("diffFinalTexts"), path: file }),
   z.object({
     type: z.literal("setRange"),
-    scope: z.enum(["workspace", "all"]),
+    scope: z.enum(["workspace", "all", "team"]),
     since: day.nullable(),
     until: day.nullable(),
   }),
   z.object({
     type: z.literal("export"),
     format: z.enum(["csv", "json"]),
-    table: z.enum(["models", "projects", "sessions", "days"]),
+    table: z.enum(["models", "projects", "sessions", "days", "machines"]),
   }),
+  /** The Team scope's buttons: run Set Team Database… or Sync Now (the host asks and acts; the page names nothing). */
+  z.object({ type: z.literal("team"), action: z.enum(["setDatabase", "sync"]) }),
 ]);
 export type FromWebview = z.infer<typeof fromWebviewSchema>;
 

@@ -24,9 +24,24 @@ export interface UsageTableRow extends Buckets {
   includedInParent?: boolean;
 }
 
+/** The Team scope's facts: where the numbers come from, each machine's share, and when they were read. */
+export interface TeamFacts {
+  /** The database as a person reads it (never its password). */
+  database: string;
+  machines: (UsageTableRow & { lastSync: string })[];
+  /** When these numbers were read from the database. */
+  asOf: string;
+  /** The database could not be read now: why (the numbers are the last good ones, of `asOf`), or not configured. */
+  error?: string;
+  /** No team database is set (Set Team Database…). */
+  unset?: true;
+}
+
 export interface DashboardModel {
   kind: "usage";
-  scope: "workspace" | "all";
+  scope: "workspace" | "all" | "team";
+  /** The Team scope: what the numbers are of. */
+  team?: TeamFacts;
   since: string | null;
   until: string | null;
   /** Workspace folders the workspace scope is about. */

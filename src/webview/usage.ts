@@ -18,6 +18,7 @@ import {
   tokens,
 } from "./common.js";
 import * as l10n from "@vscode/l10n";
+import { machinesSection, teamFacts, teamNotice } from "./usageTeam.js";
 
 let charts: Chart[] = [];
 
@@ -74,12 +75,17 @@ function controls(m: DashboardModel): HTMLElement {
     { id: "scope", "aria-label": l10n.t("Scope") },
     h("option", { value: "workspace", selected: m.scope === "workspace" }, l10n.t("This workspace")),
     h("option", { value: "all", selected: m.scope === "all" }, l10n.t("All projects")),
+    h("option", { value: "team", selected: m.scope === "team" }, l10n.t("Team (all machines)")),
   );
   const since = h("input", { id: "since", type: "date", value: m.since ?? "", "aria-label": l10n.t("From") });
   const until = h("input", { id: "until", type: "date", value: m.until ?? "", "aria-label": l10n.t("To") });
   const apply = h("button", { type: "button", id: "apply" }, l10n.t("Apply"));
   apply.addEventListener("click", () => {
-    const next = { scope: scope.value as "workspace" | "all", since: since.value || null, until: until.value || null };
+    const next = {
+      scope: scope.value as DashboardModel["scope"],
+      since: since.value || null,
+      until: until.value || null,
+    };
     saveState({ ...panelState(), ...next });
     send({ type: "setRange", ...next });
   });
@@ -124,7 +130,9 @@ function headerOf(m: DashboardModel): HTMLElement {
       ? m.folders.length
         ? m.folders.join(", ")
         : l10n.t("no folder open")
-      : l10n.t("all projects");
+      : m.scope === "team"
+        ? l10n.t("every machine of the team database")
+        : l10n.t("all projects");
   return h(
     "header",
     {},
@@ -148,14 +156,21 @@ const card = (label: string, value: string, id: string) =>
 
 /** What the page says when no assistant message in the scope and dates reported usage. */
 function emptyNote(m: DashboardModel): HTMLElement {
-  const where = m.scope === "workspace" ? l10n.t("this workspace's sessions") : l10n.t("any session");
+  const where =
+    m.scope === "workspace"
+      ? l10n.t("this workspace's sessions")
+      : m.scope === "team"
+        ? l10n.t("the team database")
+        : l10n.t("any session");
   const dates = m.since || m.until ? ` ${l10n.t("between {0} and {1}", m.since ?? "…", m.until ?? "…")}` : "";
   const hint =
     m.scope === "workspace"
       ? l10n.t("Choose All projects above, or a wider range.")
       : dates
         ? l10n.t("Choose a wider range above.")
-        : l10n.t("Sessions count once an agent has answered in them.");
+        : m.scope === "team"
+          ? l10n.t("Run Sync Now on each machine to send its usage.")
+          : l10n.t("Sessions count once an agent has answered in them.");
   return h(
     "p",
     { class: "empty", id: "no-usage", role: "status" },
@@ -281,8 +296,9 @@ boot<DashboardModel>((m) => {
   const models = [...new Set(m.days.flatMap((d) => Object.keys(d.byModel)))].sort();
   if (!t.messages) {
     // Nothing to chart: a sentence says why, instead of empty charts and zero cards.
-    mount(root, headerOf(m), controls(m), emptyNote(m));
+    mount(root, headerOf(m), controls(m), teamNotice(m), m.team?.unset ? "" : emptyNote(m));
     return {
+      ...teamFacts(m),
       sessions: m.sessions,
       cost: t.cost.toFixed(6),
       messages: 0,
@@ -293,8 +309,18 @@ boot<DashboardModel>((m) => {
     };
   }
   const daily = dailyChart(m, models);
-  mount(root, headerOf(m), controls(m), cardsOf(t), dailySection(m, models, daily), ...breakdownSections(m));
+  mount(
+    root,
+    headerOf(m),
+    controls(m),
+    teamNotice(m),
+    cardsOf(t),
+    dailySection(m, models, daily),
+    machinesSection(m),
+    ...breakdownSections(m),
+  );
   return {
+    ...teamFacts(m),
     sessions: m.sessions,
     cost: t.cost.toFixed(6),
     messages: t.messages,

@@ -115,7 +115,16 @@ describe("package.json contributions", () => {
       "piSessions.ompPath",
       "piSessions.piPath",
       "piSessions.statusBar.enabled",
+      "piSessions.team.machine",
+      "piSessions.team.redactPaths",
+      "piSessions.team.sendContent",
+      "piSessions.team.syncIntervalMinutes",
     ]);
+    // The team database's settings are the machine's alone: a workspace cannot turn on sending text, or rename it.
+    for (const k of Object.keys(props).filter((x) => x.startsWith("piSessions.team.")))
+      assert.equal(props[k].scope, "machine", k);
+    assert.equal(props["piSessions.team.syncIntervalMinutes"].default, 0, "background sync is off by default");
+    assert.equal(props["piSessions.team.sendContent"].default, false, "no text is sent by default");
     assert.deepEqual(props["piSessions.defaultFilter"].enum, [...FILTER_MODES]);
     assert.deepEqual(props["piSessions.forks.display"].enum, ["nested", "flat"]);
     assert.equal(props["piSessions.forks.display"].default, "nested");

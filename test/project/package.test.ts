@@ -59,7 +59,9 @@ describe("the npm package", function () {
       // Minified: a few hundred lines (the development build has about 30,000), and about half a megabyte.
       const lines = installed.split("\n").length;
       assert.ok(lines < 2_000, `minified (${lines} lines)`);
-      assert.ok(installed.length < 600_000, `the CLI bundle stays small (${installed.length} bytes)`);
+      // The team database's client (pg) is a bundle apart (dist/team.cjs);
+      // the OpenAI SDK (about 150 KB) is the largest part.
+      assert.ok(installed.length < 640_000, `the CLI bundle stays small (${installed.length} bytes)`);
       const version = spawnSync(bin, ["--version"], { encoding: "utf8" });
       assert.equal(version.status, 0, version.stderr);
       assert.equal(version.stdout.trim(), pkg.version);

@@ -28,6 +28,7 @@ import { CommandId } from "../ids.js";
 import type { SessionService } from "../service.js";
 import { LIVE_MS } from "../tree/index.js";
 import { displayTitle } from "../titles.js";
+import { teamStatusLine, type TeamService } from "../team/teamService.js";
 
 /** How often a shown item checks whether its session went quiet. */
 const CHECK_MS = 5_000;
@@ -47,7 +48,10 @@ export class LiveStatus implements vscode.Disposable {
   private readonly timer: NodeJS.Timeout;
   private readonly subscriptions: vscode.Disposable[];
 
-  constructor(private readonly service: SessionService) {
+  constructor(
+    private readonly service: SessionService,
+    private readonly team?: TeamService,
+  ) {
     this.item = vscode.window.createStatusBarItem("piSessions.live", vscode.StatusBarAlignment.Left, 50);
     this.item.name = vscode.l10n.t("Pi Session (live)");
     this.timer = setInterval(() => this.update(), CHECK_MS);
@@ -64,6 +68,7 @@ export class LiveStatus implements vscode.Disposable {
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration("piSessions.statusBar.enabled")) this.update();
       }),
+      ...(team ? [team.onDidChangeStatus(() => this.shown && this.update())] : []),
     ];
   }
 
@@ -155,6 +160,8 @@ export class LiveStatus implements vscode.Disposable {
           : vscode.l10n.t("pi's auto-compaction is off"),
       );
     }
+    const teamLine = this.team ? teamStatusLine(this.team.status) : null;
+    if (teamLine) md.appendText(`\n\n${teamLine}`);
     return md;
   }
 

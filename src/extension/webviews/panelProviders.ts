@@ -17,6 +17,7 @@ import { truncate } from "../../protocol/format.js";
 import { type PanelKind, type PanelStateOf, panelFile } from "../../protocol/messages.js";
 import type { PanelModel } from "../../protocol/views.js";
 import type { SessionService } from "../service.js";
+import type { TeamService } from "../team/teamService.js";
 import { displayTitle } from "../titles.js";
 import { compareAnswer, compareEnds } from "./compareSides.js";
 
@@ -30,7 +31,7 @@ export interface PanelProvider<K extends PanelKind> {
 export type PanelProviders = { [K in PanelKind]: PanelProvider<K> };
 
 /** The panels' providers over one service. */
-export function panelProviders(service: SessionService): PanelProviders {
+export function panelProviders(service: SessionService, team?: TeamService): PanelProviders {
   const name = (file: string | undefined) => {
     const s = file ? service.lib.get(file) : undefined;
     return s ? truncate(displayTitle(s), 40) : file ? basename(file) : "";
@@ -43,6 +44,10 @@ export function panelProviders(service: SessionService): PanelProviders {
     usage: {
       title: () => vscode.l10n.t("Usage & Cost"),
       model: async (state) => {
+        if (state.scope === "team") {
+          if (!team) throw new Error(vscode.l10n.t("the team database is not available here"));
+          return team.dashboard({ since: state.since ?? null, until: state.until ?? null });
+        }
         await service.lib.whenComplete();
         const { folders, host } = service.workspaceScope();
         return dashboardModel(service.lib.sessions, {
@@ -53,7 +58,8 @@ export function panelProviders(service: SessionService): PanelProviders {
           host,
         });
       },
-      affectedBy: () => true,
+      // The Team scope reads the database: a local write does not change it (Sync Now refreshes it).
+      affectedBy: (state) => state.scope !== "team",
     },
     sessionUsage: {
       title: (state) => vscode.l10n.t("Usage: {0}", name(state.file)),

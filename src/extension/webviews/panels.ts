@@ -24,6 +24,7 @@ import type { DashboardModel, PanelModel } from "../../protocol/views.js";
 import { exportTable } from "../../node/views/dashboard.js";
 import { CommandId, PanelViewType } from "../ids.js";
 import type { Logger } from "../logging.js";
+import type { TeamService } from "../team/teamService.js";
 import type { SessionService } from "../service.js";
 import { diffFinalTexts } from "./compareSides.js";
 import type { DiffTexts } from "./diffTexts.js";
@@ -59,8 +60,9 @@ export class PanelManager implements vscode.Disposable {
     private readonly service: SessionService,
     private readonly logger: Logger,
     private readonly diffs: DiffTexts,
+    team?: TeamService,
   ) {
-    this.providers = panelProviders(service);
+    this.providers = panelProviders(service, team);
     for (const kind of PANEL_KINDS) this.hosts.set(kind, this.hostFor(extensionUri, kind));
     this.disposables.push(
       ...this.hosts.values(),
@@ -123,6 +125,11 @@ export class PanelManager implements vscode.Disposable {
       return existing;
     }
     return this.hosts.get(state.panel)!.open(state, "Pi Sessions");
+  }
+
+  /** Rebuild a panel's model now (or when it is next shown): a change the store's events do not carry. */
+  refresh(p: OpenPanel): void {
+    this.schedule(p);
   }
 
   private schedule(p: OpenPanel): void {
@@ -192,6 +199,9 @@ export class PanelManager implements vscode.Disposable {
       case "export":
         await this.exportFromPanel(p, msg.format, msg.table);
         return;
+      case "team":
+        await vscode.commands.executeCommand(msg.action === "sync" ? CommandId.SyncTeam : CommandId.SetTeamDatabase);
+        return;
     }
   }
 
@@ -199,7 +209,7 @@ export class PanelManager implements vscode.Disposable {
   async exportFromPanel(
     p: OpenPanel,
     format: "csv" | "json",
-    table: "models" | "projects" | "sessions" | "days",
+    table: "models" | "projects" | "sessions" | "days" | "machines",
     target?: vscode.Uri,
   ): Promise<vscode.Uri | undefined> {
     if (p.model?.kind !== "usage") return undefined;

@@ -7,6 +7,7 @@ export { connectTeam, databaseUrl, describeDatabase, scrub, TeamError, type Team
 export { migrate, SchemaError } from "./schema.js";
 export { syncStore, type SyncOptions, type SyncResult } from "./sync.js";
 export {
+  teamDailyByModel,
   teamSearch,
   teamSessionsList,
   teamUsageReport,

@@ -93,12 +93,13 @@ export async function teamUsageReport(db: Queryable, o: TeamUsageOptions): Promi
   if (o.machine) where.push(`u.machine = ${param(o.machine)}`);
   const filter = where.length ? `WHERE ${where.join(" AND ")}` : "";
   const key = keyExpression(o.by, zone);
-  const name =
-    o.by === "session"
-      ? ", (SELECT s.title FROM pi_sessions.sessions s WHERE s.session_id = min(u.session_id) LIMIT 1) AS name"
-      : "";
+  const name = o.by === "session";
+  // Grouped first, then each group's session named through its index (not once per record).
   const grouped = await db.query(
-    `SELECT ${key} AS key, ${SUMS}${name} FROM pi_sessions.usage u ${filter} GROUP BY 1`,
+    name
+      ? `SELECT g.*, (SELECT s.title FROM pi_sessions.sessions s WHERE s.session_id = g.key LIMIT 1) AS name
+         FROM (SELECT ${key} AS key, ${SUMS} FROM pi_sessions.usage u ${filter} GROUP BY 1) g`
+      : `SELECT ${key} AS key, ${SUMS} FROM pi_sessions.usage u ${filter} GROUP BY 1`,
     values,
   );
   const spent = (r: TeamUsageRow) => r.cost > 0 || r.input + r.output + r.cacheRead + r.cacheWrite > 0;
@@ -127,6 +128,28 @@ export async function teamUsageReport(db: Queryable, o: TeamUsageOptions): Promi
       lastSync: new Date(m.last_sync as string).toISOString(),
     })),
   };
+}
+
+/** Per day, cost by model (the dashboard's stacked chart), in the same range and zone as the report. */
+export async function teamDailyByModel(
+  db: Queryable,
+  o: Omit<TeamUsageOptions, "by">,
+): Promise<{ day: string; model: string; cost: number }[]> {
+  await requireSchema(db);
+  const values: unknown[] = [];
+  const param = (v: unknown) => `$${values.push(v)}`;
+  const zone = param(o.timeZone ?? localZone());
+  const where: string[] = [];
+  if (o.since) where.push(`(u.time AT TIME ZONE ${zone})::date >= ${param(o.since)}::date`);
+  if (o.until) where.push(`(u.time AT TIME ZONE ${zone})::date <= ${param(o.until)}::date`);
+  if (o.machine) where.push(`u.machine = ${param(o.machine)}`);
+  const r = await db.query(
+    `SELECT coalesce(to_char(u.time AT TIME ZONE ${zone}, 'YYYY-MM-DD'), 'unknown') AS day, ` +
+      "CASE WHEN u.model = '' THEN '(unknown model)' ELSE u.model END AS model, sum(u.cost) AS cost " +
+      `FROM pi_sessions.usage u ${where.length ? `WHERE ${where.join(" AND ")}` : ""} GROUP BY 1, 2 ORDER BY 1, 2`,
+    values,
+  );
+  return r.rows.map((x) => ({ day: String(x.day), model: String(x.model), cost: Number(x.cost) }));
 }
 
 export interface TeamSessionRow {

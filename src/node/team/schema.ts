@@ -6,7 +6,7 @@
  */
 import type { Queryable } from "./connect.js";
 
-const SCHEMA_VERSION = 1;
+const SCHEMA_VERSION = 2;
 
 /** Migration `n` (0-based) takes the schema from version n to n + 1. */
 const MIGRATIONS: string[] = [
@@ -86,6 +86,8 @@ const MIGRATIONS: string[] = [
   );
   CREATE INDEX texts_tsv ON pi_sessions.texts USING gin (tsv);
   `,
+  // Version 2: a session's name found by its id (the report by session names each row).
+  `CREATE INDEX sessions_session_id ON pi_sessions.sessions (session_id);`,
 ];
 
 export class SchemaError extends Error {

@@ -102,7 +102,7 @@ function csvCell(v: unknown): string {
 /** A dashboard table as CSV or JSON text. */
 export function exportTable(
   model: DashboardModel,
-  table: "models" | "projects" | "sessions" | "days",
+  table: "models" | "projects" | "sessions" | "days" | "machines",
   format: "csv" | "json",
 ): string {
   const rows: Record<string, unknown>[] =
@@ -117,14 +117,17 @@ export function exportTable(
         ? model.models
         : table === "projects"
           ? model.projects
-          : model.topSessions;
+          : table === "machines"
+            ? (model.team?.machines ?? [])
+            : model.topSessions;
   if (format === "json")
     return `${JSON.stringify({ scope: model.scope, since: model.since, until: model.until, table, rows }, null, 2)}\n`;
   const extra =
     table === "days"
       ? [...new Set(rows.flatMap((r) => Object.keys(r).filter((k) => k.startsWith("cost:"))))].sort()
       : [];
-  const columns = table === "days" ? ["key", "cost", ...extra] : [...CSV_COLUMNS];
+  const columns =
+    table === "days" ? ["key", "cost", ...extra] : [...CSV_COLUMNS, ...(table === "machines" ? ["lastSync"] : [])];
   // Every cell is escaped, the header row too: the day table's headers carry model names from sessions.
   const line = (cells: unknown[]) => cells.map(csvCell).join(",");
   return `${[line(columns), ...rows.map((r) => line(columns.map((c) => r[c])))].join("\n")}\n`;
