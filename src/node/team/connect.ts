@@ -1,10 +1,12 @@
 /**
  * A connection to the team database (PostgreSQL, through the `pg` client): from a URL, else
  * `PI_SESSIONS_DATABASE_URL`, else libpq's `PG*` variables (which `pg` reads itself). TLS as the URL asks
- * (`sslmode=require`, `verify-full` with `sslrootcert`). Every failure is one line naming where, never the password:
+ * (`sslmode=require`, `verify-full` with `sslrootcert`, read as libpq reads them: tls.ts). Every failure is one
+ * line naming where, never the password:
  * the URL's password and the `PGPASSWORD` variable are scrubbed from any message before it is shown or logged.
  */
 import pg from "pg";
+import { clientSettings } from "./tls.js";
 
 export interface Queryable {
   query(text: string, values?: unknown[]): Promise<{ rows: Record<string, unknown>[]; rowCount: number | null }>;
@@ -77,8 +79,14 @@ export async function connectTeam(
       "no team database: give --database URL, or set PI_SESSIONS_DATABASE_URL or libpq's PG* variables",
     );
   const where = describeDatabase(url, env);
+  let settings: pg.ClientConfig;
+  try {
+    settings = clientSettings(url, env);
+  } catch (err) {
+    throw new TeamError(`cannot connect to the team database at ${where}: ${scrub(reasonOf(err), url, env)}`);
+  }
   const client = new pg.Client({
-    ...(url ? { connectionString: url } : {}),
+    ...settings,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     statement_timeout: STATEMENT_TIMEOUT_MS,
     application_name: "pi-sessions",

@@ -1,0 +1,139 @@
+// TLS to the team database, read as libpq reads it (psql's meaning of sslmode), against a real PostgreSQL that offers
+// TLS with a certificate of its own CA for `localhost` only.
+import * as assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import { run } from "../../../src/cli/main.js";
+import { connectTeam, TeamError } from "../../../src/node/team/connect.js";
+import { REAL } from "../../support/fixtures.js";
+import { startPostgres } from "../../../scripts/pg/postgres.mjs";
+
+type Server = Awaited<ReturnType<typeof startPostgres>>;
+
+/** Whether `url` connects, and whether the connection is encrypted (the server's own view, pg_stat_ssl). */
+async function encrypted(url: string | undefined, env: NodeJS.ProcessEnv = process.env): Promise<boolean> {
+  const db = await connectTeam(url, env);
+  try {
+    const { rows } = await db.query("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()");
+    return rows[0]!.ssl === true;
+  } finally {
+    await db.end();
+  }
+}
+
+async function refusal(url: string | undefined, env: NodeJS.ProcessEnv = process.env): Promise<string> {
+  try {
+    await encrypted(url, env);
+  } catch (err) {
+    assert.ok(err instanceof TeamError, `a TeamError, not ${String(err)}`);
+    assert.equal(err.message.split("\n").length, 1, "one line");
+    return err.message;
+  }
+  assert.fail(`${url ?? "(environment)"} connected`);
+}
+
+/** Run with libpq's variables set (pg reads PGHOST and the others from the process itself). */
+async function withEnvironment<T>(vars: Record<string, string>, fn: () => Promise<T>): Promise<T> {
+  const saved = { ...process.env };
+  Object.assign(process.env, vars);
+  try {
+    return await fn();
+  } finally {
+    for (const k of Object.keys(vars)) delete process.env[k];
+    Object.assign(process.env, saved);
+  }
+}
+
+describe("team database: TLS as libpq reads sslmode", function () {
+  this.timeout(120_000);
+  let secure: Server;
+  let plain: Server;
+  let ca: string;
+  let otherCa: string;
+  const at = (server: Server, host: string, query: string) =>
+    `postgres://postgres:s3cret-pass@${host}:${server.port}/postgres?${query}`;
+
+  before(async () => {
+    [secure, plain] = [await startPostgres({ tls: true }), await startPostgres()];
+    ({ ca, otherCa } = secure.tls!);
+  });
+  after(() => {
+    secure?.stop();
+    plain?.stop();
+  });
+
+  it("require: encrypted, the certificate not checked (pg alone would refuse it); plain servers refused", async () => {
+    const url = at(secure, "127.0.0.1", "sslmode=require");
+    assert.equal(await encrypted(url), true);
+    // `pg` by itself reads require as verify-full, and refuses this server's certificate.
+    const bare = new pg.Client({ connectionString: url });
+    bare.on("error", () => undefined);
+    await assert.rejects(bare.connect());
+    await bare.end().catch(() => undefined);
+    assert.equal(await encrypted(at(secure, "127.0.0.1", "sslmode=disable")), false);
+    assert.match(await refusal(at(plain, "127.0.0.1", "sslmode=require")), /does not support SSL/);
+  });
+
+  it("verify-full with sslrootcert: the chain and the name checked; verify-ca: the chain only", async () => {
+    assert.equal(await encrypted(at(secure, "localhost", `sslmode=verify-full&sslrootcert=${ca}`)), true);
+    const wrongName = await refusal(at(secure, "127.0.0.1", `sslmode=verify-full&sslrootcert=${ca}`));
+    assert.match(wrongName, /127\.0\.0\.1.*(not in the cert|altnames)/i);
+    assert.equal(await encrypted(at(secure, "127.0.0.1", `sslmode=verify-ca&sslrootcert=${ca}`)), true);
+    const stranger = await refusal(at(secure, "localhost", `sslmode=verify-full&sslrootcert=${otherCa}`));
+    assert.match(stranger, /^cannot connect to the team database at postgres@localhost:\d+\/postgres: .*certificate/i);
+    // require with a CA is verify-ca, as in libpq.
+    assert.match(await refusal(at(secure, "localhost", `sslmode=require&sslrootcert=${otherCa}`)), /certificate/i);
+    for (const message of [wrongName, stranger]) assert.ok(!message.includes("s3cret-pass"), message);
+  });
+
+  it("a CA file that cannot be read, an unknown mode: one line naming it, before any connection", async () => {
+    const missing = join(tmpdir(), "no-such-ca.pem");
+    const message = await refusal(at(secure, "localhost", `sslmode=verify-full&sslrootcert=${missing}`));
+    assert.match(message, new RegExp(`sslrootcert file ${missing.replace(/\./g, "\\.")} cannot be read \\(ENOENT\\)`));
+    assert.match(await refusal(at(secure, "localhost", "sslmode=verify-everything")), /sslmode=verify-everything is/);
+  });
+
+  it("libpq's PGSSLMODE and PGSSLROOTCERT are honoured, and the URL's own parameters win over them", async () => {
+    const libpq = {
+      PGHOST: "localhost",
+      PGPORT: String(secure.port),
+      PGUSER: "postgres",
+      PGDATABASE: "postgres",
+      PGSSLMODE: "verify-full",
+      PGSSLROOTCERT: ca,
+    };
+    await withEnvironment(libpq, async () => {
+      assert.equal(await encrypted(undefined), true);
+      assert.equal(await encrypted(at(secure, "localhost", "application_name=x")), true);
+      assert.equal(await encrypted(at(secure, "127.0.0.1", "sslmode=disable")), false);
+    });
+    await withEnvironment({ ...libpq, PGSSLROOTCERT: otherCa }, async () => {
+      assert.match(await refusal(undefined), /certificate/i);
+    });
+  });
+
+  it("pi-sessions sync and usage over verify-full", async () => {
+    const cache = mkdtempSync(join(tmpdir(), "pi-team-tls-"));
+    const url = at(secure, "localhost", `sslmode=verify-full&sslrootcert=${ca}`);
+    let out = "";
+    const io = { out: (t: string) => (out += `${t}\n`), err: (t: string) => (out += `${t}\n`) };
+    const sync = ["sync", "--database", url, "--agent-dir", join(REAL, "pi-1.6"), "--machine", "tls-box"];
+    try {
+      await withEnvironment({ PI_SESSIONS_CACHE_DIR: cache }, async () => {
+        assert.equal(await run(sync, io), 0, out);
+        out = "";
+        assert.equal(await run(["usage", "--database", url, "--by", "machine", "--json"], io), 0, out);
+      });
+      const report = JSON.parse(out) as { rows: { key: string }[]; total: { messages: number } };
+      assert.deepEqual(
+        report.rows.map((r) => r.key),
+        ["tls-box"],
+      );
+      assert.ok(report.total.messages > 0, "the machine's turns arrived");
+    } finally {
+      rmSync(cache, { recursive: true, force: true });
+    }
+  });
+});
