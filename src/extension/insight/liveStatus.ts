@@ -2,7 +2,9 @@
  * The live session in the status bar: while a session of this workspace is being written (the tree's "live" state:
  * written in the last minute), "π 63% · $1.24": its context fill (the latest assistant message's prompt tokens
  * against the model's window) and its own cost. The hover adds the model, tokens, the last compaction and where pi
- * compacts; a click opens the transcript. Hidden when no session is live, or by `piSessions.statusBar.enabled`.
+ * compacts; a click opens the transcript. With no live session, a team sync that runs or failed shows alone
+ * ("π team", a click opens the Team scope), so a background sync's trouble is seen; otherwise the item is hidden,
+ * as it is by `piSessions.statusBar.enabled`.
  */
 import * as vscode from "vscode";
 import {
@@ -68,7 +70,7 @@ export class LiveStatus implements vscode.Disposable {
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration("piSessions.statusBar.enabled")) this.update();
       }),
-      ...(team ? [team.onDidChangeStatus(() => this.shown && this.update())] : []),
+      ...(team ? [team.onDidChangeStatus(() => this.update())] : []),
     ];
   }
 
@@ -86,12 +88,29 @@ export class LiveStatus implements vscode.Disposable {
     this.file = best?.file;
     if (!changed) return;
     if (this.file) this.update();
-    else this.hide();
+    else this.idle();
   }
 
   private hide(): void {
     this.item.hide();
     this.shown = false;
+  }
+
+  /** No live session: the team sync alone while it runs or after it failed, else nothing. */
+  private idle(): void {
+    const status = this.team?.status;
+    const failed = status?.lastError && (!status.lastSync || status.lastError.at > status.lastSync.at);
+    const line = status && (status.syncing || failed) ? teamStatusLine(status) : null;
+    if (!line) return this.hide();
+    this.item.text = `${status!.syncing ? "$(sync~spin)" : "$(warning)"} ${vscode.l10n.t("π team")}`;
+    const md = new vscode.MarkdownString(undefined, true);
+    md.isTrusted = false;
+    md.supportHtml = false;
+    md.appendText(line);
+    this.item.tooltip = md;
+    this.item.command = { command: CommandId.ShowTeamUsage, title: vscode.l10n.t("Show Team Usage") };
+    this.item.show();
+    this.shown = true;
   }
 
   update(): void {
@@ -101,7 +120,7 @@ export class LiveStatus implements vscode.Disposable {
       // This one went quiet (or went away): another session of the workspace may still be written.
       if (this.file !== undefined) this.pickLive();
       s = this.file ? this.service.lib.get(this.file) : undefined;
-      if (!s?.summary.ok || Date.now() - lastWritten(s) >= this.liveMs) return this.hide();
+      if (!s?.summary.ok || Date.now() - lastWritten(s) >= this.liveMs) return this.idle();
     }
     const fill = s.summary.partial ? null : contextFill(s.summary.usage);
     const cost = formatCost(ownCost(s));

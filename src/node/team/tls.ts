@@ -13,7 +13,7 @@ import type { ClientConfig } from "pg";
 import { parse, toClientConfig } from "pg-connection-string";
 
 /** A setting of the connection string that cannot be used (a CA file that cannot be read, an unknown mode). */
-export class TlsSettingError extends Error {}
+class TlsSettingError extends Error {}
 
 const TLS_PARAMETERS: Record<string, string> = {
   sslmode: "PGSSLMODE",
