@@ -66,11 +66,11 @@ async function serverInsertMs(db: TeamConnection, n: number): Promise<number> {
   await db.query("CREATE TABLE bench_usage (LIKE pi_sessions.usage INCLUDING ALL)");
   const t = await timed(() =>
     db.query(
-      `INSERT INTO bench_usage (origin, entry_id, seq, time, source, provider, model, input, output, cache_read,
-         cache_write, total_tokens, cost, active, machine, session_id, project)
-       SELECT 'o' || (g / 50), 'e' || g, 0, now() - g * interval '1 second', 'assistant', 'anthropic', 'm' || (g % 7),
-         g % 5000, g % 900, g % 20000, g % 3000, g % 29000, (g % 1000) / 1000.0, g % 3 = 0, 'bench', 'o' || (g / 50),
-         'p' || (g % 40)
+      `INSERT INTO bench_usage (entry_id, stamp, seq, time, source, provider, model, input, output, cache_read,
+         cache_write, total_tokens, cost, active, own, machine, session_id, project)
+       SELECT 'e' || g, (now() - g * interval '1 second')::text, 0, now() - g * interval '1 second', 'assistant',
+         'anthropic', 'm' || (g % 7), g % 5000, g % 900, g % 20000, g % 3000, g % 29000, (g % 1000) / 1000.0,
+         g % 3 = 0, true, 'bench', 'o' || (g / 50), 'p' || (g % 40)
        FROM generate_series(1, $1::int) AS g`,
       [n],
     ),
@@ -161,7 +161,7 @@ function asMachine(sessions: TeamSession[], m: number): TeamSession[] {
     sessionId: id(s.sessionId),
     parentSessionId: s.parentSessionId && id(s.parentSessionId),
     familyRoot: s.familyRoot && id(s.familyRoot),
-    records: s.records.map((r) => ({ ...r, origin: id(r.origin) })),
+    records: s.records.map((r) => ({ ...r, entryId: id(r.entryId) })),
   }));
 }
 

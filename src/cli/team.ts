@@ -7,9 +7,11 @@ import { formatCost, formatCount, formatDateTime, formatRowCost, oneLine, trunca
 import { cacheDir } from "../node/cacheDir.js";
 import type { TeamGroupBy } from "../node/team/index.js";
 import { loadTeam } from "../node/team/load.js";
+import { machineNameProblem } from "../node/team/machineName.js";
 import { computeOwnership } from "../node/store/index.js";
 import { EXIT_OK, EXIT_REJECTED, type Io, openStore, type StoreValues, text, UsageError } from "./args.js";
 import { formatTable } from "./table.js";
+import { checkedPeriod } from "./usage.js";
 
 interface SyncValues extends StoreValues {
   database?: string;
@@ -20,8 +22,6 @@ interface SyncValues extends StoreValues {
   full?: boolean;
   progress?: boolean;
 }
-
-const MACHINE = /^[\p{L}\p{N}._@-]{1,100}$/u;
 
 /** A failure of the database as one line and the exit code (nothing of the store changes). */
 function failed(err: unknown, io: Io): number {
@@ -34,8 +34,8 @@ function failed(err: unknown, io: Io): number {
 
 export async function syncCommand(values: SyncValues, version: string, io: Io): Promise<number> {
   const machine = values.machine ?? hostname();
-  if (!MACHINE.test(machine))
-    throw new UsageError(`--machine ${JSON.stringify(machine)}: letters, digits, . _ @ - only`);
+  const problem = machineNameProblem(machine);
+  if (problem) throw new UsageError(`--machine ${JSON.stringify(machine)}: ${problem}`);
   const { connectTeam, databaseUrl, migrate, syncStore } = await loadTeam();
   let db;
   try {
@@ -88,14 +88,15 @@ interface TeamUsageValues {
 export async function teamUsageCommand(values: TeamUsageValues, io: Io): Promise<number> {
   if (values.breakdown || values.file !== undefined)
     throw new UsageError("--breakdown and --file read this machine's sessions: leave them out with --database");
+  const { since, until } = checkedPeriod(values);
   const { connectTeam, databaseUrl, teamUsageReport } = await loadTeam();
   let db;
   try {
     db = await connectTeam(databaseUrl(values.database));
     const report = await teamUsageReport(db, {
       by: values.by,
-      ...(values.since ? { since: values.since } : {}),
-      ...(values.until ? { until: values.until } : {}),
+      ...(since ? { since } : {}),
+      ...(until ? { until } : {}),
       ...(values.timezone ? { timeZone: values.timezone } : {}),
       ...(values.machine ? { machine: values.machine } : {}),
     });

@@ -45,12 +45,21 @@ async function oneFileSessions(file: string, values: UsageValues, io: Io): Promi
   return [newStoreSession({ ...at, size }, summarize(read))];
 }
 
-export async function usageCommand(values: UsageValues, io: Io): Promise<number> {
+/** `--since`, `--until` as days, and `--timezone`, checked (a usage error names the flag); the team report's too. */
+export function checkedPeriod(values: { since?: string; until?: string; timezone?: string }): {
+  since: string | undefined;
+  until: string | undefined;
+} {
   const since = checkedDay("since", values.since);
   const until = checkedDay("until", values.until);
   if (since && until && since > until) throw new UsageError(`--since ${since} is after --until ${until}`);
   if (values.timezone !== undefined && !isTimeZone(values.timezone))
     throw new UsageError(`--timezone ${JSON.stringify(values.timezone)} is not a time zone (e.g. UTC, Europe/Berlin)`);
+  return { since, until };
+}
+
+export async function usageCommand(values: UsageValues, io: Io): Promise<number> {
+  const { since, until } = checkedPeriod(values);
   const by = values.by;
   if ((by as string) === "machine") throw new UsageError("--by machine goes with --database (the team database)");
   if (values.breakdown && (by === "model" || by === "session"))

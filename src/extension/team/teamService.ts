@@ -16,6 +16,7 @@ import { formatCount, relativeTime } from "../../protocol/format.js";
 import type { DashboardModel } from "../../protocol/views.js";
 import type { Logger } from "../logging.js";
 import type { SessionService } from "../service.js";
+import { machineNameProblem } from "../../node/team/machineName.js";
 
 /** The SecretStorage key of the connection string. */
 const TEAM_SECRET = "piSessions.teamDatabase";
@@ -27,8 +28,6 @@ export interface TeamSettings {
   redactPaths: boolean;
   syncIntervalMinutes: number;
 }
-
-const MACHINE = /^[\p{L}\p{N}._@-]{1,100}$/u;
 
 export function readTeamSettings(): TeamSettings {
   const c = vscode.workspace.getConfiguration("piSessions.team");
@@ -133,8 +132,8 @@ export class TeamService implements vscode.Disposable {
     this.statusEmitter.fire();
     const team = await loadTeam();
     const settings = readTeamSettings();
-    if (!MACHINE.test(settings.machine))
-      throw new Error(vscode.l10n.t("piSessions.team.machine: letters, digits, . _ @ - only"));
+    const problem = machineNameProblem(settings.machine);
+    if (problem) throw new Error(vscode.l10n.t("piSessions.team.machine {0}: {1}", settings.machine, problem));
     await this.service.ensureStarted();
     await this.service.lib.whenComplete();
     try {

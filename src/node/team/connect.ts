@@ -6,6 +6,7 @@
  * the URL's password and the `PGPASSWORD` variable are scrubbed from any message before it is shown or logged.
  */
 import pg from "pg";
+import { formatDuration } from "../../protocol/format.js";
 import { clientSettings } from "./tls.js";
 
 export interface Queryable {
@@ -24,8 +25,12 @@ export class TeamError extends Error {
 }
 
 const CONNECT_TIMEOUT_MS = 10_000;
-/** A statement that takes longer is cancelled (a sync's batch, a report's query). */
+/**
+ * A statement that takes longer is cancelled by the server (a sync's batch, a report's query); a server that cannot
+ * answer at all (stopped, a network that drops packets) is given up by the client a little later.
+ */
 const STATEMENT_TIMEOUT_MS = 120_000;
+const CLIENT_GRACE_MS = 10_000;
 
 /** The URL a command names, from its option or the environment (undefined: libpq's PG* variables). */
 export function databaseUrl(option: string | undefined, env: NodeJS.ProcessEnv = process.env): string | undefined {
@@ -73,8 +78,10 @@ export function scrub(text: string, url: string | undefined, env: NodeJS.Process
 export async function connectTeam(
   url: string | undefined,
   env: NodeJS.ProcessEnv = process.env,
+  { timeoutMs = STATEMENT_TIMEOUT_MS }: { timeoutMs?: number } = {},
 ): Promise<TeamConnection> {
-  if (!url && !env.PGHOST && !env.PGDATABASE && !env.PGSERVICE)
+  // (PGSERVICE is not enough: `pg` does not read pg_service.conf.)
+  if (!url && !env.PGHOST && !env.PGDATABASE)
     throw new TeamError(
       "no team database: give --database URL, or set PI_SESSIONS_DATABASE_URL or libpq's PG* variables",
     );
@@ -87,8 +94,10 @@ export async function connectTeam(
   }
   const client = new pg.Client({
     ...settings,
-    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-    statement_timeout: STATEMENT_TIMEOUT_MS,
+    connectionTimeoutMillis: Math.min(CONNECT_TIMEOUT_MS, timeoutMs),
+    statement_timeout: timeoutMs,
+    query_timeout: timeoutMs + Math.min(CLIENT_GRACE_MS, timeoutMs),
+    keepAlive: true,
     application_name: "pi-sessions",
   });
   // An error of an idle connection (the server went away) is reported by the next query, not thrown here.
@@ -99,17 +108,32 @@ export async function connectTeam(
     await client.end().catch(() => undefined);
     throw new TeamError(`cannot connect to the team database at ${where}: ${scrub(reasonOf(err), url, env)}`);
   }
+  // After a server that did not answer, the connection is dropped: nothing more is sent on it (not even a ROLLBACK,
+  // which would wait as long again), and ending it does not wait for a goodbye that will not come.
+  let gaveUp: string | null = null;
+  const drop = () =>
+    (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
   return {
     where,
     query: async (text, values) => {
+      if (gaveUp) throw new TeamError(gaveUp);
       try {
         const r = await client.query(text, values);
         return { rows: r.rows as Record<string, unknown>[], rowCount: r.rowCount };
       } catch (err) {
-        throw new TeamError(`the team database at ${where}: ${scrub(reasonOf(err), url, env)}`);
+        const message = `the team database at ${where}: ${scrub(reasonOf(err), url, env)}`;
+        if (/read timeout/i.test(reasonOf(err))) {
+          gaveUp = `the team database at ${where} did not answer within ${formatDuration(timeoutMs)}`;
+          drop();
+          throw new TeamError(gaveUp);
+        }
+        throw new TeamError(message);
       }
     },
-    end: () => client.end().catch(() => undefined),
+    end: async () => {
+      if (gaveUp) return drop();
+      await client.end().catch(() => undefined);
+    },
   };
 }
 

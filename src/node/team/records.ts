@@ -1,13 +1,14 @@
 /**
  * What a machine sends the team database of its store (docs/team.md): a row per session and its usage records,
- * each keyed as it is the same record on every machine. A record a session's own entry carries is keyed by that
- * session's id; a fork's copies of its parent's entries are its parent's, wherever the parent is: on this machine the
- * store's ownership rule says so (`StoreSession.inherited`, as the local report counts them, never sent for the
- * fork), and for a fork whose parent lives on another machine (not listed here) a copy is told by its time, not after
- * the fork was made, and keyed by the parent's id from the fork's header. Nothing of the conversation's text but a
- * session's own name, unless `content`.
+ * each keyed as it is the same record on every machine and in every file that carries it: its entry id, its time
+ * (to the millisecond, as the agent wrote it) and its place among the entry's records. A fork copies its parent's
+ * entries with their ids and times, so a copy, a copy of a copy, made here or on another machine, is the same row.
+ * Who wrote a record (its `own` session) decides its attribution: on this machine the store's ownership rule says so
+ * (`StoreSession.inherited`, as the local report counts them, never sent for the fork); for a fork whose parent is
+ * not listed here, a record not after the fork was made is a copy. Nothing of the conversation's text but a session's
+ * own name, unless `content`.
  */
-import { createHash } from "node:crypto";
+import { createHmac } from "node:crypto";
 import { basename } from "node:path";
 import type { UsageRecord } from "../../core/usage.js";
 import {
@@ -21,7 +22,8 @@ import {
 } from "../store/index.js";
 
 export interface TeamUsage {
-  origin: string;
+  /** The record's time as an ISO string, or `session:<id>` when it has none (then only its session carries it). */
+  stamp: string;
   entryId: string;
   seq: number;
   time: number;
@@ -35,6 +37,8 @@ export interface TeamUsage {
   totalTokens: number;
   cost: number;
   active: boolean;
+  /** Written by this session (not a copy of a parent's): its attribution and numbers are this session's. */
+  own: boolean;
 }
 
 export interface TeamSession {
@@ -59,8 +63,10 @@ export interface TeamSession {
 }
 
 export interface RecordOptions {
-  /** Send project paths as their last folder name, and files as a digest of their path. */
+  /** Send project paths as their last folder name, and files as a keyed digest of their path. */
   redactPaths: boolean;
+  /** The machine's own key for those digests (a plain hash of a guessable path could be confirmed by guessing). */
+  redactionKey?: string;
   /** The conversation's text goes too: titles as listed (a session's first prompt when it has no name). */
   content: boolean;
 }
@@ -74,14 +80,12 @@ function parentIdOf(s: StoreSession): string | null {
   return /_([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/i.exec(raw)?.[1] ?? null;
 }
 
-const digest = (text: string) => createHash("sha256").update(text).digest("hex").slice(0, 24);
-
 /** The records of one session the local report counts, keyed for the team (see above). */
 function teamRecords(s: StoreSession & { summary: { ok: true } }, inResult: ReadonlySet<StoreSession>): TeamUsage[] {
   const sum = s.summary;
   // An OMP subagent whose parent is listed is counted through the parent's task result (usageReport's rule).
   if (sum.subagent && s.parent !== null && inResult.has(s.parent)) return [];
-  const parentId = sum.parentSession && !(s.parent && inResult.has(s.parent)) ? parentIdOf(s) : null;
+  const parentUnlisted = sum.parentSession !== null && !(s.parent && inResult.has(s.parent));
   const out: TeamUsage[] = [];
   let lastEntry = "";
   let seq = 0;
@@ -89,9 +93,9 @@ function teamRecords(s: StoreSession & { summary: { ok: true } }, inResult: Read
     seq = r.entryId === lastEntry ? seq + 1 : 0;
     lastEntry = r.entryId;
     if (s.inherited.has(r.entryId)) return;
-    const copied = parentId !== null && Number.isFinite(r.time) && r.time <= sum.created;
+    const timed = Number.isFinite(r.time);
     out.push({
-      origin: copied ? parentId : sum.id,
+      stamp: timed ? new Date(r.time).toISOString() : `session:${sum.id}`,
       entryId: r.entryId,
       seq,
       time: r.time,
@@ -105,6 +109,7 @@ function teamRecords(s: StoreSession & { summary: { ok: true } }, inResult: Read
       totalTokens: r.totalTokens,
       cost: r.cost,
       active: r.active,
+      own: !(parentUnlisted && timed && r.time <= sum.created),
     });
   });
   return out;
@@ -121,7 +126,7 @@ export function teamSessions(result: readonly StoreSession[], options: RecordOpt
     const root = families.root(s);
     const cwd = sum.cwd;
     out.push({
-      file: options.redactPaths ? redactedFile(s.file) : s.file,
+      file: options.redactPaths ? redactedFile(s.file, options.redactionKey ?? "") : s.file,
       localFile: s.file,
       sessionId: sum.id,
       agent: sum.flavor,
@@ -141,8 +146,9 @@ export function teamSessions(result: readonly StoreSession[], options: RecordOpt
   return out;
 }
 
-/** How a file is named in the database when paths are redacted. */
-export const redactedFile = (file: string) => `redacted:${digest(file)}`;
+/** How a file is named in the database when paths are redacted: an HMAC under the machine's own key. */
+export const redactedFile = (file: string, key: string) =>
+  `redacted:${createHmac("sha256", key).update(file).digest("hex").slice(0, 24)}`;
 
 /** A record's key, the same on every machine. */
-export const recordKey = (r: Pick<TeamUsage, "origin" | "entryId" | "seq">) => `${r.origin}\n${r.entryId}\n${r.seq}`;
+export const recordKey = (r: Pick<TeamUsage, "stamp" | "entryId" | "seq">) => `${r.stamp}\n${r.entryId}\n${r.seq}`;

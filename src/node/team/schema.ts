@@ -34,11 +34,12 @@ const MIGRATIONS: string[] = [
     PRIMARY KEY (machine, file)
   );
   CREATE INDEX sessions_last_activity ON pi_sessions.sessions (last_activity);
-  -- One row per usage record, keyed as it is the same record on every machine: the session that wrote it (a fork's
-  -- copies carry their parent's), its entry id, its place among the entry's records.
+  -- One row per usage record, keyed as it is the same record on every machine and in every file that carries it
+  -- (records.ts): its entry id, its time (or its session when it has none), its place among the entry's records.
+  -- machine, session_id and project are the writer's once its own session sent it (own).
   CREATE TABLE pi_sessions.usage (
-    origin text NOT NULL,
     entry_id text NOT NULL,
+    stamp text NOT NULL,
     seq smallint NOT NULL,
     time timestamptz,
     source text NOT NULL,
@@ -51,10 +52,11 @@ const MIGRATIONS: string[] = [
     total_tokens bigint NOT NULL,
     cost double precision NOT NULL,
     active boolean NOT NULL,
+    own boolean NOT NULL,
     machine text NOT NULL,
     session_id text NOT NULL,
     project text,
-    PRIMARY KEY (origin, entry_id, seq)
+    PRIMARY KEY (entry_id, stamp, seq)
   );
   CREATE INDEX usage_time ON pi_sessions.usage (time);
   CREATE INDEX usage_model ON pi_sessions.usage (provider, model);
@@ -62,14 +64,14 @@ const MIGRATIONS: string[] = [
   CREATE INDEX usage_machine ON pi_sessions.usage (machine, time);
   -- Which machines' files carry each record: a record stays while one does.
   CREATE TABLE pi_sessions.usage_carriers (
-    origin text NOT NULL,
     entry_id text NOT NULL,
+    stamp text NOT NULL,
     seq smallint NOT NULL,
     machine text NOT NULL,
     file text NOT NULL,
-    PRIMARY KEY (machine, file, origin, entry_id, seq)
+    PRIMARY KEY (machine, file, entry_id, stamp, seq)
   );
-  CREATE INDEX usage_carriers_record ON pi_sessions.usage_carriers (origin, entry_id, seq);
+  CREATE INDEX usage_carriers_record ON pi_sessions.usage_carriers (entry_id, stamp, seq);
   -- Conversation text, only from machines that sync with --content: the search index's units.
   CREATE TABLE pi_sessions.texts (
     machine text NOT NULL,

@@ -2,14 +2,16 @@
  * `pi-sessions sync`: push what this machine's store knows to the team database, incrementally and idempotently.
  * A local state file (per database and machine, in the cache dir) remembers what each session file was when it was
  * sent and how many of its records went: an unchanged file sends nothing, a file that only grew sends its new
- * records, any other change sends the file's rows again (its old carriers removed first), and a file gone from the
- * store takes its rows with it. Files go in batches, each one transaction under the machine's advisory lock, the
- * state saved after each commit: a sync stopped at any point (a kill, a network cut) leaves the database as it was
- * after the last whole batch, and the next sync goes on from there. Records are upserted on their natural key
+ * records, any other change sends the file's rows again (its old carriers removed first), and so does a change of
+ * which of its records are its own (a parent deleted or restored here) or of which are on its active branch; a file
+ * deleted from this machine takes its rows with it (one merely not listed, under a root not read this time, stays).
+ * Files go in batches, each one transaction under the machine's advisory lock, the state saved after each commit:
+ * a sync stopped at any point (a kill, a network cut) leaves the database as it was after the last whole batch, and
+ * the next sync goes on from there. Records are upserted on their natural key
  * (records.ts), so syncs from many machines at once never conflict, and a record two machines carry is one row.
  */
-import { createHash } from "node:crypto";
-import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { createHash, randomBytes } from "node:crypto";
+import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { sessionUnits } from "../../core/search/units.js";
 import { ensurePrivateDir } from "../cacheDir.js";
 import { readSessionFile } from "../readSession.js";
@@ -52,6 +54,10 @@ interface FileState {
   content: boolean;
   /** Sent under a digest of its path (`--redact-paths`). */
   redacted: boolean;
+  /** A digest of the entries it copied from a parent listed here (they are the parent's, not sent with it). */
+  inheritedKey: string;
+  /** A digest of which of the records sent are on the active branch. */
+  activeKey: string;
 }
 
 interface State {
@@ -79,6 +85,36 @@ function readState(file: string, database: string, machine: string): State {
   return { database, machine, files: {} };
 }
 
+/**
+ * The machine's own key for redacted file names (`team-redaction.key` in the cache dir, made once, private): a plain
+ * digest of a path would let anyone who guesses the path confirm it.
+ */
+function redactionKey(cacheDir: string): string {
+  const file = join(cacheDir, "team-redaction.key");
+  try {
+    const key = readFileSync(file, "utf8").trim();
+    if (/^[0-9a-f]{64}$/.test(key)) return key;
+  } catch {
+    /* made below */
+  }
+  ensurePrivateDir(cacheDir);
+  const key = randomBytes(32).toString("hex");
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, key, { mode: 0o600 });
+  renameSync(tmp, file);
+  return key;
+}
+
+const digestOf = (text: string) => createHash("sha256").update(text).digest("hex").slice(0, 16);
+const inheritedKeyOf = (s: TeamSession) => `${s.copies.size}:${digestOf([...s.copies].sort().join("\n"))}`;
+const activeKeyOf = (s: TeamSession, n: number) =>
+  digestOf(
+    s.records
+      .slice(0, n)
+      .map((r) => (r.active ? "1" : "0"))
+      .join(""),
+  );
+
 function saveState(file: string, state: State): void {
   ensurePrivateDir(dirname(file));
   const tmp = `${file}.${process.pid}.tmp`;
@@ -101,17 +137,26 @@ export async function syncStore(db: TeamConnection, result: StoreSession[], o: S
   const database = await databaseId(db);
   const stateFile = stateFileOf(o, database);
   const state = o.full ? { database, machine: o.machine, files: {} } : readState(stateFile, database, o.machine);
-  const sessions = teamSessions(result, { redactPaths: o.redactPaths, content: o.content });
+  const key = redactionKey(o.cacheDir);
+  const named = (file: string, redacted: boolean) => (redacted ? redactedFile(file, key) : file);
+  const sessions = teamSessions(result, { redactPaths: o.redactPaths, content: o.content, redactionKey: key });
   const listed = new Set(sessions.map((s) => s.localFile));
   const changed = sessions.filter((s) => {
     const k = state.files[s.localFile];
     return (
-      !k || k.size !== s.sizeBytes || k.mtimeMs !== s.mtimeMs || k.content !== o.content || k.redacted !== o.redactPaths
+      !k ||
+      k.size !== s.sizeBytes ||
+      k.mtimeMs !== s.mtimeMs ||
+      k.content !== o.content ||
+      k.redacted !== o.redactPaths ||
+      k.inheritedKey !== inheritedKeyOf(s) ||
+      k.activeKey !== activeKeyOf(s, k.records)
     );
   });
-  const gone = Object.keys(state.files).filter((f) => !listed.has(f));
+  // Only a file deleted here: one under a folder not read this time (another --agent-dir, a disk not mounted) stays.
+  const gone = Object.keys(state.files).filter((f) => !listed.has(f) && !existsSync(f));
   const out: SyncResult = { sessions: sessions.length, sent: 0, records: 0, texts: 0, removed: 0, batches: 0 };
-  await touchMachine(db, o);
+  await addMachine(db, o);
   const batches = batchesOf(changed);
   if (gone.length) batches.unshift([]);
   let done = 0;
@@ -121,11 +166,11 @@ export async function syncStore(db: TeamConnection, result: StoreSession[], o: S
       await db.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [`pi-sessions:machine:${o.machine}`]);
       if (out.batches === 0)
         for (const file of gone) {
-          await deleteFileRows(db, o.machine, state.files[file]!.redacted ? redactedFile(file) : file, true);
+          await deleteFileRows(db, o.machine, named(file, state.files[file]!.redacted), true);
           out.removed++;
         }
       for (const s of batch) {
-        const sent = await sendSession(db, s, state.files[s.localFile], o);
+        const sent = await sendSession(db, s, state.files[s.localFile], o, named);
         out.records += sent.records;
         out.texts += sent.texts;
         out.sent++;
@@ -144,14 +189,19 @@ export async function syncStore(db: TeamConnection, result: StoreSession[], o: S
     o.onProgress?.(done, changed.length);
   }
   if (!batches.length) saveState(stateFile, state);
+  // Only a sync that completed says the machine synced (the dashboard's "last sync").
+  await db.query("UPDATE pi_sessions.machines SET last_sync = now(), tool_version = $2 WHERE name = $1", [
+    o.machine,
+    o.toolVersion,
+  ]);
   return out;
 }
 
-/** The machine's row: first seen now if new; its last sync now. */
-async function touchMachine(db: TeamConnection, o: SyncOptions): Promise<void> {
+/** The machine's row, first seen now if new (its sessions refer to it). */
+async function addMachine(db: TeamConnection, o: SyncOptions): Promise<void> {
   await db.query(
     "INSERT INTO pi_sessions.machines (name, first_sync, last_sync, tool_version) VALUES ($1, now(), now(), $2) " +
-      "ON CONFLICT (name) DO UPDATE SET last_sync = now(), tool_version = EXCLUDED.tool_version",
+      "ON CONFLICT (name) DO NOTHING",
     [o.machine, o.toolVersion],
   );
 }
@@ -182,6 +232,8 @@ function stateOf(s: TeamSession, o: SyncOptions): FileState {
     lastKey: last ? recordKey(last) : "",
     content: o.content,
     redacted: o.redactPaths,
+    inheritedKey: inheritedKeyOf(s),
+    activeKey: activeKeyOf(s, s.records.length),
   };
 }
 
@@ -191,17 +243,19 @@ async function sendSession(
   s: TeamSession,
   before: FileState | undefined,
   o: SyncOptions,
+  named: (file: string, redacted: boolean) => string,
 ): Promise<{ records: number; texts: number }> {
   const grew =
     before !== undefined &&
     before.content === o.content &&
     before.redacted === o.redactPaths &&
+    before.inheritedKey === inheritedKeyOf(s) &&
+    before.activeKey === activeKeyOf(s, before.records) &&
     s.sizeBytes > before.size &&
     s.records.length >= before.records &&
     (before.records === 0 ? before.lastKey === "" : recordKey(s.records[before.records - 1]!) === before.lastKey);
   // Rows sent before under another name (paths redacted since, or no longer) go with it.
-  if (before && !grew)
-    await deleteFileRows(db, o.machine, before.redacted ? redactedFile(s.localFile) : s.localFile, true);
+  if (before && !grew) await deleteFileRows(db, o.machine, named(s.localFile, before.redacted), true);
   await upsertSession(db, o.machine, s);
   const records = grew ? s.records.slice(before.records) : s.records;
   await upsertUsage(db, o.machine, s, records);

@@ -12,7 +12,7 @@ import { readFileSync } from "node:fs";
 import type { ClientConfig } from "pg";
 import { parse, toClientConfig } from "pg-connection-string";
 
-/** A setting of the connection string that cannot be used (a CA file that cannot be read, an unknown mode). */
+/** A connection string that cannot be used (not a URL, a CA file that cannot be read, an unknown mode). */
 class TlsSettingError extends Error {}
 
 const TLS_PARAMETERS: Record<string, string> = {
@@ -33,7 +33,12 @@ export function clientSettings(url: string | undefined, env: NodeJS.ProcessEnv):
     if (![...fromEnv.keys()].length) return {};
     return { ssl: parsed(`postgres://localhost/?${fromEnv.toString()}`).ssl };
   }
-  if (!/^postgres(ql)?:\/\//i.test(url)) return { connectionString: url };
+  if (/^(\/|socket:)/.test(url)) return { connectionString: url };
+  if (!/^postgres(ql)?:\/\//i.test(url))
+    throw new TlsSettingError(
+      "the connection string is not a postgres:// URL (libpq's key=value form is not read here: " +
+        "write postgres://user@host:port/database?sslmode=…)",
+    );
   return parsed(withEnvironmentDefaults(url, fromEnv));
 }
 

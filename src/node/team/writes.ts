@@ -7,6 +7,9 @@ import type { Queryable } from "./connect.js";
 import type { TeamSession, TeamUsage } from "./records.js";
 
 const time = (ms: number) => (Number.isFinite(ms) ? new Date(ms).toISOString() : null);
+/** PostgreSQL's text holds no NUL: one in a session's name or a model's would refuse the whole batch, for good. */
+const pgText = <T extends string | null>(text: T): T =>
+  text === null ? text : (text.replace(/\0/g, "\uFFFD") as T);
 
 /**
  * Remove what a file of a machine carries: its carriers, and the records no other file carries any more; its texts;
@@ -14,17 +17,17 @@ const time = (ms: number) => (Number.isFinite(ms) ? new Date(ms).toISOString() :
  */
 export async function deleteFileRows(db: Queryable, machine: string, file: string, session: boolean): Promise<void> {
   const gone = await db.query(
-    "DELETE FROM pi_sessions.usage_carriers WHERE machine = $1 AND file = $2 RETURNING origin, entry_id, seq",
+    "DELETE FROM pi_sessions.usage_carriers WHERE machine = $1 AND file = $2 RETURNING entry_id, stamp, seq",
     [machine, file],
   );
   if (gone.rows.length)
     await db.query(
       `DELETE FROM pi_sessions.usage u
-       USING unnest($1::text[], $2::text[], $3::smallint[]) AS g(origin, entry_id, seq)
-       WHERE u.origin = g.origin AND u.entry_id = g.entry_id AND u.seq = g.seq AND NOT EXISTS (
+       USING unnest($1::text[], $2::text[], $3::smallint[]) AS g(entry_id, stamp, seq)
+       WHERE u.entry_id = g.entry_id AND u.stamp = g.stamp AND u.seq = g.seq AND NOT EXISTS (
          SELECT 1 FROM pi_sessions.usage_carriers c
-         WHERE c.origin = g.origin AND c.entry_id = g.entry_id AND c.seq = g.seq)`,
-      [gone.rows.map((r) => r.origin), gone.rows.map((r) => r.entry_id), gone.rows.map((r) => r.seq)],
+         WHERE c.entry_id = g.entry_id AND c.stamp = g.stamp AND c.seq = g.seq)`,
+      [gone.rows.map((r) => r.entry_id), gone.rows.map((r) => r.stamp), gone.rows.map((r) => r.seq)],
     );
   await db.query("DELETE FROM pi_sessions.texts WHERE machine = $1 AND file = $2", [machine, file]);
   if (session) await db.query("DELETE FROM pi_sessions.sessions WHERE machine = $1 AND file = $2", [machine, file]);
@@ -41,15 +44,15 @@ export async function upsertSession(db: Queryable, machine: string, s: TeamSessi
        family_root = EXCLUDED.family_root, entry_count = EXCLUDED.entry_count`,
     [
       machine,
-      s.file,
-      s.sessionId,
+      pgText(s.file),
+      pgText(s.sessionId),
       s.agent,
-      s.project,
-      s.title,
+      pgText(s.project),
+      pgText(s.title),
       time(s.firstActivity),
       time(s.lastActivity),
-      s.parentSessionId,
-      s.familyRoot,
+      pgText(s.parentSessionId),
+      pgText(s.familyRoot),
       s.entryCount,
     ],
   );
@@ -59,31 +62,42 @@ export async function upsertSession(db: Queryable, machine: string, s: TeamSessi
 const CHUNK = 2_000;
 
 /**
- * Upsert records on their natural key, and this file as a carrier of each. A record another machine sent first keeps
- * its row; it is attributed (machine, session, project) to the session that wrote it when that session's own file
- * sends it.
+ * This file as a carrier of each record, then the records upserted on their natural key. A record another file sent
+ * first keeps its row, until the session that wrote it sends it (`own`): then the row is that session's, numbers and
+ * attribution (machine, session, project, whether on its active branch). The carriers go first, so that the
+ * row-level security of docs/team.md can let a machine update only records it carries.
  */
 export async function upsertUsage(db: Queryable, machine: string, s: TeamSession, records: TeamUsage[]): Promise<void> {
   for (let i = 0; i < records.length; i += CHUNK) {
     const rs = records.slice(i, i + CHUNK);
     const col = <T>(f: (r: TeamUsage) => T) => rs.map(f);
+    const [entryIds, stamps, seqs] = [col((r) => pgText(r.entryId)), col((r) => pgText(r.stamp)), col((r) => r.seq)];
     await db.query(
-      `INSERT INTO pi_sessions.usage (origin, entry_id, seq, time, source, provider, model, input, output,
-         cache_read, cache_write, total_tokens, cost, active, machine, session_id, project)
-       SELECT r.*, $15::text, $16::text, $17::text FROM unnest($1::text[], $2::text[], $3::smallint[],
+      `INSERT INTO pi_sessions.usage_carriers (entry_id, stamp, seq, machine, file)
+       SELECT e, t, q, $4, $5 FROM unnest($1::text[], $2::text[], $3::smallint[]) AS r(e, t, q)
+       ON CONFLICT DO NOTHING`,
+      [entryIds, stamps, seqs, machine, pgText(s.file)],
+    );
+    await db.query(
+      `INSERT INTO pi_sessions.usage (entry_id, stamp, seq, time, source, provider, model, input, output,
+         cache_read, cache_write, total_tokens, cost, active, own, machine, session_id, project)
+       SELECT r.*, $16::text, $17::text, $18::text FROM unnest($1::text[], $2::text[], $3::smallint[],
          $4::timestamptz[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::bigint[], $10::bigint[],
-         $11::bigint[], $12::bigint[], $13::float8[], $14::boolean[]) AS r
-       ON CONFLICT (origin, entry_id, seq) DO UPDATE SET machine = EXCLUDED.machine,
-         session_id = EXCLUDED.session_id, project = EXCLUDED.project, active = EXCLUDED.active
-       WHERE EXCLUDED.session_id = EXCLUDED.origin`,
+         $11::bigint[], $12::bigint[], $13::float8[], $14::boolean[], $15::boolean[]) AS r
+       ON CONFLICT (entry_id, stamp, seq) DO UPDATE SET machine = EXCLUDED.machine,
+         session_id = EXCLUDED.session_id, project = EXCLUDED.project, active = EXCLUDED.active, own = true,
+         time = EXCLUDED.time, source = EXCLUDED.source, provider = EXCLUDED.provider, model = EXCLUDED.model,
+         input = EXCLUDED.input, output = EXCLUDED.output, cache_read = EXCLUDED.cache_read,
+         cache_write = EXCLUDED.cache_write, total_tokens = EXCLUDED.total_tokens, cost = EXCLUDED.cost
+       WHERE EXCLUDED.own`,
       [
-        col((r) => r.origin),
-        col((r) => r.entryId),
-        col((r) => r.seq),
+        entryIds,
+        stamps,
+        seqs,
         col((r) => time(r.time)),
-        col((r) => r.source),
-        col((r) => r.provider),
-        col((r) => r.model),
+        col((r) => pgText(r.source)),
+        col((r) => pgText(r.provider)),
+        col((r) => pgText(r.model)),
         col((r) => Math.round(r.input)),
         col((r) => Math.round(r.output)),
         col((r) => Math.round(r.cacheRead)),
@@ -91,16 +105,11 @@ export async function upsertUsage(db: Queryable, machine: string, s: TeamSession
         col((r) => Math.round(r.totalTokens)),
         col((r) => r.cost),
         col((r) => r.active),
+        col((r) => r.own),
         machine,
-        s.sessionId,
-        s.project,
+        pgText(s.sessionId),
+        pgText(s.project),
       ],
-    );
-    await db.query(
-      `INSERT INTO pi_sessions.usage_carriers (origin, entry_id, seq, machine, file)
-       SELECT o, e, q, $4, $5 FROM unnest($1::text[], $2::text[], $3::smallint[]) AS r(o, e, q)
-       ON CONFLICT DO NOTHING`,
-      [col((r) => r.origin), col((r) => r.entryId), col((r) => r.seq), machine, s.file],
     );
   }
 }
@@ -115,15 +124,14 @@ export async function insertTexts(db: Queryable, machine: string, s: TeamSession
         "$8::timestamptz[], $9::text[]) AS u(e, p, r, t, w, x) ON CONFLICT DO NOTHING",
       [
         machine,
-        s.file,
-        s.sessionId,
-        us.map((u) => u.entryId),
+        pgText(s.file),
+        pgText(s.sessionId),
+        us.map((u) => pgText(u.entryId)),
         us.map((u) => u.part),
         us.map((u) => u.role),
-        us.map((u) => u.tool),
+        us.map((u) => pgText(u.tool)),
         us.map((u) => (u.time === null ? null : new Date(u.time).toISOString())),
-        // PostgreSQL's text holds no NUL.
-        us.map((u) => u.text.replace(/\0/g, " ")),
+        us.map((u) => pgText(u.text)),
       ],
     );
   }

@@ -108,7 +108,17 @@ describe("team database: the grants of docs/team.md", function () {
       );
       const deleted = await c.query("DELETE FROM pi_sessions.sessions WHERE machine = 'desk'");
       assert.equal(deleted.rowCount, 0, "no other machine's row");
-      await assert.rejects(c.query("UPDATE pi_sessions.usage SET cost = 0"), /permission denied/);
+      // Another machine's usage: neither taken over nor changed, nor removed while its files carry it.
+      const taken = await c.query(
+        "UPDATE pi_sessions.usage SET machine = 'laptop', active = false, project = 'pwned', cost = 0 " +
+          "WHERE machine = 'desk'",
+      );
+      assert.equal(taken.rowCount, 0, "no other machine's record taken");
+      const dropped = await c.query("DELETE FROM pi_sessions.usage WHERE machine = 'desk'");
+      assert.equal(dropped.rowCount, 0, "no other machine's record removed");
+      const carriers = await c.query("DELETE FROM pi_sessions.usage_carriers WHERE machine = 'desk'");
+      assert.equal(carriers.rowCount, 0, "no other machine's carrier removed");
+      await assert.rejects(c.query("UPDATE pi_sessions.usage SET entry_id = 'x'"), /permission denied/);
       await assert.rejects(c.query("DELETE FROM pi_sessions.meta"), /permission denied/);
     });
     const report = JSON.parse(

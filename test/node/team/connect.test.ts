@@ -1,5 +1,5 @@
-// TLS to the team database, read as libpq reads it (psql's meaning of sslmode), against a real PostgreSQL that offers
-// TLS with a certificate of its own CA for `localhost` only.
+// Connecting to the team database, against a real PostgreSQL: TLS read as libpq reads it (psql's meaning of sslmode),
+// on a server that offers TLS with a certificate of its own CA for `localhost` only; a server that stops answering.
 import * as assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -46,7 +46,7 @@ async function withEnvironment<T>(vars: Record<string, string>, fn: () => Promis
   }
 }
 
-describe("team database: TLS as libpq reads sslmode", function () {
+describe("team database: connecting (TLS as libpq reads sslmode; a server that stops answering)", function () {
   this.timeout(120_000);
   let secure: Server;
   let plain: Server;
@@ -88,11 +88,14 @@ describe("team database: TLS as libpq reads sslmode", function () {
     for (const message of [wrongName, stranger]) assert.ok(!message.includes("s3cret-pass"), message);
   });
 
-  it("a CA file that cannot be read, an unknown mode: one line naming it, before any connection", async () => {
+  it("an unreadable CA file, an unknown mode, a key=value string: one line naming it, before connecting", async () => {
     const missing = join(tmpdir(), "no-such-ca.pem");
     const message = await refusal(at(secure, "localhost", `sslmode=verify-full&sslrootcert=${missing}`));
     assert.match(message, new RegExp(`sslrootcert file ${missing.replace(/\./g, "\\.")} cannot be read \\(ENOENT\\)`));
     assert.match(await refusal(at(secure, "localhost", "sslmode=verify-everything")), /sslmode=verify-everything is/);
+    const keyValue = await refusal(`host=localhost port=${secure.port} user=postgres password=s3cret-pass`);
+    assert.match(keyValue, /is not a postgres:\/\/ URL/);
+    assert.ok(!keyValue.includes("s3cret-pass"), keyValue);
   });
 
   it("libpq's PGSSLMODE and PGSSLROOTCERT are honoured, and the URL's own parameters win over them", async () => {
@@ -134,6 +137,29 @@ describe("team database: TLS as libpq reads sslmode", function () {
       assert.ok(report.total.messages > 0, "the machine's turns arrived");
     } finally {
       rmSync(cache, { recursive: true, force: true });
+    }
+  });
+
+  it("a server that stops answering: given up after the time-out, one line, and nothing more waits on it", async () => {
+    const db = await connectTeam(at(plain, "127.0.0.1", "application_name=x"), process.env, { timeoutMs: 1_500 });
+    const pid = Number((await db.query("SELECT pg_backend_pid() AS pid")).rows[0]!.pid);
+    process.kill(pid, "SIGSTOP");
+    try {
+      const t0 = Date.now();
+      await assert.rejects(db.query("SELECT 1"), (err: Error) => {
+        assert.ok(err instanceof TeamError);
+        assert.match(err.message, /^the team database at postgres@127\.0\.0\.1:\d+\/postgres did not answer within/);
+        assert.ok(!err.message.includes("s3cret-pass"));
+        return true;
+      });
+      assert.ok(Date.now() - t0 < 20_000, "given up, not waiting for ever");
+      // A ROLLBACK after it is refused at once; ending does not wait for the server.
+      const t1 = Date.now();
+      await assert.rejects(db.query("ROLLBACK"), /did not answer/);
+      await db.end();
+      assert.ok(Date.now() - t1 < 5_000, "nothing more waits on the stopped server");
+    } finally {
+      process.kill(pid, "SIGCONT");
     }
   });
 });
