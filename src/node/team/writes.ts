@@ -8,8 +8,7 @@ import type { TeamSession, TeamUsage } from "./records.js";
 
 const time = (ms: number) => (Number.isFinite(ms) ? new Date(ms).toISOString() : null);
 /** PostgreSQL's text holds no NUL: one in a session's name or a model's would refuse the whole batch, for good. */
-const pgText = <T extends string | null>(text: T): T =>
-  text === null ? text : (text.replace(/\0/g, "\uFFFD") as T);
+const pgText = <T extends string | null>(text: T): T => (text === null ? text : (text.replace(/\0/g, "\uFFFD") as T));
 
 /**
  * Remove what a file of a machine carries: its carriers, and the records no other file carries any more; its texts;
