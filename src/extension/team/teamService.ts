@@ -132,11 +132,12 @@ export class TeamService implements vscode.Disposable {
     this.statusEmitter.fire();
     const team = await loadTeam();
     const settings = readTeamSettings();
-    const problem = machineNameProblem(settings.machine);
-    if (problem) throw new Error(vscode.l10n.t("piSessions.team.machine {0}: {1}", settings.machine, problem));
     await this.service.ensureStarted();
     await this.service.lib.whenComplete();
     try {
+      // Inside: a machine name that cannot be used is a failed sync, in the status bar like any other.
+      const problem = machineNameProblem(settings.machine);
+      if (problem) throw new Error(vscode.l10n.t("piSessions.team.machine {0}: {1}", settings.machine, problem));
       const db = await team.connectTeam(url, this.env);
       this.status.where = db.where;
       try {

@@ -19,6 +19,7 @@ import { dirname, join } from "node:path";
 import type { StoreSession } from "../store/index.js";
 import type { TeamConnection } from "./connect.js";
 import { recordKey, redactedFile, type TeamSession, teamSessions } from "./records.js";
+import { pgKey } from "./pgText.js";
 import { migrate } from "./schema.js";
 import { deleteFileRows, insertTexts, upsertSession, upsertUsage } from "./writes.js";
 
@@ -153,10 +154,11 @@ export async function syncStore(db: TeamConnection, result: StoreSession[], o: S
       k.activeKey !== activeKeyOf(s, k.records)
     );
   });
-  // Only a file deleted here: one under a folder not read this time (another --agent-dir, a disk not mounted) stays.
-  const gone = Object.keys(state.files).filter((f) => !listed.has(f) && !existsSync(f));
   const out: SyncResult = { sessions: sessions.length, sent: 0, records: 0, texts: 0, removed: 0, batches: 0 };
   await addMachine(db, o);
+  // What the database holds of this machine, whatever the state says (it may be lost, stale or --full).
+  const held = await machineFiles(db, o.machine);
+  const gone = goneFiles(held, sessions, state, o.redactPaths, named);
   const batches = batchesOf(changed);
   if (gone.length) batches.unshift([]);
   let done = 0;
@@ -166,11 +168,11 @@ export async function syncStore(db: TeamConnection, result: StoreSession[], o: S
       await db.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [`pi-sessions:machine:${o.machine}`]);
       if (out.batches === 0)
         for (const file of gone) {
-          await deleteFileRows(db, o.machine, named(file, state.files[file]!.redacted), true);
+          await deleteFileRows(db, o.machine, file, true);
           out.removed++;
         }
       for (const s of batch) {
-        const sent = await sendSession(db, s, state.files[s.localFile], o, named);
+        const sent = await sendSession(db, s, state.files[s.localFile], o, named, held.has(pgKey(s.file)));
         out.records += sent.records;
         out.texts += sent.texts;
         out.sent++;
@@ -181,7 +183,8 @@ export async function syncStore(db: TeamConnection, result: StoreSession[], o: S
       throw err;
     }
     // Committed: the state says so (a sync stopped before this line sends the batch again, to the same rows).
-    if (out.batches === 0) for (const file of gone) delete state.files[file];
+    if (out.batches === 0)
+      for (const file of Object.keys(state.files)) if (!listed.has(file) && !existsSync(file)) delete state.files[file];
     for (const s of batch) state.files[s.localFile] = stateOf(s, o);
     saveState(stateFile, state);
     out.batches++;
@@ -195,6 +198,41 @@ export async function syncStore(db: TeamConnection, result: StoreSession[], o: S
     o.toolVersion,
   ]);
   return out;
+}
+
+/** The session files the database holds for this machine, as named there. */
+async function machineFiles(db: TeamConnection, machine: string): Promise<Set<string>> {
+  const r = await db.query("SELECT file FROM pi_sessions.sessions WHERE machine = $1", [machine]);
+  return new Set(r.rows.map((row) => String(row.file)));
+}
+
+/**
+ * The database's files of this machine to remove: a path neither listed nor on disk any more (one under a folder not
+ * read this time stays), a path listed but sent redacted now, a redacted name of no listed file and of no file the
+ * state knows that still exists (the key cannot be undone, so an unknown one is taken as gone).
+ */
+function goneFiles(
+  held: Set<string>,
+  sessions: TeamSession[],
+  state: State,
+  redactPaths: boolean,
+  named: (file: string, redacted: boolean) => string,
+): string[] {
+  const listedNames = new Set(sessions.map((s) => pgKey(s.file)));
+  const listedPaths = new Set(sessions.map((s) => s.localFile));
+  // A long path is held under a key (pgText.ts): back to the path, for the ones this machine knows.
+  const pathOf = new Map([...listedPaths, ...Object.keys(state.files)].map((f) => [pgKey(f), f]));
+  const knownRedacted = new Set(
+    Object.keys(state.files)
+      .filter((f) => !listedPaths.has(f) && existsSync(f))
+      .map((f) => named(f, true)),
+  );
+  return [...held].filter((f) => {
+    if (listedNames.has(f)) return false;
+    if (f.startsWith("redacted:")) return !knownRedacted.has(f);
+    const path = pathOf.get(f) ?? f;
+    return listedPaths.has(path) ? redactPaths : !existsSync(path);
+  });
 }
 
 /** The machine's row, first seen now if new (its sessions refer to it). */
@@ -244,6 +282,8 @@ async function sendSession(
   before: FileState | undefined,
   o: SyncOptions,
   named: (file: string, redacted: boolean) => string,
+  /** The database has rows of this file already (the state may not know it: lost, or --full). */
+  held: boolean,
 ): Promise<{ records: number; texts: number }> {
   const grew =
     before !== undefined &&
@@ -256,6 +296,7 @@ async function sendSession(
     (before.records === 0 ? before.lastKey === "" : recordKey(s.records[before.records - 1]!) === before.lastKey);
   // Rows sent before under another name (paths redacted since, or no longer) go with it.
   if (before && !grew) await deleteFileRows(db, o.machine, named(s.localFile, before.redacted), true);
+  else if (!before && held) await deleteFileRows(db, o.machine, s.file, true);
   await upsertSession(db, o.machine, s);
   const records = grew ? s.records.slice(before.records) : s.records;
   await upsertUsage(db, o.machine, s, records);
@@ -264,7 +305,8 @@ async function sendSession(
     const read = await readSessionFile(s.localFile, { validate: false });
     if (read.ok) {
       const units = sessionUnits(read.session, s.copies);
-      if (grew) await db.query("DELETE FROM pi_sessions.texts WHERE machine = $1 AND file = $2", [o.machine, s.file]);
+      if (grew)
+        await db.query("DELETE FROM pi_sessions.texts WHERE machine = $1 AND file = $2", [o.machine, pgKey(s.file)]);
       texts = await insertTexts(db, o.machine, s, units);
     }
   }

@@ -4,11 +4,15 @@
  */
 import type { TextUnit } from "../../core/search/units.js";
 import type { Queryable } from "./connect.js";
+import { pgKey, pgText } from "./pgText.js";
 import type { TeamSession, TeamUsage } from "./records.js";
 
-const time = (ms: number) => (Number.isFinite(ms) ? new Date(ms).toISOString() : null);
-/** PostgreSQL's text holds no NUL: one in a session's name or a model's would refuse the whole batch, for good. */
-const pgText = <T extends string | null>(text: T): T => (text === null ? text : (text.replace(/\0/g, "\uFFFD") as T));
+/** PostgreSQL's timestamps span the years 1 to 9999 (and more, but not JavaScript's signed six-digit years). */
+const FIRST_MS = Date.parse("0001-01-01T00:00:00.000Z");
+const LAST_MS = Date.parse("9999-12-31T23:59:59.999Z");
+/** A time PostgreSQL takes, else none: one out of its range would refuse the whole batch, for good. */
+const time = (ms: number) =>
+  Number.isFinite(ms) && ms >= FIRST_MS && ms <= LAST_MS ? new Date(ms).toISOString() : null;
 
 /**
  * Remove what a file of a machine carries: its carriers, and the records no other file carries any more; its texts;
@@ -17,19 +21,31 @@ const pgText = <T extends string | null>(text: T): T => (text === null ? text : 
 export async function deleteFileRows(db: Queryable, machine: string, file: string, session: boolean): Promise<void> {
   const gone = await db.query(
     "DELETE FROM pi_sessions.usage_carriers WHERE machine = $1 AND file = $2 RETURNING entry_id, stamp, seq",
-    [machine, file],
+    [machine, pgKey(file)],
   );
-  if (gone.rows.length)
+  if (gone.rows.length) {
+    const keys = [gone.rows.map((r) => r.entry_id), gone.rows.map((r) => r.stamp), gone.rows.map((r) => r.seq)];
+    // Lock the records first: another machine adding a carrier of one (its transaction holds the row) is waited for,
+    // and the removal below, a statement of its own, then sees that carrier committed and keeps the record.
+    await db.query(
+      `SELECT 1 FROM pi_sessions.usage u
+       JOIN unnest($1::text[], $2::text[], $3::smallint[]) AS g(entry_id, stamp, seq)
+         ON u.entry_id = g.entry_id AND u.stamp = g.stamp AND u.seq = g.seq
+       ORDER BY u.entry_id, u.stamp, u.seq FOR UPDATE OF u`,
+      keys,
+    );
     await db.query(
       `DELETE FROM pi_sessions.usage u
        USING unnest($1::text[], $2::text[], $3::smallint[]) AS g(entry_id, stamp, seq)
        WHERE u.entry_id = g.entry_id AND u.stamp = g.stamp AND u.seq = g.seq AND NOT EXISTS (
          SELECT 1 FROM pi_sessions.usage_carriers c
          WHERE c.entry_id = g.entry_id AND c.stamp = g.stamp AND c.seq = g.seq)`,
-      [gone.rows.map((r) => r.entry_id), gone.rows.map((r) => r.stamp), gone.rows.map((r) => r.seq)],
+      keys,
     );
-  await db.query("DELETE FROM pi_sessions.texts WHERE machine = $1 AND file = $2", [machine, file]);
-  if (session) await db.query("DELETE FROM pi_sessions.sessions WHERE machine = $1 AND file = $2", [machine, file]);
+  }
+  await db.query("DELETE FROM pi_sessions.texts WHERE machine = $1 AND file = $2", [machine, pgKey(file)]);
+  if (session)
+    await db.query("DELETE FROM pi_sessions.sessions WHERE machine = $1 AND file = $2", [machine, pgKey(file)]);
 }
 
 export async function upsertSession(db: Queryable, machine: string, s: TeamSession): Promise<void> {
@@ -43,15 +59,15 @@ export async function upsertSession(db: Queryable, machine: string, s: TeamSessi
        family_root = EXCLUDED.family_root, entry_count = EXCLUDED.entry_count`,
     [
       machine,
-      pgText(s.file),
-      pgText(s.sessionId),
+      pgKey(s.file),
+      pgKey(s.sessionId),
       s.agent,
-      pgText(s.project),
+      pgKey(s.project),
       pgText(s.title),
       time(s.firstActivity),
       time(s.lastActivity),
-      pgText(s.parentSessionId),
-      pgText(s.familyRoot),
+      pgKey(s.parentSessionId),
+      pgKey(s.familyRoot),
       s.entryCount,
     ],
   );
@@ -70,12 +86,12 @@ export async function upsertUsage(db: Queryable, machine: string, s: TeamSession
   for (let i = 0; i < records.length; i += CHUNK) {
     const rs = records.slice(i, i + CHUNK);
     const col = <T>(f: (r: TeamUsage) => T) => rs.map(f);
-    const [entryIds, stamps, seqs] = [col((r) => pgText(r.entryId)), col((r) => pgText(r.stamp)), col((r) => r.seq)];
+    const [entryIds, stamps, seqs] = [col((r) => pgKey(r.entryId)), col((r) => pgKey(r.stamp)), col((r) => r.seq)];
     await db.query(
       `INSERT INTO pi_sessions.usage_carriers (entry_id, stamp, seq, machine, file)
        SELECT e, t, q, $4, $5 FROM unnest($1::text[], $2::text[], $3::smallint[]) AS r(e, t, q)
        ON CONFLICT DO NOTHING`,
-      [entryIds, stamps, seqs, machine, pgText(s.file)],
+      [entryIds, stamps, seqs, machine, pgKey(s.file)],
     );
     await db.query(
       `INSERT INTO pi_sessions.usage (entry_id, stamp, seq, time, source, provider, model, input, output,
@@ -95,8 +111,8 @@ export async function upsertUsage(db: Queryable, machine: string, s: TeamSession
         seqs,
         col((r) => time(r.time)),
         col((r) => pgText(r.source)),
-        col((r) => pgText(r.provider)),
-        col((r) => pgText(r.model)),
+        col((r) => pgKey(r.provider)),
+        col((r) => pgKey(r.model)),
         col((r) => Math.round(r.input)),
         col((r) => Math.round(r.output)),
         col((r) => Math.round(r.cacheRead)),
@@ -106,8 +122,8 @@ export async function upsertUsage(db: Queryable, machine: string, s: TeamSession
         col((r) => r.active),
         col((r) => r.own),
         machine,
-        pgText(s.sessionId),
-        pgText(s.project),
+        pgKey(s.sessionId),
+        pgKey(s.project),
       ],
     );
   }
@@ -123,9 +139,9 @@ export async function insertTexts(db: Queryable, machine: string, s: TeamSession
         "$8::timestamptz[], $9::text[]) AS u(e, p, r, t, w, x) ON CONFLICT DO NOTHING",
       [
         machine,
-        pgText(s.file),
-        pgText(s.sessionId),
-        us.map((u) => pgText(u.entryId)),
+        pgKey(s.file),
+        pgKey(s.sessionId),
+        us.map((u) => pgKey(u.entryId)),
         us.map((u) => u.part),
         us.map((u) => u.role),
         us.map((u) => pgText(u.tool)),

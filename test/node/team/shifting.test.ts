@@ -276,4 +276,58 @@ describe("team database: a store that shifts (forks of forks, parents deleted, b
       assert.match(r.err, said);
     }
   });
+
+  it("a lost state, or --full: a file deleted here still goes, and a file's records it no longer has", async () => {
+    const url = await newDatabase(server, "lost");
+    const bFile = join(sessionsOf(m1), B_FILE);
+    const bText = readFileSync(bFile, "utf8");
+    await sync(url, join(home, "l1"), m1, "one");
+    unlinkSync(bFile);
+    try {
+      // The state is gone (a cleared cache): the database still says which files this machine sent.
+      assert.equal((await sync(url, join(home, "l2"), m1, "one")).removed, 1);
+      assertSameTotals(await team(url), await local(m1, join(home, "l2")), "state lost");
+    } finally {
+      writeFileSync(bFile, bText);
+    }
+    await sync(url, join(home, "l2"), m1, "one");
+    // B cut back to its copies (its own turn gone), then --full (which starts from no state).
+    writeFileSync(bFile, `${bText.trimEnd().split("\n").slice(0, -1).join("\n")}\n`);
+    try {
+      const r = await cli(
+        { PI_SESSIONS_DATABASE_URL: url, PI_SESSIONS_CACHE_DIR: join(home, "l2") },
+        "sync",
+        "--agent-dir",
+        m1,
+        "--machine",
+        "one",
+        "--full",
+      );
+      assert.equal(r.code, 0, r.err);
+      assertSameTotals(await team(url), await local(m1, join(home, "l2")), "--full after a rewrite");
+    } finally {
+      writeFileSync(bFile, bText);
+    }
+  });
+
+  it("values PostgreSQL would refuse: a time out of its range, a 3 KB model name and entry id", async () => {
+    const url = await newDatabase(server, "hostile");
+    const cache = join(home, "h1");
+    const file = join(sessionsOf(m1), B_FILE);
+    const before = readFileSync(file, "utf8");
+    const ancient = assistant("b0000003", "b0000001", "0000-06-01T00:00:00.000Z", 0.001, 100);
+    const long = assistant("x".repeat(3_000), "b0000003", "2026-11-25T10:02:00.000Z", 0.002, 200);
+    long.message.model = "m".repeat(3_000);
+    appendFileSync(file, `${JSON.stringify(ancient)}\n${JSON.stringify(long)}\n`);
+    try {
+      await sync(url, cache, m1, "one");
+      assertSameTotals(await team(url), await local(m1, cache), "every record arrived");
+      // Idempotent: the same keys again.
+      assert.deepEqual((await sync(url, cache, m1, "one")).sent, 0);
+      assert.equal((await sync(url, join(home, "h2"), m1, "one")).removed, 0, "a long key is still this file's");
+      assertSameTotals(await team(url), await local(m1, cache), "after a sync without state");
+    } finally {
+      writeFileSync(file, before);
+    }
+  });
 });
