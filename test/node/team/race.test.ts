@@ -1,7 +1,7 @@
 // Two machines at once on one record, on a real PostgreSQL: machine A removes the last file of its own that carries a
 // record while machine B, in a transaction still open, adds its copy of it. The record must stay (B carries it).
 import * as assert from "node:assert/strict";
-import { connectTeam, type TeamConnection } from "../../../src/node/team/connect.js";
+import { connectTeam } from "../../../src/node/team/connect.js";
 import type { TeamSession, TeamUsage } from "../../../src/node/team/records.js";
 import { migrate } from "../../../src/node/team/schema.js";
 import { deleteFileRows, upsertSession, upsertUsage } from "../../../src/node/team/writes.js";
@@ -53,7 +53,7 @@ describe("team database: two machines at once on one record", function () {
 
   it("A removes its last carrier while B's open transaction adds one: the record stays, carried by B", async () => {
     const url = await newDatabase(server, "race");
-    const [a, b, check]: TeamConnection[] = await Promise.all([connectTeam(url), connectTeam(url), connectTeam(url)]);
+    const [a, b, check] = await Promise.all([connectTeam(url), connectTeam(url), connectTeam(url)]);
     try {
       await migrate(a);
       await a.query("INSERT INTO pi_sessions.machines VALUES ('A', now(), now(), ''), ('B', now(), now(), '')");
