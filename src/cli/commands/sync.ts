@@ -17,7 +17,10 @@ export function defineSync(program: Command, { io, version, done }: CliContext):
         ),
     )
       .option("--database <url>", "the team database (else $PI_SESSIONS_DATABASE_URL, else libpq's PG* variables)")
-      .option("--machine <name>", "this machine's name in the database (default: the host name)")
+      .option(
+        "--machine <name>",
+        "this machine's name in the database (default: the host name; letters, digits, . _ @ -, ≤ 63 bytes)",
+      )
       .option(
         "--content",
         "also send the conversation's text (prompts, replies, tool calls, summaries) for team search",
