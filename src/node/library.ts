@@ -12,6 +12,7 @@ import type { SessionRoot } from "./roots.js";
 import {
   belongsToWorkspace,
   computeOwnership,
+  computeOwnershipInSlices,
   discover,
   FamilyIndex,
   lastActivity,
@@ -112,18 +113,21 @@ export class SessionLibrary {
       else this.leftOut.set(s.file, stamp(s.sizeBytes, s.mtimeMs));
     }
     for (const file of this.trackers.keys()) if (!next.has(file)) this.trackers.delete(file);
+    this.preferLive(next);
+    // Linked before they are shown, in slices: an editor's event loop is not held for the whole listing.
+    await new Promise<void>((r) => setImmediate(r));
+    await this.relinkInSlices([...next.values()]);
     this.sessionsByFile = next;
-    this.preferLive();
-    this.relink();
     this.loaded = Promise.resolve();
     // A new load replaces the background pass of the one before (its workers stop; it updates nothing).
     this.pass?.abort();
     const pass = (this.pass = new AbortController());
     this.completion = store.partial.length
-      ? store.complete(undefined, pass.signal).then(() => {
+      ? store.complete(undefined, pass.signal).then(async () => {
           if (pass.signal.aborted) return;
           this.preferLive();
-          this.relink();
+          await this.relinkInSlices([...this.sessionsByFile.values()]);
+          if (pass.signal.aborted) return;
           this.options.onComplete?.();
         })
       : Promise.resolve();
@@ -135,9 +139,9 @@ export class SessionLibrary {
   }
 
   /** A session followed live is newer than the cache's (or the background pass's) view of it. */
-  private preferLive(): void {
+  private preferLive(sessions = this.sessionsByFile): void {
     for (const [file, tracker] of this.trackers) {
-      const s = this.sessionsByFile.get(file);
+      const s = sessions.get(file);
       try {
         if (s && tracker.sizeBytes === s.sizeBytes) s.summary = summarize(tracker.result());
       } catch (err) {
@@ -160,6 +164,14 @@ export class SessionLibrary {
     const all = [...this.sessionsByFile.values()];
     linkLineage(all, this.options.roots);
     computeOwnership(all);
+  }
+
+  /** `relink` of a whole listing: ownership computed in slices, then set at once. */
+  private async relinkInSlices(all: StoreSession[]): Promise<void> {
+    linkLineage(all, this.options.roots);
+    await computeOwnershipInSlices(all);
+    this.projectList = null;
+    this.familyIndex = null;
   }
 
   get sessions(): StoreSession[] {

@@ -21,8 +21,17 @@ import {
 import type { UsageRecord } from "../../core/usage.js";
 import { ensurePrivateDir } from "../cacheDir.js";
 import { reviveTimes, timeOf } from "./cacheTimes.js";
-import { checksum, type LineText, lineText, readHead, recoverDetails } from "./cacheLines.js";
+import {
+  checksum,
+  type EncodedLine,
+  encodeInPieces,
+  type LineText,
+  lineText,
+  readHead,
+  recoverDetails,
+} from "./cacheLines.js";
 import type { SessionRoot } from "../roots.js";
+import { slicer } from "./fs.js";
 
 export { packSummary, type PackedSummary } from "../../core/summaryPack.js";
 
@@ -193,9 +202,10 @@ export function unpackSummary(
  * 12: a fork's naming facts in the listing (`laterPrompt`, `lastPrompt`, `nameTime`); details lines hold their JSON
  * as is (not a JSON string of it); file touches on lines of their own. 13: pi 1.6's usage records (`usage` entries,
  * branch summaries' and tool results' own usage), which summaries cached before did not hold. 14: pi 1.6's nested
- * calls as file touches. 16: an index of the details lines, which are read when used (issue #38).
+ * calls as file touches. 16: an index of the details lines, which are read when used (issue #38). 17: the listing in
+ * lines of 500 entries (parsed with the event loop let run between them).
  */
-const CACHE_VERSION = 16;
+const CACHE_VERSION = 17;
 
 /** Saves started by this process (each writes its own temporary file). */
 let saves = 0;
@@ -231,7 +241,10 @@ export class MetadataCache {
       const head = await readHead<StoredEntry>(file, CACHE_VERSION);
       if (!head) return cache;
       const { listing, index, detailsAt } = head;
+      // Unpacking 8,000 entries takes about 100 ms: in slices, so that an editor's event loop is never held that long.
+      const tick = slicer(256);
       for (const [k, e] of Object.entries(listing)) {
+        await tick();
         const detail = lineText(file, index, detailsAt, e.d, e.c, () => recoverDetails(k).detail);
         const touches = lineText(file, index, detailsAt, e.t, e.tc, () => recoverDetails(k).touches);
         if (!detail || !touches) continue; // damaged: dropped, read again
@@ -304,25 +317,32 @@ export class MetadataCache {
     const tmp = `${this.file}.${process.pid}.${++saves}.tmp`;
     const entries: Record<string, StoredEntry> = {};
     /** The details lines in file order, made when written; their numbers and checksums fill the listing first. */
-    const lines: Buffer[] = [];
+    const lines: EncodedLine[] = [];
+    // And after every few MB of small lines (8,000 of them held the event loop for 100 ms at once).
+    let madeSinceYield = 0;
     for (const [k, e] of this.entries) {
       const { summary, detail, touches } = storedForm(e);
       const stored: StoredEntry = { size: e.size, mtimeNs: e.mtimeNs, summary };
-      // A packed detail is one line of JSON (JSON.stringify writes no raw newline).
+      // A packed detail is one line of JSON (JSON.stringify writes no raw newline), encoded in pieces with the event
+      // loop let run between them (see encodeInPieces).
       if (detail !== undefined) {
-        const bytes = Buffer.from(detail, "utf8");
-        stored.d = lines.push(bytes) - 1;
-        stored.c = checksum(bytes);
+        const line = await encodeInPieces(detail);
+        stored.d = lines.push(line) - 1;
+        stored.c = line.sum;
       }
       if (touches !== undefined) {
-        const bytes = Buffer.from(touches, "utf8");
-        stored.t = lines.push(bytes) - 1;
-        stored.tc = checksum(bytes);
+        const line = await encodeInPieces(touches);
+        stored.t = lines.push(line) - 1;
+        stored.tc = line.sum;
       }
       entries[k] = stored;
-      if (detail !== undefined && detail.length > 1 << 20) await yieldNow();
+      madeSinceYield += (detail?.length ?? 0) + (touches?.length ?? 0) + 512;
+      if (madeSinceYield > 2 << 20) {
+        madeSinceYield = 0;
+        await yieldNow();
+      }
     }
-    const listing = Buffer.from(JSON.stringify({ entries }), "utf8");
+    const listing = await listingLines(entries);
     // Where each details line starts, from the first one's start (each line ends with its newline).
     const starts: [number, number][] = [];
     for (let i = 0, at = 0; i < lines.length; at += lines[i]!.length + 1, i++) starts.push([at, lines[i]!.length]);
@@ -344,8 +364,8 @@ export class MetadataCache {
       await handle.write(Buffer.from("\n"));
       const newline = Buffer.from("\n");
       for (let i = 0; i < lines.length; i++) {
-        await handle.writev([lines[i]!, newline]);
-        lines[i] = EMPTY; // written: let it go
+        await handle.writev([...lines[i]!.pieces, newline]);
+        lines[i] = WRITTEN; // let it go
       }
     } finally {
       await handle.close();
@@ -355,7 +375,23 @@ export class MetadataCache {
   }
 }
 
-const EMPTY = Buffer.alloc(0);
+const WRITTEN: EncodedLine = { pieces: [], length: 0, sum: 0 };
+/** Entries per listing line: each is decoded and parsed (and made) with the event loop let run between them. */
+const LISTING_LINE_ENTRIES = 500;
+const NEWLINE = Buffer.from("\n");
+
+/** The listing as lines of `{"entries":{…}}`, joined by newlines (one checksum covers them all). */
+async function listingLines(entries: Record<string, StoredEntry>): Promise<Buffer> {
+  const keys = Object.keys(entries);
+  const lines: Buffer[] = [];
+  for (let i = 0; i < keys.length || i === 0; i += LISTING_LINE_ENTRIES) {
+    const part: Record<string, StoredEntry> = {};
+    for (const k of keys.slice(i, i + LISTING_LINE_ENTRIES)) part[k] = entries[k]!;
+    if (lines.length) await yieldNow();
+    lines.push(Buffer.from(JSON.stringify({ entries: part }), "utf8"));
+  }
+  return Buffer.concat(lines.flatMap((l, i) => (i ? [NEWLINE, l] : [l])));
+}
 const yieldNow = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** A cache entry as the file stores it: its listing part, and its details and touches lines when it has them. */

@@ -9,7 +9,7 @@ export { type DiscoveredFile, discover, type Placement, placeFile } from "./disc
 export { FamilyIndex, firstOwnPrompt } from "./families.js";
 export { realFs, type StoreFs } from "./fs.js";
 export { forkFactsOf } from "./forkOf.js";
-export { belongsToWorkspace, computeOwnership, inWorkspace, linkLineage } from "./lineage.js";
+export { belongsToWorkspace, computeOwnership, computeOwnershipInSlices, inWorkspace, linkLineage } from "./lineage.js";
 export { loadStore, type Store, type StoreOptions } from "./load.js";
 export * from "./storeSession.js";
 export { summarizeFileSync } from "./summarizeFile.js";

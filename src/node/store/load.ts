@@ -279,6 +279,8 @@ async function load(options: StoreOptions, early: EarlyWorkers | undefined): Pro
   run.cache.retain(new Set(files.map((f) => f.file)));
   if (run.cache.refusal) run.errors.push({ path: options.cacheFile ?? "", message: run.cache.refusal });
   await run.save();
+  // A turn of the event loop between the listing and its lineage (an editor's loop is not held for both).
+  await new Promise<void>((r) => setImmediate(r));
   linkLineage(run.sessions, options.roots);
   // Oh My Pi keeps titles (and recaps) of its sessions outside their files.
   if (options.ompHistory) await attachOmpHistory(run.sessions);
