@@ -40,7 +40,7 @@ describe("the store in slices: a long listing, long lines, ownership", function 
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  it("a listing of 1,200 entries is saved on three lines and read back whole; a damaged one drops the cache", async () => {
+  it("1,200 entries: a listing of three lines, read back whole; a damaged line drops the cache", async () => {
     const cacheFile = join(dir, "cache.json");
     const cold = await loadStore({ roots, cacheFile });
     const truth = usageReport(cold.sessions, { by: "session" });
