@@ -3,9 +3,17 @@
  * `--database`. The database code (with the `pg` client) is loaded only when one of these runs (`loadTeam`).
  */
 import { hostname } from "node:os";
-import { formatCost, formatCount, formatDateTime, formatRowCost, oneLine, truncate } from "../protocol/format.js";
+import {
+  formatCost,
+  formatCount,
+  formatDateTime,
+  formatDuration,
+  formatRowCost,
+  oneLine,
+  truncate,
+} from "../protocol/format.js";
 import { cacheDir } from "../node/cacheDir.js";
-import type { TeamGroupBy } from "../node/team/index.js";
+import type { TeamConnection, TeamGroupBy } from "../node/team/index.js";
 import { loadTeam } from "../node/team/load.js";
 import { machineNameProblem } from "../node/team/machineName.js";
 import { computeOwnership } from "../node/store/index.js";
@@ -23,23 +31,34 @@ interface SyncValues extends StoreValues {
   progress?: boolean;
 }
 
-/** A failure of the database as one line and the exit code (nothing of the store changes). */
-function failed(err: unknown, io: Io): number {
-  if (err instanceof Error && (err.name === "TeamError" || err.name === "SchemaError")) {
-    text(io).err(`pi-sessions: ${err.message}`);
-    return EXIT_REJECTED;
+type Team = Awaited<ReturnType<typeof loadTeam>>;
+
+/**
+ * Run a command on the team database `database` names (else the environment's): connected, then ended whatever
+ * happens; a failure of the database is one line and the exit code (nothing of the store changes).
+ */
+async function onTeamDatabase(
+  database: string | undefined,
+  io: Io,
+  fn: (db: TeamConnection, team: Team) => Promise<number>,
+): Promise<number> {
+  const team = await loadTeam();
+  try {
+    return await team.withTeam(team.databaseUrl(database), process.env, (db) => fn(db, team));
+  } catch (err) {
+    if (err instanceof Error && (err.name === "TeamError" || err.name === "SchemaError")) {
+      text(io).err(`pi-sessions: ${err.message}`);
+      return EXIT_REJECTED;
+    }
+    throw err;
   }
-  throw err;
 }
 
 export async function syncCommand(values: SyncValues, version: string, io: Io): Promise<number> {
   const machine = values.machine ?? hostname();
   const problem = machineNameProblem(machine);
   if (problem) throw new UsageError(`--machine ${JSON.stringify(machine)}: ${problem}`);
-  const { connectTeam, databaseUrl, migrate, syncStore } = await loadTeam();
-  let db;
-  try {
-    db = await connectTeam(databaseUrl(values.database));
+  return onTeamDatabase(values.database, io, async (db, { migrate, syncStore }) => {
     if (values.init) {
       const { from, to } = await migrate(db);
       text(io).err(from === to ? `the schema of ${db.where} is current (version ${to})` : `schema ${from} → ${to}`);
@@ -57,20 +76,17 @@ export async function syncCommand(values: SyncValues, version: string, io: Io): 
       full: values.full === true,
       ...(values.progress ? { onProgress: (d: number, t: number) => io.err(`syncing sessions: ${d} of ${t}`) } : {}),
     });
-    const seconds = (performance.now() - t0) / 1000;
+    const ms = performance.now() - t0;
+    const seconds = ms / 1000;
     if (values.json) io.out(JSON.stringify({ machine, database: db.where, ...r, seconds }));
     else
       text(io).err(
         `synced ${machine} to ${db.where}: ${formatCount(r.sent)} of ${formatCount(r.sessions)} sessions sent ` +
           `(${formatCount(r.records)} usage records${r.texts ? `, ${formatCount(r.texts)} texts` : ""}), ` +
-          `${formatCount(r.removed)} removed, in ${seconds.toFixed(1)} s`,
+          `${formatCount(r.removed)} removed, in ${formatDuration(ms)}`,
       );
     return EXIT_OK;
-  } catch (err) {
-    return failed(err, io);
-  } finally {
-    await db?.end();
-  }
+  });
 }
 
 interface TeamUsageValues {
@@ -89,10 +105,7 @@ export async function teamUsageCommand(values: TeamUsageValues, io: Io): Promise
   if (values.breakdown || values.file !== undefined)
     throw new UsageError("--breakdown and --file read this machine's sessions: leave them out with --database");
   const { since, until } = checkedPeriod(values);
-  const { connectTeam, databaseUrl, teamUsageReport } = await loadTeam();
-  let db;
-  try {
-    db = await connectTeam(databaseUrl(values.database));
+  return onTeamDatabase(values.database, io, async (db, { teamUsageReport }) => {
     const report = await teamUsageReport(db, {
       by: values.by,
       ...(since ? { since } : {}),
@@ -123,21 +136,14 @@ export async function teamUsageCommand(values: TeamUsageValues, io: Io): Promise
       }`,
     );
     return EXIT_OK;
-  } catch (err) {
-    return failed(err, io);
-  } finally {
-    await db?.end();
-  }
+  });
 }
 
 export async function teamListCommand(
   values: { database?: string; machine?: string; json?: boolean },
   io: Io,
 ): Promise<number> {
-  const { connectTeam, databaseUrl, teamSessionsList } = await loadTeam();
-  let db;
-  try {
-    db = await connectTeam(databaseUrl(values.database));
+  return onTeamDatabase(values.database, io, async (db, { teamSessionsList }) => {
     const sessions = await teamSessionsList(db, {
       ...(values.machine ? { machine: values.machine } : {}),
       limit: 100_000,
@@ -158,11 +164,7 @@ export async function teamListCommand(
       ]);
     io.out(formatTable(table, [3], false, io));
     return EXIT_OK;
-  } catch (err) {
-    return failed(err, io);
-  } finally {
-    await db?.end();
-  }
+  });
 }
 
 export async function teamSearchCommand(
@@ -173,10 +175,7 @@ export async function teamSearchCommand(
   const limit = Number(values.limit);
   if (!Number.isInteger(limit) || limit < 1 || limit > 500)
     throw new UsageError("--limit takes a number from 1 to 500");
-  const { connectTeam, databaseUrl, teamSearch } = await loadTeam();
-  let db;
-  try {
-    db = await connectTeam(databaseUrl(values.database));
+  return onTeamDatabase(values.database, io, async (db, { teamSearch }) => {
     const hits = await teamSearch(db, words.join(" "), limit);
     if (values.json) io.out(JSON.stringify({ hits }));
     else
@@ -194,9 +193,5 @@ export async function teamSearchCommand(
         );
     if (!hits.length) text(io).err("no match (only machines that sync with --content send text)");
     return EXIT_OK;
-  } catch (err) {
-    return failed(err, io);
-  } finally {
-    await db?.end();
-  }
+  });
 }

@@ -81,7 +81,8 @@ export function activate(context: vscode.ExtensionContext): PiSessionsApi {
     });
     applyFilterDescription(view, filter, service);
     const transcripts = new TranscriptPanels(context.extensionUri, service, logger);
-    const team = new TeamService(context.secrets, context.globalState, service, logger);
+    const version = String((context.extension.packageJSON as { version?: unknown }).version ?? "");
+    const team = new TeamService(context.secrets, context.globalState, service, logger, version);
     const panels = new PanelManager(context.extensionUri, service, logger, transcripts.diffs, team);
     const search = new SearchService(
       service,

@@ -24,6 +24,7 @@ import {
 } from "./store/index.js";
 import { attachOmpHistory } from "./ompHistory.js";
 import { SessionTracker } from "./tracker.js";
+import { yieldToEventLoop } from "./readSession.js";
 
 export interface LibraryOptions {
   roots: SessionRoot[];
@@ -115,7 +116,7 @@ export class SessionLibrary {
     for (const file of this.trackers.keys()) if (!next.has(file)) this.trackers.delete(file);
     this.preferLive(next);
     // Linked before they are shown, in slices: an editor's event loop is not held for the whole listing.
-    await new Promise<void>((r) => setImmediate(r));
+    await yieldToEventLoop();
     await this.relinkInSlices([...next.values()]);
     this.sessionsByFile = next;
     this.loaded = Promise.resolve();

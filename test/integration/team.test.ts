@@ -188,17 +188,18 @@ suite("Team database in a real VS Code (a real PostgreSQL)", () => {
       assert.match(error.text, /team_it/);
       assert.doesNotMatch(error.text + model.team!.error, new RegExp(PASSWORD));
       assert.ok(api.team.status.lastError, "the status bar's hover has it");
-      // With no live session the item shows the failed sync alone, and opens the Team scope.
-      if (!api.liveStatus.file) {
-        await waitFor("the team item", () => api.liveStatus.shown && api.liveStatus.item.text.includes("π team"));
-        // The hover's Markdown escapes the text (spaces as &nbsp;, marks with a backslash).
-        const hover = (api.liveStatus.item.tooltip as vscode.MarkdownString).value
-          .replace(/&nbsp;/g, " ")
-          .replace(/\\(.)/g, "$1");
-        assert.match(hover, /the last sync failed just now: cannot connect .*\/team_it/);
-        assert.doesNotMatch(hover, new RegExp(PASSWORD));
-        assert.equal((api.liveStatus.item.command as vscode.Command).command, "piSessions.showTeamUsage");
-      }
+      // With no live session (none counts as live for now) the item shows the failed sync alone, and opens the
+      // Team scope.
+      api.liveStatus.liveMs = 0;
+      api.liveStatus.update();
+      await waitFor("the team item", () => api.liveStatus.shown && api.liveStatus.item.text.includes("π team"));
+      // The hover's Markdown escapes the text (spaces as &nbsp;, marks with a backslash).
+      const hover = (api.liveStatus.item.tooltip as vscode.MarkdownString).value
+        .replace(/&nbsp;/g, " ")
+        .replace(/\\(.)/g, "$1");
+      assert.match(hover, /the last sync failed just now: cannot connect .*\/team_it/);
+      assert.doesNotMatch(hover, new RegExp(PASSWORD));
+      assert.equal((api.liveStatus.item.command as vscode.Command).command, "piSessions.showTeamUsage");
     } finally {
       await admin((db) => db.query("ALTER DATABASE team_it ALLOW_CONNECTIONS true"));
     }
@@ -209,7 +210,11 @@ suite("Team database in a real VS Code (a real PostgreSQL)", () => {
     } finally {
       ui.restore();
     }
-    if (!api.liveStatus.file) await waitFor("the team item to hide", () => !api.liveStatus.shown);
+    try {
+      await waitFor("the team item to hide", () => !api.liveStatus.shown);
+    } finally {
+      api.liveStatus.liveMs = 60_000;
+    }
     // Nothing the extension keeps or logs holds the password (SecretStorage is the only place it lives).
     const logFiles = (d: string): string[] =>
       fs.readdirSync(d, { withFileTypes: true }).flatMap((e) => {

@@ -79,6 +79,8 @@ export class TeamService implements vscode.Disposable {
     private readonly memento: vscode.Memento,
     private readonly service: SessionService,
     private readonly logger: Logger,
+    /** This extension's version, recorded with the machine's syncs. */
+    private readonly toolVersion: string,
     private readonly env: NodeJS.ProcessEnv = process.env,
   ) {}
 
@@ -99,17 +101,12 @@ export class TeamService implements vscode.Disposable {
     this.statusEmitter.fire();
   }
 
-  /** Connect to `url` and read the schema's version: "" when it can be used, else why not (scrubbed). */
+  /** Connect to `url` and ask it one query: "" when it answers, else why not (scrubbed). */
   async check(url: string): Promise<string> {
     const team = await loadTeam();
     try {
-      const db = await team.connectTeam(url, this.env);
-      try {
-        await db.query("SELECT 1");
-        return "";
-      } finally {
-        await db.end();
-      }
+      await team.withTeam(url, this.env, (db) => db.query("SELECT 1"));
+      return "";
     } catch (err) {
       return team.scrub(err instanceof Error ? err.message : String(err), url, this.env);
     }
@@ -138,21 +135,14 @@ export class TeamService implements vscode.Disposable {
       // Inside: a machine name that cannot be used is a failed sync, in the status bar like any other.
       const problem = machineNameProblem(settings.machine);
       if (problem) throw new Error(vscode.l10n.t("piSessions.team.machine {0}: {1}", settings.machine, problem));
-      const db = await team.connectTeam(url, this.env);
-      this.status.where = db.where;
-      try {
-        const version = String(
-          (
-            vscode.extensions.getExtension("pi-session-explorer.pi-session-explorer")?.packageJSON as
-              { version?: unknown } | undefined
-          )?.version ?? "",
-        );
+      return await team.withTeam(url, this.env, async (db) => {
+        this.status.where = db.where;
         const result = await team.syncStore(db, this.service.lib.sessions, {
           machine: settings.machine,
           content: settings.sendContent,
           redactPaths: settings.redactPaths,
           cacheDir: cacheDir(),
-          toolVersion: version,
+          toolVersion: this.toolVersion,
         });
         this.status.lastSync = { at: Date.now(), result, machine: settings.machine };
         delete this.status.lastError;
@@ -161,9 +151,7 @@ export class TeamService implements vscode.Disposable {
             `${result.records} records, ${result.removed} removed`,
         );
         return result;
-      } finally {
-        await db.end();
-      }
+      });
     } catch (err) {
       throw this.failed(err, url, team.scrub);
     }
@@ -176,14 +164,9 @@ export class TeamService implements vscode.Disposable {
     const team = await loadTeam();
     const key = `${range.since ?? ""}..${range.until ?? ""}`;
     try {
-      const db = await team.connectTeam(url, this.env);
-      try {
-        const model = await teamDashboardModel(team, db, range);
-        await this.memento.update(LAST_GOOD, { key, model });
-        return model;
-      } finally {
-        await db.end();
-      }
+      const model = await team.withTeam(url, this.env, (db) => teamDashboardModel(team, db, range));
+      await this.memento.update(LAST_GOOD, { key, model });
+      return model;
     } catch (err) {
       const error = this.failed(err, url, team.scrub).message;
       const last = this.memento.get<{ key: string; model: DashboardModel }>(LAST_GOOD);

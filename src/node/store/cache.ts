@@ -32,6 +32,7 @@ import {
 } from "./cacheLines.js";
 import type { SessionRoot } from "../roots.js";
 import { slicer } from "./fs.js";
+import { yieldToEventLoop } from "../readSession.js";
 
 export { packSummary, type PackedSummary } from "../../core/summaryPack.js";
 
@@ -339,7 +340,7 @@ export class MetadataCache {
       madeSinceYield += (detail?.length ?? 0) + (touches?.length ?? 0) + 512;
       if (madeSinceYield > 2 << 20) {
         madeSinceYield = 0;
-        await yieldNow();
+        await yieldToEventLoop();
       }
     }
     const listing = await listingLines(entries);
@@ -387,12 +388,11 @@ async function listingLines(entries: Record<string, StoredEntry>): Promise<Buffe
   for (let i = 0; i < keys.length || i === 0; i += LISTING_LINE_ENTRIES) {
     const part: Record<string, StoredEntry> = {};
     for (const k of keys.slice(i, i + LISTING_LINE_ENTRIES)) part[k] = entries[k]!;
-    if (lines.length) await yieldNow();
+    if (lines.length) await yieldToEventLoop();
     lines.push(Buffer.from(JSON.stringify({ entries: part }), "utf8"));
   }
   return Buffer.concat(lines.flatMap((l, i) => (i ? [NEWLINE, l] : [l])));
 }
-const yieldNow = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** A cache entry as the file stores it: its listing part, and its details and touches lines when it has them. */
 function storedForm(e: CacheEntry): { summary: ListedSummary; detail?: string; touches?: string } {

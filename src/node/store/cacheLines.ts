@@ -10,6 +10,7 @@ import { packSummary } from "../../core/summaryPack.js";
 import { openRegular, openRegularSync, readAt } from "../fileAccess.js";
 import type { SessionSummary } from "../../core/summary.js";
 import { summarizeFileSync } from "./summarizeFile.js";
+import { yieldToEventLoop } from "../readSession.js";
 
 /** A cache file larger than this is not read (a heavy user's store of 8,000 sessions writes about 150 MB). */
 const MAX_CACHE_BYTES = 512 * 1024 * 1024;
@@ -52,7 +53,7 @@ export async function encodeInPieces(text: string): Promise<EncodedLine> {
     length += piece.length;
     i = end;
     if (i >= text.length) break;
-    await new Promise<void>((r) => setImmediate(r));
+    await yieldToEventLoop();
   }
   return { pieces, length, sum: hash ? hash.digest().readUInt32BE(0) : crc };
 }
@@ -111,7 +112,7 @@ async function parseListing<T>(bytes: Buffer): Promise<Record<string, T> | null>
     if (!chunk || typeof chunk !== "object") return null;
     Object.assign(listing, chunk);
     start = end + 1;
-    if (start < bytes.length) await new Promise<void>((r) => setImmediate(r));
+    if (start < bytes.length) await yieldToEventLoop();
   }
   return listing;
 }

@@ -7,7 +7,7 @@
 import * as syncFs from "node:fs";
 import type { ParseResult } from "../../core/session/index.js";
 import { openRegularSync, readFullySync } from "../fileAccess.js";
-import { readSessionFile } from "../readSession.js";
+import { readSessionFile, yieldToEventLoop } from "../readSession.js";
 
 /** What the store needs of a file's stat. `dev` and `ino` identify the file (two paths to one file are one session). */
 export interface FileStat {
@@ -81,5 +81,5 @@ export const realFs: StoreFs = {
 /** Lets the event loop run every `every` calls of `tick()` (file-system calls in a listing are done in slices). */
 export function slicer(every: number): () => Promise<void> | undefined {
   let n = 0;
-  return () => (++n % every === 0 ? new Promise<void>((r) => setImmediate(r)) : undefined);
+  return () => (++n % every === 0 ? yieldToEventLoop() : undefined);
 }

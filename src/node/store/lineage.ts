@@ -7,6 +7,7 @@ import { isAbsolute, relative, resolve, sep } from "node:path";
 import { cwdMatches, type HostPaths, isAbsolutePath, slugMatches, workspaceSlugVariants } from "../../core/slug.js";
 import type { SessionRoot } from "../roots.js";
 import type { ParentState, StoreSession } from "./storeSession.js";
+import { slicer } from "./fs.js";
 
 /** Is an absolute host path inside one of the roots? */
 function insideRoots(p: string, roots: SessionRoot[]): boolean {
@@ -130,10 +131,10 @@ export function computeOwnership(result: StoreSession[]): void {
 export async function computeOwnershipInSlices(result: StoreSession[], every = 128): Promise<void> {
   const own = ownershipOf(result);
   const computed: [StoreSession, Ownership][] = [];
-  let n = 0;
+  const tick = slicer(every);
   for (const s of result) {
     computed.push([s, own(s)]);
-    if (++n % every === 0) await new Promise<void>((r) => setImmediate(r));
+    await tick();
   }
   for (const [s, o] of computed) Object.assign(s, o);
 }

@@ -14,6 +14,7 @@ import { linkLineage } from "./lineage.js";
 import { EarlyWorkers, type ParallelOptions, summarizeInParallel, type SummaryOutcome } from "./parallel.js";
 import { newStoreSession, type StoreSession } from "./storeSession.js";
 import { ioReason } from "../ioReason.js";
+import { yieldToEventLoop } from "../readSession.js";
 
 export interface StoreOptions {
   roots: SessionRoot[];
@@ -280,7 +281,7 @@ async function load(options: StoreOptions, early: EarlyWorkers | undefined): Pro
   if (run.cache.refusal) run.errors.push({ path: options.cacheFile ?? "", message: run.cache.refusal });
   await run.save();
   // A turn of the event loop between the listing and its lineage (an editor's loop is not held for both).
-  await new Promise<void>((r) => setImmediate(r));
+  await yieldToEventLoop();
   linkLineage(run.sessions, options.roots);
   // Oh My Pi keeps titles (and recaps) of its sessions outside their files.
   if (options.ompHistory) await attachOmpHistory(run.sessions);

@@ -137,6 +137,20 @@ export async function connectTeam(
   };
 }
 
+/** Connect, run `fn`, and end the connection whatever happened. */
+export async function withTeam<T>(
+  url: string | undefined,
+  env: NodeJS.ProcessEnv,
+  fn: (db: TeamConnection) => Promise<T>,
+): Promise<T> {
+  const db = await connectTeam(url, env);
+  try {
+    return await fn(db);
+  } finally {
+    await db.end();
+  }
+}
+
 function reasonOf(err: unknown): string {
   if (err instanceof AggregateError && err.errors.length) return reasonOf(err.errors[0]);
   const e = err as { message?: string; code?: string };

@@ -3,7 +3,15 @@
  * scripts/build.mjs), loaded by `pi-sessions sync`, the CLI's `--database` options and the extension's Team scope
  * only when they run (`loadTeam`).
  */
-export { connectTeam, databaseUrl, describeDatabase, scrub, TeamError, type TeamConnection } from "./connect.js";
+export {
+  connectTeam,
+  databaseUrl,
+  describeDatabase,
+  scrub,
+  TeamError,
+  type TeamConnection,
+  withTeam,
+} from "./connect.js";
 export { migrate, SchemaError } from "./schema.js";
 export { syncStore, type SyncOptions, type SyncResult } from "./sync.js";
 export {

@@ -81,17 +81,22 @@ function totalsOf(r: Record<string, unknown>): UsageTotals & { activeCost: numbe
   };
 }
 
-export async function teamUsageReport(db: Queryable, o: TeamUsageOptions): Promise<TeamUsageReport> {
-  await requireSchema(db);
-  const where: string[] = [];
+/** A query's parameters, its time zone's parameter (added when first used) and the report's filter of `usage u`. */
+function usageFilter(o: Omit<TeamUsageOptions, "by">) {
   const values: unknown[] = [];
   const param = (v: unknown) => `$${values.push(v)}`;
   let zoneParam: string | undefined;
   const zone = () => (zoneParam ??= param(o.timeZone ?? localZone()));
+  const where: string[] = [];
   if (o.since) where.push(`(u.time AT TIME ZONE ${zone()})::date >= ${param(o.since)}::date`);
   if (o.until) where.push(`(u.time AT TIME ZONE ${zone()})::date <= ${param(o.until)}::date`);
   if (o.machine) where.push(`u.machine = ${param(o.machine)}`);
-  const filter = where.length ? `WHERE ${where.join(" AND ")}` : "";
+  return { values, zone, filter: where.length ? `WHERE ${where.join(" AND ")}` : "" };
+}
+
+export async function teamUsageReport(db: Queryable, o: TeamUsageOptions): Promise<TeamUsageReport> {
+  await requireSchema(db);
+  const { values, zone, filter } = usageFilter(o);
   const key = keyExpression(o.by, zone);
   const name = o.by === "session";
   // Grouped first, then each group's session named through its index (not once per record).
@@ -136,17 +141,11 @@ export async function teamDailyByModel(
   o: Omit<TeamUsageOptions, "by">,
 ): Promise<{ day: string; model: string; cost: number }[]> {
   await requireSchema(db);
-  const values: unknown[] = [];
-  const param = (v: unknown) => `$${values.push(v)}`;
-  const zone = param(o.timeZone ?? localZone());
-  const where: string[] = [];
-  if (o.since) where.push(`(u.time AT TIME ZONE ${zone})::date >= ${param(o.since)}::date`);
-  if (o.until) where.push(`(u.time AT TIME ZONE ${zone})::date <= ${param(o.until)}::date`);
-  if (o.machine) where.push(`u.machine = ${param(o.machine)}`);
+  const { values, zone, filter } = usageFilter(o);
   const r = await db.query(
-    `SELECT coalesce(to_char(u.time AT TIME ZONE ${zone}, 'YYYY-MM-DD'), 'unknown') AS day, ` +
+    `SELECT ${keyExpression("day", zone)} AS day, ` +
       "CASE WHEN u.model = '' THEN '(unknown model)' ELSE u.model END AS model, sum(u.cost) AS cost " +
-      `FROM pi_sessions.usage u ${where.length ? `WHERE ${where.join(" AND ")}` : ""} GROUP BY 1, 2 ORDER BY 1, 2`,
+      `FROM pi_sessions.usage u ${filter} GROUP BY 1, 2 ORDER BY 1, 2`,
     values,
   );
   return r.rows.map((x) => ({ day: String(x.day), model: String(x.model), cost: Number(x.cost) }));

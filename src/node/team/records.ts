@@ -10,7 +10,7 @@
  */
 import { createHmac } from "node:crypto";
 import { basename } from "node:path";
-import type { UsageRecord } from "../../core/usage.js";
+import type { TokenBuckets, UsageRecord } from "../../core/usage.js";
 import {
   entryStats,
   FamilyIndex,
@@ -21,22 +21,15 @@ import {
   type StoreSession,
 } from "../store/index.js";
 
-export interface TeamUsage {
+/** A usage record as the team database keys it: the local record's numbers, its stamp and place, and its writer. */
+export interface TeamUsage extends Pick<
+  UsageRecord,
+  keyof TokenBuckets | "entryId" | "time" | "source" | "provider" | "model" | "active"
+> {
   /** The record's time as an ISO string, or `session:<id>` when it has none (then only its session carries it). */
   stamp: string;
-  entryId: string;
+  /** Its place among its entry's records. */
   seq: number;
-  time: number;
-  source: string;
-  provider: string;
-  model: string;
-  input: number;
-  output: number;
-  cacheRead: number;
-  cacheWrite: number;
-  totalTokens: number;
-  cost: number;
-  active: boolean;
   /** Written by this session (not a copy of a parent's): its attribution and numbers are this session's. */
   own: boolean;
 }

@@ -11,7 +11,7 @@
  * (records.ts), so syncs from many machines at once never conflict, and a record two machines carry is one row.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, linkSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { sessionUnits } from "../../core/search/units.js";
 import { ensurePrivateDir } from "../cacheDir.js";
 import { readSessionFile } from "../readSession.js";
@@ -92,18 +92,43 @@ function readState(file: string, database: string, machine: string): State {
  */
 function redactionKey(cacheDir: string): string {
   const file = join(cacheDir, "team-redaction.key");
-  try {
-    const key = readFileSync(file, "utf8").trim();
-    if (/^[0-9a-f]{64}$/.test(key)) return key;
-  } catch {
-    /* made below */
-  }
-  ensurePrivateDir(cacheDir);
+  const read = () => {
+    try {
+      const key = readFileSync(file, "utf8").trim();
+      return /^[0-9a-f]{64}$/.test(key) ? key : null;
+    } catch {
+      return null;
+    }
+  };
+  const known = read();
+  if (known) return known;
   const key = randomBytes(32).toString("hex");
-  const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, key, { mode: 0o600 });
-  renameSync(tmp, file);
+  // Made once: a second process making it at the same moment takes the first one's (a damaged one is replaced).
+  if (writePrivate(file, key, false)) return key;
+  const theirs = read();
+  if (theirs) return theirs;
+  writePrivate(file, key, true);
   return key;
+}
+
+/**
+ * `text` into a new private file beside `file`, then put in its place: over what is there (`replace`), else only
+ * where there is nothing yet (false when there was).
+ */
+function writePrivate(file: string, text: string, replace: boolean): boolean {
+  ensurePrivateDir(dirname(file));
+  const tmp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
+  writeFileSync(tmp, text, { mode: 0o600, flag: "wx" });
+  try {
+    if (replace) renameSync(tmp, file);
+    else linkSync(tmp, file);
+    return true;
+  } catch (err) {
+    if (!replace && (err as NodeJS.ErrnoException).code === "EEXIST") return false;
+    throw err;
+  } finally {
+    rmSync(tmp, { force: true });
+  }
 }
 
 const digestOf = (text: string) => createHash("sha256").update(text).digest("hex").slice(0, 16);
@@ -117,10 +142,7 @@ const activeKeyOf = (s: TeamSession, n: number) =>
   );
 
 function saveState(file: string, state: State): void {
-  ensurePrivateDir(dirname(file));
-  const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, JSON.stringify(state), { mode: 0o600 });
-  renameSync(tmp, file);
+  writePrivate(file, JSON.stringify(state), true);
 }
 
 /** The database's own id (made with its schema): a state of another database, or of one made anew, is not used. */

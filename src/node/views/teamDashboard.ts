@@ -2,6 +2,7 @@
  * The Usage & Cost dashboard's Team scope: the same model as the local scopes (dashboard.ts), its numbers read from
  * the team database (src/node/team, aggregated in SQL), with each machine's share and when they were read.
  */
+import { emptyTotals } from "../../core/usage.js";
 import type { DashboardModel, UsageTableRow } from "../../protocol/views.js";
 import type { TeamConnection } from "../team/index.js";
 import { buckets } from "./dashboard.js";
@@ -51,10 +52,8 @@ export async function teamDashboardModel(
     team: {
       database: db.where,
       machines: byMachine.machines.map((m) => {
-        const row = byMachine.rows.find((r) => r.key === m.name);
-        const zero = { key: m.name, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0 };
-        const base = row ?? { ...zero, cost: 0, messages: 0, unpriced: 0, activeCost: 0 };
-        return { ...tableRow(base as TeamRow), lastSync: lastSync.get(m.name) ?? "" };
+        const row = byMachine.rows.find((r) => r.key === m.name) ?? { key: m.name, ...emptyTotals(), activeCost: 0 };
+        return { ...tableRow(row), lastSync: lastSync.get(m.name) ?? "" };
       }),
       asOf: new Date().toISOString(),
     },
@@ -66,7 +65,6 @@ export function emptyTeamModel(
   range: { since?: string | null; until?: string | null },
   facts: Omit<DashboardModel["team"] & object, "machines" | "asOf">,
 ): DashboardModel {
-  const zero = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: 0, messages: 0, unpriced: 0 };
   return {
     kind: "usage",
     scope: "team",
@@ -74,7 +72,7 @@ export function emptyTeamModel(
     until: range.until ?? null,
     folders: [],
     sessions: 0,
-    totals: { ...zero, activeCost: 0, inheritedCost: 0 },
+    totals: { ...emptyTotals(), activeCost: 0, inheritedCost: 0 },
     days: [],
     models: [],
     projects: [],

@@ -5,8 +5,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
-import { run } from "../../../src/cli/main.js";
 import { connectTeam, TeamError } from "../../../src/node/team/connect.js";
+import { cliWithEnv as cli, withEnv } from "../../support/cli.js";
 import { REAL } from "../../support/fixtures.js";
 import { startPostgres } from "../../../scripts/pg/postgres.mjs";
 
@@ -32,18 +32,6 @@ async function refusal(url: string | undefined, env: NodeJS.ProcessEnv = process
     return err.message;
   }
   assert.fail(`${url ?? "(environment)"} connected`);
-}
-
-/** Run with libpq's variables set (pg reads PGHOST and the others from the process itself). */
-async function withEnvironment<T>(vars: Record<string, string>, fn: () => Promise<T>): Promise<T> {
-  const saved = { ...process.env };
-  Object.assign(process.env, vars);
-  try {
-    return await fn();
-  } finally {
-    for (const k of Object.keys(vars)) delete process.env[k];
-    Object.assign(process.env, saved);
-  }
 }
 
 describe("team database: connecting (TLS as libpq reads sslmode; a server that stops answering)", function () {
@@ -107,12 +95,12 @@ describe("team database: connecting (TLS as libpq reads sslmode; a server that s
       PGSSLMODE: "verify-full",
       PGSSLROOTCERT: ca,
     };
-    await withEnvironment(libpq, async () => {
+    await withEnv(libpq, async () => {
       assert.equal(await encrypted(undefined), true);
       assert.equal(await encrypted(at(secure, "localhost", "application_name=x")), true);
       assert.equal(await encrypted(at(secure, "127.0.0.1", "sslmode=disable")), false);
     });
-    await withEnvironment({ ...libpq, PGSSLROOTCERT: otherCa }, async () => {
+    await withEnv({ ...libpq, PGSSLROOTCERT: otherCa }, async () => {
       assert.match(await refusal(undefined), /certificate/i);
     });
   });
@@ -120,15 +108,13 @@ describe("team database: connecting (TLS as libpq reads sslmode; a server that s
   it("pi-sessions sync and usage over verify-full", async () => {
     const cache = mkdtempSync(join(tmpdir(), "pi-team-tls-"));
     const url = at(secure, "localhost", `sslmode=verify-full&sslrootcert=${ca}`);
-    let out = "";
-    const io = { out: (t: string) => (out += `${t}\n`), err: (t: string) => (out += `${t}\n`) };
     const sync = ["sync", "--database", url, "--agent-dir", join(REAL, "pi-1.6"), "--machine", "tls-box"];
+    const env = { PI_SESSIONS_CACHE_DIR: cache };
     try {
-      await withEnvironment({ PI_SESSIONS_CACHE_DIR: cache }, async () => {
-        assert.equal(await run(sync, io), 0, out);
-        out = "";
-        assert.equal(await run(["usage", "--database", url, "--by", "machine", "--json"], io), 0, out);
-      });
+      const synced = await cli(env, ...sync);
+      assert.equal(synced.code, 0, synced.err);
+      const { code, out, err } = await cli(env, "usage", "--database", url, "--by", "machine", "--json");
+      assert.equal(code, 0, err);
       const report = JSON.parse(out) as { rows: { key: string }[]; total: { messages: number } };
       assert.deepEqual(
         report.rows.map((r) => r.key),

@@ -5,7 +5,7 @@ import { execFileSync } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { run } from "../../../src/cli/main.js";
+import { cliWithEnv as cli } from "../../support/cli.js";
 import { REAL, ROOT } from "../../support/fixtures.js";
 import { newDatabase, startServer, type TestServer, withClient } from "../../support/postgres.js";
 
@@ -16,20 +16,6 @@ function grantsSql(): string {
   const m = /```sql\n([\s\S]*?)```/.exec(doc.slice(at));
   assert.ok(m, "docs/team.md has the grants block");
   return m[1]!;
-}
-
-async function cli(env: Record<string, string>, ...args: string[]) {
-  let out = "";
-  let err = "";
-  const saved = { ...process.env };
-  Object.assign(process.env, env);
-  try {
-    const code = await run(args, { out: (t) => (out += `${t}\n`), err: (t) => (err += `${t}\n`) });
-    return { code, out, err };
-  } finally {
-    for (const k of Object.keys(env)) delete process.env[k];
-    Object.assign(process.env, saved);
-  }
 }
 
 describe("team database: the grants of docs/team.md", function () {

@@ -15,7 +15,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { run } from "../../../src/cli/main.js";
+import { cliWithEnv as cli } from "../../support/cli.js";
 import { REAL } from "../../support/fixtures.js";
 import { newDatabase, startServer, type TestServer, withClient } from "../../support/postgres.js";
 
@@ -27,20 +27,6 @@ const B_FILE = `2026-11-25T10-00-00-000Z_${B_ID}.jsonl`;
 const C_FILE = `2026-11-26T10-00-00-000Z_${C_ID}.jsonl`;
 
 type Totals = { totalTokens: number; cost: number; messages: number; activeCost: number };
-
-async function cli(env: Record<string, string>, ...args: string[]) {
-  let out = "";
-  let err = "";
-  const saved = { ...process.env };
-  Object.assign(process.env, env);
-  try {
-    const code = await run(args, { out: (t) => (out += `${t}\n`), err: (t) => (err += `${t}\n`) });
-    return { code, out, err };
-  } finally {
-    for (const k of Object.keys(env)) delete process.env[k];
-    Object.assign(process.env, saved);
-  }
-}
 
 function assertSameTotals(team: Totals, local: Totals, what: string): void {
   assert.equal(team.messages, local.messages, `${what}: messages`);

@@ -7,7 +7,7 @@ import { spawn } from "node:child_process";
 import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { run } from "../../../src/cli/main.js";
+import { cliWithEnv as cli } from "../../support/cli.js";
 import { REAL } from "../../support/fixtures.js";
 import { generateStore } from "../../../bench/generate.js";
 import { newDatabase, startServer, type TestServer, withClient } from "../../support/postgres.js";
@@ -27,20 +27,6 @@ const rawOf = (file: string) =>
     .split("\n")
     .filter(Boolean)
     .map((l) => JSON.parse(l) as Raw);
-
-async function cli(env: Record<string, string>, ...args: string[]) {
-  let out = "";
-  let err = "";
-  const saved = { ...process.env };
-  Object.assign(process.env, env);
-  try {
-    const code = await run(args, { out: (t) => (out += `${t}\n`), err: (t) => (err += `${t}\n`) });
-    return { code, out, err };
-  } finally {
-    for (const k of Object.keys(env)) delete process.env[k];
-    Object.assign(process.env, saved);
-  }
-}
 
 type Totals = { input: number; output: number; totalTokens: number; cost: number; messages: number };
 const totalsOf = (json: string) => (JSON.parse(json) as { total: Totals }).total;
