@@ -37,7 +37,7 @@ type Team = Awaited<ReturnType<typeof loadTeam>>;
  * Run a command on the team database `database` names (else the environment's): connected, then ended whatever
  * happens; a failure of the database is one line and the exit code (nothing of the store changes).
  */
-async function onTeamDatabase(
+export async function onTeamDatabase(
   database: string | undefined,
   io: Io,
   fn: (db: TeamConnection, team: Team) => Promise<number>,

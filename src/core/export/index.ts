@@ -7,3 +7,10 @@ export { exportHtml } from "./html.js";
 export { exportMarkdown } from "./markdown.js";
 export type { ExportInput } from "./common.js";
 export { recallMarkdown, type RecallRenderOptions } from "./recall.js";
+export {
+  teamEntryMarkdown,
+  teamTranscriptHead,
+  type TeamText,
+  type TeamTranscriptEntry,
+  type TeamTranscriptSession,
+} from "./teamMarkdown.js";

@@ -166,18 +166,12 @@ export interface TeamSessionRow {
 
 const iso = (v: unknown) => (v === null || v === undefined ? null : new Date(v as string).toISOString());
 
-export async function teamSessionsList(
-  db: Queryable,
-  o: { machine?: string; limit: number },
-): Promise<TeamSessionRow[]> {
-  await requireSchema(db);
-  const r = await db.query(
-    "SELECT machine, file, session_id, agent, project, title, first_activity, last_activity, parent_session_id, " +
-      "entry_count FROM pi_sessions.sessions WHERE ($1::text IS NULL OR machine = $1) " +
-      "ORDER BY last_activity DESC NULLS LAST, machine, file LIMIT $2",
-    [o.machine ?? null, o.limit],
-  );
-  return r.rows.map((x) => ({
+/** A session row's columns, read back by `sessionRow`. */
+export const SESSION_COLUMNS =
+  "machine, file, session_id, agent, project, title, first_activity, last_activity, parent_session_id, entry_count";
+
+export function sessionRow(x: Record<string, unknown>): TeamSessionRow {
+  return {
     machine: String(x.machine),
     file: String(x.file),
     sessionId: String(x.session_id),
@@ -188,7 +182,20 @@ export async function teamSessionsList(
     lastActivity: iso(x.last_activity),
     parentSessionId: (x.parent_session_id as string | null) ?? null,
     entryCount: Number(x.entry_count),
-  }));
+  };
+}
+
+export async function teamSessionsList(
+  db: Queryable,
+  o: { machine?: string; limit: number },
+): Promise<TeamSessionRow[]> {
+  await requireSchema(db);
+  const r = await db.query(
+    `SELECT ${SESSION_COLUMNS} FROM pi_sessions.sessions WHERE ($1::text IS NULL OR machine = $1) ` +
+      "ORDER BY last_activity DESC NULLS LAST, machine, file LIMIT $2",
+    [o.machine ?? null, o.limit],
+  );
+  return r.rows.map(sessionRow);
 }
 
 export interface TeamHit {

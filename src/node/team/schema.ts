@@ -6,7 +6,7 @@
  */
 import type { Queryable } from "./connect.js";
 
-const SCHEMA_VERSION = 2;
+const SCHEMA_VERSION = 3;
 
 /** Migration `n` (0-based) takes the schema from version n to n + 1. */
 const MIGRATIONS: string[] = [
@@ -90,6 +90,9 @@ const MIGRATIONS: string[] = [
   `,
   // Version 2: a session's name found by its id (the report by session names each row).
   `CREATE INDEX sessions_session_id ON pi_sessions.sessions (session_id);`,
+  // Version 3: a text's line in its file and its entry's kind (a message's role, else the entry's type), so that a
+  // session's texts read back as a transcript in the order written (transcript.ts). Rows sent before have neither.
+  `ALTER TABLE pi_sessions.texts ADD COLUMN line integer, ADD COLUMN kind text;`,
 ];
 
 export class SchemaError extends Error {

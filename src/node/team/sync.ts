@@ -14,6 +14,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { existsSync, linkSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { sessionUnits } from "../../core/search/units.js";
 import { ensurePrivateDir } from "../cacheDir.js";
+import type { Session } from "../../core/session/index.js";
 import { readSessionFile } from "../readSession.js";
 import { dirname, join } from "node:path";
 import type { StoreSession } from "../store/index.js";
@@ -52,7 +53,8 @@ interface FileState {
   /** Records sent of this file, and the last one's key (an append goes on from it). */
   records: number;
   lastKey: string;
-  content: boolean;
+  /** The texts' format when sent with them (`TEXTS_FORMAT`; `true` from a tool before it), else false. */
+  content: boolean | number;
   /** Sent under a digest of its path (`--redact-paths`). */
   redacted: boolean;
   /** A digest of the entries it copied from a parent listed here (they are the parent's, not sent with it). */
@@ -66,6 +68,13 @@ interface State {
   machine: string;
   files: Record<string, FileState>;
 }
+
+/**
+ * What a text row holds: 2 since rows carry their line and entry kind (schema 3). A file sent with texts of an older
+ * format is sent again, so that every session's transcript reads in the order written.
+ */
+const TEXTS_FORMAT = 2;
+const contentState = (o: SyncOptions) => (o.content ? TEXTS_FORMAT : false);
 
 /** Files per batch, and records per batch at most (whichever comes first). */
 const BATCH_FILES = 200;
@@ -170,7 +179,7 @@ export async function syncStore(db: TeamConnection, result: StoreSession[], o: S
       !k ||
       k.size !== s.sizeBytes ||
       k.mtimeMs !== s.mtimeMs ||
-      k.content !== o.content ||
+      k.content !== contentState(o) ||
       k.redacted !== o.redactPaths ||
       k.inheritedKey !== inheritedKeyOf(s) ||
       k.activeKey !== activeKeyOf(s, k.records)
@@ -290,11 +299,18 @@ function stateOf(s: TeamSession, o: SyncOptions): FileState {
     mtimeMs: s.mtimeMs,
     records: s.records.length,
     lastKey: last ? recordKey(last) : "",
-    content: o.content,
+    content: contentState(o),
     redacted: o.redactPaths,
     inheritedKey: inheritedKeyOf(s),
     activeKey: activeKeyOf(s, s.records.length),
   };
+}
+
+/** An entry's kind as a text row keeps it: a message's role, else the entry's type (none for the title slot). */
+function kindOf(session: Session, entryId: string): string | null {
+  const e = session.byId.get(entryId);
+  if (!e) return null;
+  return e.type === "message" ? (e.role ?? "message") : e.type;
 }
 
 /** One session's rows: its new records only when the file only grew since it was sent, else all of them again. */
@@ -309,7 +325,7 @@ async function sendSession(
 ): Promise<{ records: number; texts: number }> {
   const grew =
     before !== undefined &&
-    before.content === o.content &&
+    before.content === contentState(o) &&
     before.redacted === o.redactPaths &&
     before.inheritedKey === inheritedKeyOf(s) &&
     before.activeKey === activeKeyOf(s, before.records) &&
@@ -326,7 +342,7 @@ async function sendSession(
   if (o.content) {
     const read = await readSessionFile(s.localFile, { validate: false });
     if (read.ok) {
-      const units = sessionUnits(read.session, s.copies);
+      const units = sessionUnits(read.session, s.copies).map((u) => ({ ...u, kind: kindOf(read.session, u.entryId) }));
       if (grew)
         await db.query("DELETE FROM pi_sessions.texts WHERE machine = $1 AND file = $2", [o.machine, pgKey(s.file)]);
       texts = await insertTexts(db, o.machine, s, units);

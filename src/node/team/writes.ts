@@ -130,13 +130,21 @@ export async function upsertUsage(db: Queryable, machine: string, s: TeamSession
 }
 
 /** The session's text units (the search index's), replacing none: the caller removed the file's texts first. */
-export async function insertTexts(db: Queryable, machine: string, s: TeamSession, units: TextUnit[]): Promise<number> {
+/** A text unit and the kind of its entry: a message's role (`user`, `toolResult`, …), else the entry's type. */
+export type TeamTextUnit = TextUnit & { kind: string | null };
+
+export async function insertTexts(
+  db: Queryable,
+  machine: string,
+  s: TeamSession,
+  units: TeamTextUnit[],
+): Promise<number> {
   for (let i = 0; i < units.length; i += CHUNK) {
     const us = units.slice(i, i + CHUNK);
     await db.query(
-      "INSERT INTO pi_sessions.texts (machine, file, entry_id, part, role, tool, time, session_id, text) " +
-        "SELECT $1, $2, e, p, r, t, w, $3, x FROM unnest($4::text[], $5::int[], $6::text[], $7::text[], " +
-        "$8::timestamptz[], $9::text[]) AS u(e, p, r, t, w, x) ON CONFLICT DO NOTHING",
+      "INSERT INTO pi_sessions.texts (machine, file, entry_id, part, role, tool, time, session_id, text, line, kind) " +
+        "SELECT $1, $2, e, p, r, t, w, $3, x, l, k FROM unnest($4::text[], $5::int[], $6::text[], $7::text[], " +
+        "$8::timestamptz[], $9::text[], $10::int[], $11::text[]) AS u(e, p, r, t, w, x, l, k) ON CONFLICT DO NOTHING",
       [
         machine,
         pgKey(s.file),
@@ -145,8 +153,10 @@ export async function insertTexts(db: Queryable, machine: string, s: TeamSession
         us.map((u) => u.part),
         us.map((u) => u.role),
         us.map((u) => pgText(u.tool)),
-        us.map((u) => (u.time === null ? null : new Date(u.time).toISOString())),
+        us.map((u) => (u.time === null ? null : time(u.time))),
         us.map((u) => pgText(u.text)),
+        us.map((u) => u.line),
+        us.map((u) => (u.kind === null ? null : pgKey(u.kind))),
       ],
     );
   }

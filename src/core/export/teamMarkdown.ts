@@ -1,0 +1,136 @@
+/**
+ * A session of the team database (issue #39) as a read-only Markdown transcript, from the text units a machine sent
+ * with `sync --content`: one section per entry, in the order written, on every branch (the database holds no tree).
+ * The same rules as the branch export (markdown.ts): the messages' own Markdown written again from its parse, code
+ * and outputs in fences no text inside can close, fields of ours as inert text.
+ */
+import { formatCount, formatDateTime } from "../../protocol/format.js";
+import { fenced } from "./fence.js";
+import { field } from "./markdown.js";
+import { messageMarkdown } from "./messageText.js";
+
+/** The session's row in the team database. */
+export interface TeamTranscriptSession {
+  machine: string;
+  file: string;
+  sessionId: string;
+  agent: string;
+  project: string | null;
+  title: string | null;
+  firstActivity: string | null;
+  lastActivity: string | null;
+  parentSessionId: string | null;
+  entryCount: number;
+}
+
+/** One text unit as the database holds it (src/core/search/units.ts made it). */
+export interface TeamText {
+  part: number;
+  /** The search's role: user, assistant, thinking, tool, summary, meta, system, custom. */
+  role: string;
+  tool: string | null;
+  text: string;
+}
+
+/** An entry's units, in their order. */
+export interface TeamTranscriptEntry {
+  entryId: string;
+  /** A message's role (`user`, `toolResult`, …), else the entry's type; null in rows sent by a tool before it. */
+  kind: string | null;
+  time: string | null;
+  units: TeamText[];
+}
+
+/** Tool units are kept to their first 16 KB in the database (units.ts), other text to 256 KB. */
+const TOOL_TEXT_MAX = 16 * 1024;
+
+/** The document's title and facts; `texts`: how many text units the database holds of it. */
+export function teamTranscriptHead(s: TeamTranscriptSession, texts: number): string {
+  const agent = s.agent === "omp" ? "Oh My Pi" : "pi";
+  const facts = [
+    `${agent} session ${s.sessionId} on ${s.machine}, from the team database`,
+    `file ${s.file}`,
+    ...(s.project ? [`project ${s.project}`] : []),
+    ...(s.firstActivity ? [`first activity ${formatDateTime(s.firstActivity)}`] : []),
+    ...(s.lastActivity ? [`last activity ${formatDateTime(s.lastActivity)}`] : []),
+    ...(s.parentSessionId ? [`forked from session ${s.parentSessionId} (its entries are in its own transcript)`] : []),
+    `${formatCount(s.entryCount)} entries, ${formatCount(texts)} texts; every branch, in the order written; ` +
+      "tool output kept to its first 16 KB",
+  ];
+  return [`# ${field(s.title?.trim() || s.sessionId)}`, "", ...facts.map((f) => `- ${field(f)}`)].join("\n");
+}
+
+/** What a section is called, from its entry's kind, else (older rows) from its first unit's role. */
+function entryHeading(e: TeamTranscriptEntry): string {
+  const tool = e.units.find((u) => u.tool)?.tool;
+  switch (e.kind ?? e.units[0]?.role) {
+    case "user":
+      return "User";
+    case "assistant":
+    case "thinking":
+      return "Assistant";
+    case "toolResult":
+      return `Tool result${tool ? `: ${tool}` : ""}`;
+    case "tool":
+      return `Tool${tool ? `: ${tool}` : ""}`;
+    case "bashExecution":
+      return "Bash";
+    case "system":
+      return "System prompt";
+    case "compaction":
+      return "Compaction";
+    case "branch_summary":
+      return "Branch summary";
+    case "summary":
+      return "Summary";
+    case "context_edit":
+      return "Context edit";
+    case "custom":
+    case "custom_message":
+    case undefined:
+      return "Custom message";
+    default:
+      return e.kind ?? "Entry";
+  }
+}
+
+function details(summary: string, body: string): string {
+  return `<details><summary>${field(summary)}</summary>\n\n${body}\n\n</details>`;
+}
+
+function cutNote(u: TeamText): string {
+  return u.role === "tool" && u.text.length >= TOOL_TEXT_MAX ? ", its first 16 KB" : "";
+}
+
+/** One unit of an entry as Markdown: a tool call's or output's text fenced, thinking folded, messages as Markdown. */
+function unitMarkdown(u: TeamText, e: TeamTranscriptEntry): string {
+  const inReply = e.kind === "assistant" || e.units.some((x) => x.role === "assistant" || x.role === "thinking");
+  switch (u.role) {
+    case "thinking":
+      return details(`Thinking (${formatCount(u.text.length)} characters)`, fenced(u.text));
+    case "tool":
+      if (inReply) return `**Tool call** ${field(u.tool ?? "")}\n\n${fenced(u.text)}`;
+      return details(`Output (${formatCount(u.text.length)} characters${cutNote(u)})`, fenced(u.text));
+    case "system":
+      return details(`System prompt (${formatCount(u.text.length)} characters)`, fenced(u.text));
+    default:
+      return messageMarkdown(u.text);
+  }
+}
+
+/** A reply's units in the order a reply reads: its thinking, its text, then its calls. */
+const REPLY_ORDER: Record<string, number> = { thinking: 0, assistant: 1, tool: 2 };
+
+/** Names, labels and titles: one quiet line, not a section. */
+const QUIET: Record<string, string> = { label: "Label", session_info: "Named", title_change: "Title" };
+
+/** One entry's section (a name, label or title is one quiet line). */
+export function teamEntryMarkdown(e: TeamTranscriptEntry): string {
+  const quiet = e.entryId === "" ? "Title" : e.kind ? QUIET[e.kind] : e.units[0]?.role === "meta" ? "Note" : undefined;
+  if (quiet) return `*${field(`${quiet}: ${e.units.map((u) => u.text).join(" ")}`)}*`;
+  const when = e.time ? ` · ${formatDateTime(e.time)}` : "";
+  // A reply's units were made thinking and calls first, its text last: read as a reply reads, calls after the text.
+  const units = e.units.slice().sort((a, b) => (REPLY_ORDER[a.role] ?? 1) - (REPLY_ORDER[b.role] ?? 1));
+  const body = units.map((u) => unitMarkdown(u, e)).filter(Boolean);
+  return [`## ${field(`${entryHeading(e)}${when}`)}`, `*${field(`entry ${e.entryId}`)}*`, ...body].join("\n\n");
+}
