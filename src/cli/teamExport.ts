@@ -6,6 +6,7 @@
 import { exportSafe, formatDateTime, oneLine, truncate } from "../protocol/format.js";
 import { ExportTargetError, writeExport } from "../node/exportWrite.js";
 import { ioReason } from "../node/ioReason.js";
+import type { TeamTranscriptEntry } from "../core/export/index.js";
 import { loadExporters } from "../node/views/exportBranch.js";
 import { EXIT_NOT_WRITTEN, EXIT_OK, EXIT_REJECTED, type Io, text, UsageError } from "./args.js";
 import { onTeamDatabase } from "./team.js";
@@ -25,52 +26,76 @@ export async function teamExportCommand(ref: string, values: TeamExportValues, i
   if (!ref.trim()) throw new UsageError("name a session: its id, the start of its id, or its file");
   if (values.output !== undefined && /\.jsonl$/i.test(values.output))
     throw new UsageError(`-o ${JSON.stringify(values.output)}: an export is not written over a .jsonl file`);
-  return onTeamDatabase(values.database, io, async (db, team) => {
-    const named = await team.teamSessionsNamed(db, ref, values.machine);
-    const where = `${values.machine ? `on ${values.machine} ` : ""}in ${db.where}`;
-    if (!named.length) {
-      text(io).err(`pi-sessions: no session ${JSON.stringify(ref)} ${where} (list --database lists them)`);
-      return EXIT_REJECTED;
-    }
-    if (named.length > 1) {
-      text(io).err(`pi-sessions: ${JSON.stringify(ref)} names more than one session ${where}:`);
-      for (const s of named.slice(0, 20))
+  if (values.machine !== undefined && !values.machine.trim()) throw new UsageError("--machine takes a machine's name");
+  if (values.output === "") throw new UsageError("-o takes a file name (or - for stdout)");
+  return onTeamDatabase(values.database, io, (db, team) =>
+    // The session, its count and its texts as of one moment (a sync committing meanwhile is not half seen).
+    team.inTeamSnapshot(db, async () => {
+      const named = await team.teamSessionsNamed(db, ref, values.machine);
+      const session = named.length === 1 ? named[0]! : null;
+      if (!session) return notOne(named, ref, `${values.machine ? `on ${values.machine} ` : ""}in ${db.where}`, io);
+      const texts = await team.teamTextCount(db, session);
+      if (!texts) {
         text(io).err(
-          `  ${[s.machine, s.sessionId, formatDateTime(s.lastActivity), truncate(s.title ?? "", 40), s.file]
-            .map(oneLine)
-            .join("  ")}`,
+          `pi-sessions: the team database holds no text of ${oneLine(session.sessionId)} (${oneLine(session.machine)} ` +
+            "syncs without --content, or the session has none)",
         );
-      text(io).err("name one by its whole id or its file, or with --machine");
-      return EXIT_REJECTED;
-    }
-    const session = named[0]!;
-    const texts = await team.teamTextCount(db, session);
-    if (!texts) {
-      text(io).err(
-        `pi-sessions: the team database holds no text of ${session.sessionId} (${session.machine} syncs without ` +
-          "--content, or the session has none)",
-      );
-      return EXIT_REJECTED;
-    }
-    const { teamEntryMarkdown, teamTranscriptHead } = await loadExporters();
-    const toFile = values.output !== undefined && values.output !== "-";
-    const parts: string[] = [];
-    // Session text's controls become visible escapes, wherever the document goes.
-    const put = (md: string) => (toFile ? parts.push(exportSafe(md)) : io.out(exportSafe(md)));
-    put(teamTranscriptHead(session, texts));
-    let entries = 0;
-    await team.streamTeamTranscript(db, session, (batch) => {
-      for (const e of batch) put(`\n${teamEntryMarkdown(e)}`);
-      entries += batch.length;
-    });
-    if (!toFile) return EXIT_OK;
-    try {
-      await writeExport(values.output!, `${parts.join("\n")}\n`);
-    } catch (err) {
-      text(io).err(err instanceof ExportTargetError ? err.message : `${values.output}: ${ioReason(err)}`);
-      return EXIT_NOT_WRITTEN;
-    }
-    text(io).err(`wrote ${values.output} (${entries} entries of ${session.sessionId} on ${session.machine})`);
-    return EXIT_OK;
+        return EXIT_REJECTED;
+      }
+      return write(session, texts, values.output, io, team.streamTeamTranscript.bind(null, db, session));
+    }),
+  );
+}
+
+type Team = Parameters<Parameters<typeof onTeamDatabase>[2]>[1];
+type Named = Awaited<ReturnType<Team["teamSessionsNamed"]>>;
+
+/** No session, or more than one: said on stderr, each candidate on a line of its own. */
+function notOne(named: Named, ref: string, where: string, io: Io): number {
+  if (!named.length) {
+    text(io).err(`pi-sessions: no session ${oneLine(JSON.stringify(ref))} ${where} (list --database lists them)`);
+    return EXIT_REJECTED;
+  }
+  text(io).err(`pi-sessions: ${oneLine(JSON.stringify(ref))} names more than one session ${where}:`);
+  for (const s of named.slice(0, 20))
+    text(io).err(
+      `  ${[s.machine, s.sessionId, formatDateTime(s.lastActivity), truncate(s.title ?? "", 40), s.file]
+        .map(oneLine)
+        .join("  ")}`,
+    );
+  text(io).err("name one by its whole id or its file, or with --machine");
+  return EXIT_REJECTED;
+}
+
+/**
+ * The document: to stdout an entry at a time as the cursor reads it (a failure midway leaves what was written and
+ * the exit code), or to `output` whole once read (nothing written on a failure).
+ */
+async function write(
+  session: Named[number],
+  texts: number,
+  output: string | undefined,
+  io: Io,
+  stream: (onEntries: (batch: TeamTranscriptEntry[]) => void) => Promise<void>,
+): Promise<number> {
+  const { teamEntryMarkdown, teamTranscriptHead } = await loadExporters();
+  const toFile = output !== undefined && output !== "-";
+  const parts: string[] = [];
+  // Session text's controls become visible escapes, wherever the document goes.
+  const put = (md: string) => (toFile ? parts.push(exportSafe(md)) : io.out(exportSafe(md)));
+  put(teamTranscriptHead(session, texts));
+  let entries = 0;
+  await stream((batch) => {
+    for (const e of batch) put(`\n${teamEntryMarkdown(e)}`);
+    entries += batch.length;
   });
+  if (!toFile) return EXIT_OK;
+  try {
+    await writeExport(output, `${parts.join("\n")}\n`);
+  } catch (err) {
+    text(io).err(err instanceof ExportTargetError ? err.message : `${output}: ${ioReason(err)}`);
+    return EXIT_NOT_WRITTEN;
+  }
+  text(io).err(`wrote ${output} (${entries} entries of ${oneLine(session.sessionId)} on ${oneLine(session.machine)})`);
+  return EXIT_OK;
 }

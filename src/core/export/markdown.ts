@@ -26,11 +26,14 @@ import {
  * Text placed in Markdown as text. Everything that could start markup is an entity: a tag (`<`), a link or image
  * (`[`, `]`), a code span or a fence that would swallow what follows (`` ` ``, `~`), and a heading at a line's start
  * (which would forge a section of the transcript), whether ATX (`#`) or setext (a line of `=` or `-` under a line),
- * a list marker (inside which a heading starts again), and a table's `|`.
+ * a list marker (inside which a heading starts again), and a table's `|`; emphasis marks and backslashes are escaped
+ * with a backslash (a field sits inside our own `*…*`).
  */
 function prose(text: string): string {
   return (
     text
+      // Emphasis marks and the backslash that would escape ours (`*label \*` never closes): escaped themselves.
+      .replace(/[\\*_]/g, "\\$&")
       .replace(/&/g, "&amp;")
       .replace(/</g, "&lt;")
       .replace(/>/g, "&gt;")

@@ -21,6 +21,8 @@ export interface TeamTranscriptSession {
   lastActivity: string | null;
   parentSessionId: string | null;
   entryCount: number;
+  /** The parent session is on the same machine: the fork's copies of its entries were sent with it, not here. */
+  parentHere: boolean;
 }
 
 /** One text unit as the database holds it (src/core/search/units.ts made it). */
@@ -53,9 +55,15 @@ export function teamTranscriptHead(s: TeamTranscriptSession, texts: number): str
     ...(s.project ? [`project ${s.project}`] : []),
     ...(s.firstActivity ? [`first activity ${formatDateTime(s.firstActivity)}`] : []),
     ...(s.lastActivity ? [`last activity ${formatDateTime(s.lastActivity)}`] : []),
-    ...(s.parentSessionId ? [`forked from session ${s.parentSessionId} (its entries are in its own transcript)`] : []),
+    ...(s.parentSessionId
+      ? [
+          s.parentHere
+            ? `forked from session ${s.parentSessionId} (the entries copied from it are in its transcript)`
+            : `forked from session ${s.parentSessionId}, which was not on ${s.machine}: its copied entries are here`,
+        ]
+      : []),
     `${formatCount(s.entryCount)} entries, ${formatCount(texts)} texts; every branch, in the order written; ` +
-      "tool output kept to its first 16 KB",
+      "tool calls and output kept to their first 16 KB",
   ];
   return [`# ${field(s.title?.trim() || s.sessionId)}`, "", ...facts.map((f) => `- ${field(f)}`)].join("\n");
 }
@@ -98,19 +106,30 @@ function details(summary: string, body: string): string {
   return `<details><summary>${field(summary)}</summary>\n\n${body}\n\n</details>`;
 }
 
-function cutNote(u: TeamText): string {
-  return u.role === "tool" && u.text.length >= TOOL_TEXT_MAX ? ", its first 16 KB" : "";
+/** A tool unit's size, and that it was cut where the database keeps it so. */
+function toolSize(u: TeamText): string {
+  return `${formatCount(u.text.length)} characters${u.text.length >= TOOL_TEXT_MAX ? ", its first 16 KB" : ""}`;
+}
+
+/**
+ * What a tool unit is: a call (in a reply), an output (a tool result, a bash run), or unknown in rows sent before
+ * kinds were kept (a reply with calls and no text, and a result, both hold one tool unit).
+ */
+function toolUnitKind(e: TeamTranscriptEntry): "call" | "output" | "unknown" {
+  if (e.kind !== null) return e.kind === "assistant" ? "call" : "output";
+  return e.units.some((x) => x.role === "assistant" || x.role === "thinking") ? "call" : "unknown";
 }
 
 /** One unit of an entry as Markdown: a tool call's or output's text fenced, thinking folded, messages as Markdown. */
 function unitMarkdown(u: TeamText, e: TeamTranscriptEntry): string {
-  const inReply = e.kind === "assistant" || e.units.some((x) => x.role === "assistant" || x.role === "thinking");
   switch (u.role) {
     case "thinking":
       return details(`Thinking (${formatCount(u.text.length)} characters)`, fenced(u.text));
-    case "tool":
-      if (inReply) return `**Tool call** ${field(u.tool ?? "")}\n\n${fenced(u.text)}`;
-      return details(`Output (${formatCount(u.text.length)} characters${cutNote(u)})`, fenced(u.text));
+    case "tool": {
+      const kind = toolUnitKind(e);
+      if (kind === "call") return `**Tool call** ${field(`${u.tool ?? ""} (${toolSize(u)})`)}\n\n${fenced(u.text)}`;
+      return details(`${kind === "output" ? "Output" : "Call or output"} (${toolSize(u)})`, fenced(u.text));
+    }
     case "system":
       return details(`System prompt (${formatCount(u.text.length)} characters)`, fenced(u.text));
     default:
@@ -119,18 +138,34 @@ function unitMarkdown(u: TeamText, e: TeamTranscriptEntry): string {
 }
 
 /** A reply's units in the order a reply reads: its thinking, its text, then its calls. */
-const REPLY_ORDER: Record<string, number> = { thinking: 0, assistant: 1, tool: 2 };
+const REPLY_ORDER = new Map([
+  ["thinking", 0],
+  ["assistant", 1],
+  ["tool", 2],
+]);
 
-/** Names, labels and titles: one quiet line, not a section. */
-const QUIET: Record<string, string> = { label: "Label", session_info: "Named", title_change: "Title" };
+/** Names, labels and titles (entries whose units are all `meta`): one quiet line, not a section. */
+const QUIET = new Map([
+  ["label", "Label"],
+  ["session_info", "Named"],
+  ["title_change", "Title"],
+]);
+
+function quietName(e: TeamTranscriptEntry): string | undefined {
+  if (e.entryId === "") return "Title";
+  // A message's role is its kind too: one named `label` is a message (its units are not `meta`), not a label.
+  if (!e.units.every((u) => u.role === "meta")) return undefined;
+  return (e.kind === null ? undefined : QUIET.get(e.kind)) ?? "Note";
+}
 
 /** One entry's section (a name, label or title is one quiet line). */
 export function teamEntryMarkdown(e: TeamTranscriptEntry): string {
-  const quiet = e.entryId === "" ? "Title" : e.kind ? QUIET[e.kind] : e.units[0]?.role === "meta" ? "Note" : undefined;
+  const quiet = quietName(e);
   if (quiet) return `*${field(`${quiet}: ${e.units.map((u) => u.text).join(" ")}`)}*`;
   const when = e.time ? ` · ${formatDateTime(e.time)}` : "";
   // A reply's units were made thinking and calls first, its text last: read as a reply reads, calls after the text.
-  const units = e.units.slice().sort((a, b) => (REPLY_ORDER[a.role] ?? 1) - (REPLY_ORDER[b.role] ?? 1));
+  const order = (role: string) => REPLY_ORDER.get(role) ?? 1;
+  const units = e.units.slice().sort((a, b) => order(a.role) - order(b.role));
   const body = units.map((u) => unitMarkdown(u, e)).filter(Boolean);
   return [`## ${field(`${entryHeading(e)}${when}`)}`, `*${field(`entry ${e.entryId}`)}*`, ...body].join("\n\n");
 }

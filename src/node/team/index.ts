@@ -24,4 +24,4 @@ export {
   type TeamSessionRow,
   type TeamUsageReport,
 } from "./read.js";
-export { streamTeamTranscript, teamSessionsNamed, teamTextCount } from "./transcript.js";
+export { inTeamSnapshot, streamTeamTranscript, teamSessionsNamed, teamTextCount } from "./transcript.js";

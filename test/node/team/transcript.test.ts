@@ -11,8 +11,13 @@ import { header, message, toolResult, usage } from "../../support/builders.js";
 import { jsonl } from "../../support/helpers.js";
 import { permissiveViewer, startTags } from "../../support/markdownView.js";
 import { newDatabase, startServer, type TestServer, withClient } from "../../support/postgres.js";
+import { inTeamSnapshot, streamTeamTranscript, teamSessionsNamed, withTeam } from "../../../src/node/team/index.js";
 
 const SESSION = "01a20ca7-961d-7164-bbff-7f8b174cf507";
+/** A pi 1.6 fork (quillmark-next) and its parent (work-quillmark), both real. */
+const FORK = "01a20cb3-e720-7164-bbff-7fa1f5076100";
+const FORK_DIR = "--home-ana-src-quillmark-next--";
+const PARENT_DIR = "--home-ana-work-quillmark--";
 const HOSTILE = "0bad0000-0000-7000-8000-00000000000b";
 const ESC = "\u001b";
 const BEL = "\u0007";
@@ -128,7 +133,15 @@ describe("team database: a remote session's transcript (export --database)", fun
       );
       assert.equal(r.code, 0, r.err);
     };
+    const lone = join(home, "lone", "sessions", FORK_DIR);
+    mkdirSync(lone, { recursive: true });
+    cpSync(join(a, "sessions", FORK_DIR), lone, { recursive: true });
+    writeFileSync(
+      join(h, "2026-01-02T00-00-00-000Z_enl.jsonl"),
+      jsonl(header({ id: "enl\npi-sessions: forged second line", cwd: "/home/eve/src/x" })),
+    );
     await sync(a, "laptop", "--content");
+    await sync(join(home, "lone"), "lone", "--content");
     await sync(a, "server");
     await sync(join(home, "h"), "eve", "--content");
   });
@@ -188,6 +201,53 @@ describe("team database: a remote session's transcript (export --database)", fun
     assert.match(a59, /\*\*Tool call\*\* bash[\s\S]*echo 59[\s\S]*\*\*Tool call\*\* read[\s\S]*f59\.md/);
   });
 
+  it("a fork: its own entries when its parent is on its machine, else every entry, and the head says which", async () => {
+    const forkFile = (dir: string) =>
+      join(
+        dir,
+        readdirSync(dir).find((f) => f.includes(FORK) && f.endsWith(".jsonl"))!,
+      );
+    const raw = rawOf(forkFile(join(a, "sessions", FORK_DIR))).filter(withText);
+    const parentDir = join(a, "sessions", PARENT_DIR);
+    const parentIds = new Set(
+      readdirSync(parentDir)
+        .filter((f) => f.endsWith(".jsonl"))
+        .flatMap((f) => rawOf(join(parentDir, f)).map((r) => r.id)),
+    );
+    const own = raw.filter((r) => !parentIds.has(r.id));
+    assert.ok(own.length > 0 && own.length < raw.length, "the fork copies some entries and adds its own");
+    const ids = (out: string) => [...out.matchAll(/^\*entry (\S+)\*$/gm)].map((m) => m[1]);
+    const here = await cli(env, "export", FORK, "--database", "--machine", "laptop");
+    assert.equal(here.code, 0, here.err);
+    assert.deepEqual(
+      ids(here.out),
+      own.map((r) => r.id),
+    );
+    assert.match(here.out, /the entries copied from it are in its transcript/);
+    const alone = await cli(env, "export", FORK, "--database", "--machine", "lone");
+    assert.equal(alone.code, 0, alone.err);
+    assert.deepEqual(
+      ids(alone.out),
+      raw.map((r) => r.id),
+    );
+    assert.match(alone.out, /which was not on lone: its copied entries are here/);
+  });
+
+  it("one snapshot: texts a sync removes while the transcript is read are still read whole", async () => {
+    const read = await withTeam(url, {}, (db) =>
+      inTeamSnapshot(db, async () => {
+        const [s] = await teamSessionsNamed(db, FORK, "lone");
+        await withClient(url, (c) => c.query("DELETE FROM pi_sessions.texts WHERE machine = 'lone'"));
+        let n = 0;
+        await streamTeamTranscript(db, s!, (batch) => void (n += batch.length));
+        return n;
+      }),
+    );
+    assert.ok(read > 20, `${read} entries`);
+    const after = await cli(env, "export", FORK, "--database", "--machine", "lone");
+    assert.equal(after.code, 2);
+  });
+
   it("-o writes the same document; a .jsonl target is refused", async () => {
     const out = join(home, "eve.md");
     const w = await cli(env, "export", HOSTILE, "--database", "-o", out);
@@ -213,6 +273,16 @@ describe("team database: a remote session's transcript (export --database)", fun
     assert.equal(bare.out, "");
     const html = await cli(env, "export", HOSTILE, "--database", "--format", "html");
     assert.equal(html.code, 64);
+    for (const args of [
+      ["--machine", ""],
+      ["-o", ""],
+    ])
+      assert.equal((await cli(env, "export", HOSTILE, "--database", ...args)).code, 64, args.join(" "));
+    // A session id cannot forge a line of the message.
+    const forged = await cli(env, "export", "enl", "--database");
+    assert.equal(forged.code, 2);
+    assert.equal(forged.err.trim().split("\n").length, 1, forged.err);
+    assert.match(forged.err, /holds no text of enl\\x0api-sessions: forged/);
   });
 
   it("texts sent by a tool before lines were kept are sent again by the next sync, then read in order", async () => {
@@ -242,7 +312,7 @@ describe("team database: a remote session's transcript (export --database)", fun
       "--json",
     );
     assert.equal(again.code, 0, again.err);
-    assert.equal((JSON.parse(again.out) as { sent: number }).sent, 1);
+    assert.equal((JSON.parse(again.out) as { sent: number }).sent, 2, "both of its sessions");
     const missing = await withClient(url, (c) =>
       c.query(
         "SELECT count(*)::int AS n FROM pi_sessions.texts WHERE machine = 'eve' AND (line IS NULL OR kind IS NULL)",
