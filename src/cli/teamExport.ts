@@ -37,8 +37,8 @@ export async function teamExportCommand(ref: string, values: TeamExportValues, i
       const texts = await team.teamTextCount(db, session);
       if (!texts) {
         text(io).err(
-          `pi-sessions: the team database holds no text of ${oneLine(session.sessionId)} (${oneLine(session.machine)} ` +
-            "syncs without --content, or the session has none)",
+          `pi-sessions: the team database holds no text of ${oneLine(session.sessionId)} ` +
+            `(${oneLine(session.machine)} syncs without --content, or the session has none)`,
         );
         return EXIT_REJECTED;
       }

@@ -36,6 +36,7 @@ import { registerMcpProvider } from "./recall/mcpProvider.js";
 import { TeamService } from "./team/teamService.js";
 import { TeamSchedule } from "./team/teamSchedule.js";
 import { teamCommands } from "./team/teamCommands.js";
+import { TeamTranscripts } from "./team/teamTranscripts.js";
 
 /** What tests (and other extensions) can reach. */
 export interface PiSessionsApi {
@@ -84,6 +85,7 @@ export function activate(context: vscode.ExtensionContext): PiSessionsApi {
     const version = String((context.extension.packageJSON as { version?: unknown }).version ?? "");
     const team = new TeamService(context.secrets, context.globalState, service, logger, version);
     const panels = new PanelManager(context.extensionUri, service, logger, transcripts.diffs, team);
+    const teamTranscripts = new TeamTranscripts();
     const search = new SearchService(
       service,
       vscode.Uri.joinPath(context.extensionUri, "dist", "searchWorker.cjs").fsPath,
@@ -99,6 +101,7 @@ export function activate(context: vscode.ExtensionContext): PiSessionsApi {
       fileHistory.disposable,
       liveStatus,
       team,
+      teamTranscripts,
       new TeamSchedule(team, service, logger),
       panels,
       transcripts,
@@ -121,7 +124,7 @@ export function activate(context: vscode.ExtensionContext): PiSessionsApi {
         chooseAgentDirCommand(),
         findInTranscriptCommand(transcripts),
         resumeCommand(service),
-        ...teamCommands(team, panels),
+        ...teamCommands(team, panels, teamTranscripts),
       ),
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (

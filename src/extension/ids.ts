@@ -51,6 +51,7 @@ export const CommandId = {
   SetTeamDatabase: "piSessions.setTeamDatabase",
   ClearTeamDatabase: "piSessions.clearTeamDatabase",
   SyncTeam: "piSessions.syncTeam",
+  OpenTeamSession: "piSessions.openTeamSession",
   ShowTeamUsage: "piSessions.showTeamUsage",
 } as const;
 export type CommandId = (typeof CommandId)[keyof typeof CommandId];

@@ -88,8 +88,17 @@ function machineB(): { home: string; cost: number; messages: number; input: numb
   return { home, cost: 1.25, messages: 2, input: 2000 };
 }
 
+/** The CLI of the extension's own bundle, as machine B (its home). */
+function cliAs(home: string, ...args: string[]) {
+  return spawnSync(process.execPath, [path.join(extensionPath(), "dist", "cli.js"), ...args], {
+    env: { ...process.env, HOME: home, PI_SESSIONS_CACHE_DIR: path.join(home, "cache"), ELECTRON_RUN_AS_NODE: "1" },
+    encoding: "utf8",
+  });
+}
+
 suite("Team database in a real VS Code (a real PostgreSQL)", () => {
   let api: PiSessionsApi;
+  let bHome = "";
 
   /** The usage panel's model once its page rendered it in the Team scope. */
   async function teamPanel(after: number): Promise<{ model: DashboardModel; facts: Record<string, unknown> }> {
@@ -131,19 +140,8 @@ suite("Team database in a real VS Code (a real PostgreSQL)", () => {
       ui.restore();
     }
     const b = machineB();
-    const r = spawnSync(
-      process.execPath,
-      [path.join(extensionPath(), "dist", "cli.js"), "sync", "--database", TEAM_URL, "--machine", "build-box"],
-      {
-        env: {
-          ...process.env,
-          HOME: b.home,
-          PI_SESSIONS_CACHE_DIR: path.join(b.home, "cache"),
-          ELECTRON_RUN_AS_NODE: "1",
-        },
-        encoding: "utf8",
-      },
-    );
+    bHome = b.home;
+    const r = cliAs(b.home, "sync", "--database", TEAM_URL, "--machine", "build-box");
     assert.equal(r.status, 0, r.stderr);
     // This window's own store, as its local All projects scope counts it (forks' copied turns once).
     const local = (await api.panels.model({ panel: "usage", scope: "all" })) as DashboardModel;
@@ -163,6 +161,36 @@ suite("Team database in a real VS Code (a real PostgreSQL)", () => {
     assert.ok(model.models.some((m) => m.key === "anthropic/claude-build-box"));
     assert.equal(model.team!.error, undefined);
     assert.doesNotMatch(JSON.stringify(model), new RegExp(PASSWORD));
+  });
+
+  test("Open Team Session…: a session of a machine that sends its text, as a read-only transcript", async () => {
+    const r = cliAs(bHome, "sync", "--database", TEAM_URL, "--machine", "build-box", "--content");
+    assert.equal(r.status, 0, r.stderr);
+    const ui = stubUi({ pick: "hello from the build box" });
+    let uri: string | undefined;
+    try {
+      uri = await vscode.commands.executeCommand<string | undefined>("piSessions.openTeamSession");
+    } finally {
+      ui.restore();
+    }
+    // Only sessions with text are offered: this window synced without it.
+    assert.deepEqual(
+      ui.picks.map((p) => p.labels),
+      [["hello from the build box"]],
+    );
+    assert.ok(uri, "a transcript was shown");
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(uri));
+    const text = doc.getText();
+    // As machine B's raw file says: its prompt, then its two replies, in the order written.
+    assert.match(text, /on build-box, from the team database/);
+    const at = (s: string) => text.indexOf(s);
+    assert.ok(at("hello from the build box") > 0 && at("reply 1") > at("hello from the build box"));
+    assert.ok(at("reply 2") > at("reply 1"));
+    assert.equal([...text.matchAll(/^## /gm)].length, 3);
+    assert.equal(doc.uri.scheme, "pi-sessions-team");
+    assert.doesNotMatch(text, new RegExp(PASSWORD));
+    // The preview closed: the next test's panel is the only view that reads the database.
+    await closeEditors();
   });
 
   test("a database that refuses connections: the last good numbers stay, with why; no password anywhere", async () => {

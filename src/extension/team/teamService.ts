@@ -9,8 +9,9 @@
 import { hostname } from "node:os";
 import * as vscode from "vscode";
 import { cacheDir } from "../../node/cacheDir.js";
-import type { SyncResult } from "../../node/team/index.js";
+import type { SyncResult, TeamConnection, TeamSessionRow } from "../../node/team/index.js";
 import { loadTeam } from "../../node/team/load.js";
+import { teamTranscriptDocument } from "../../node/views/teamTranscript.js";
 import { emptyTeamModel, teamDashboardModel } from "../../node/views/teamDashboard.js";
 import { formatCount, relativeTime } from "../../protocol/format.js";
 import type { DashboardModel } from "../../protocol/views.js";
@@ -67,6 +68,7 @@ export function teamStatusLine(s: TeamStatus): string | null {
 }
 
 type Range = { since?: string | null; until?: string | null };
+type Team = Awaited<ReturnType<typeof loadTeam>>;
 
 export class TeamService implements vscode.Disposable {
   readonly status: TeamStatus = { syncing: false };
@@ -172,6 +174,28 @@ export class TeamService implements vscode.Disposable {
       const last = this.memento.get<{ key: string; model: DashboardModel }>(LAST_GOOD);
       if (last?.key === key && last.model.team) return { ...last.model, team: { ...last.model.team, error } };
       return emptyTeamModel(range, { database: team.describeDatabase(url, this.env), error });
+    }
+  }
+
+  /** The sessions whose text the database holds (their machines sync with --content), most recent first. */
+  async sessionsWithText(limit: number): Promise<TeamSessionRow[]> {
+    return this.onDatabase((team, db) => team.teamSessionsList(db, { limit, withText: true }));
+  }
+
+  /** A session's transcript as Markdown, null when the database no longer holds its text. */
+  async transcript(session: { machine: string; file: string }): ReturnType<typeof teamTranscriptDocument> {
+    return this.onDatabase((team, db) => teamTranscriptDocument(team, db, session));
+  }
+
+  /** Run `fn` on the database; a failure is thrown scrubbed (and logged, and in the status bar's hover). */
+  private async onDatabase<T>(fn: (team: Team, db: TeamConnection) => Promise<T>): Promise<T> {
+    const url = await this.url();
+    if (!url) throw new Error(vscode.l10n.t("no team database: run Set Team Database… first"));
+    const team = await loadTeam();
+    try {
+      return await team.withTeam(url, this.env, (db) => fn(team, db));
+    } catch (err) {
+      throw this.failed(err, url, team.scrub);
     }
   }
 

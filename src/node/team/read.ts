@@ -187,13 +187,15 @@ export function sessionRow(x: Record<string, unknown>): TeamSessionRow {
 
 export async function teamSessionsList(
   db: Queryable,
-  o: { machine?: string; limit: number },
+  /** `withText`: only sessions whose texts are in the database (their machine syncs with --content). */
+  o: { machine?: string; limit: number; withText?: boolean },
 ): Promise<TeamSessionRow[]> {
   await requireSchema(db);
   const r = await db.query(
-    `SELECT ${SESSION_COLUMNS} FROM pi_sessions.sessions WHERE ($1::text IS NULL OR machine = $1) ` +
+    `SELECT ${SESSION_COLUMNS} FROM pi_sessions.sessions s WHERE ($1::text IS NULL OR machine = $1) ` +
+      "AND (NOT $3 OR EXISTS (SELECT 1 FROM pi_sessions.texts t WHERE t.machine = s.machine AND t.file = s.file)) " +
       "ORDER BY last_activity DESC NULLS LAST, machine, file LIMIT $2",
-    [o.machine ?? null, o.limit],
+    [o.machine ?? null, o.limit, o.withText === true],
   );
   return r.rows.map(sessionRow);
 }

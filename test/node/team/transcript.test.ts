@@ -201,7 +201,7 @@ describe("team database: a remote session's transcript (export --database)", fun
     assert.match(a59, /\*\*Tool call\*\* bash[\s\S]*echo 59[\s\S]*\*\*Tool call\*\* read[\s\S]*f59\.md/);
   });
 
-  it("a fork: its own entries when its parent is on its machine, else every entry, and the head says which", async () => {
+  it("a fork: its own entries when its parent is on its machine, else all, and the head says which", async () => {
     const forkFile = (dir: string) =>
       join(
         dir,
