@@ -14,7 +14,6 @@ import { cacheDir } from "../node/cacheDir.js";
 import { type Marks, SessionMarks } from "../node/manage/marks.js";
 import { EXIT_OK, type Io, openStore, type StoreValues, text, whyEmpty } from "./args.js";
 import { diagnosticLine } from "./fileCommands.js";
-import { formatTable } from "./table.js";
 
 export interface ListedSession {
   id: string | null;
@@ -201,6 +200,8 @@ export async function listCommand(values: ListValues, io: Io): Promise<number> {
       oneLine(row.cwd ?? row.file),
     ]);
   }
+  // Loaded for a text table only: measuring display widths (string-width) costs 25 ms to load, nothing JSON needs.
+  const { formatTable } = await import("./table.js");
   io.out(formatTable(table, [2, 3], false, io));
   for (const d of diagnostics) text(io).out(diagnosticLine(d.file, d));
   return EXIT_OK;

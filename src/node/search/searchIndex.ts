@@ -108,11 +108,13 @@ export class SearchIndex {
     // Not `<db>.lock`: node-sqlite3-wasm's own file locking uses that name.
     const release = takeWriterLock(`${file}.writer`);
     let rebuilt = false;
+    let valid = false;
     if (release) {
       takeOverDeadSqliteLock(file);
       for (const old of olderIndexFiles(file)) removeIndexFile(old);
+      valid = existsSync(file) && validIndex(Database, file);
     }
-    if (release && existsSync(file) && !validIndex(Database, file)) {
+    if (release && !valid && existsSync(file)) {
       removeIndexFile(file);
       rebuilt = true;
     }
@@ -121,9 +123,12 @@ export class SearchIndex {
     // Created (or kept) owner-only before SQLite opens it; SQLite gives its journal the same mode.
     if (release) ownerOnly(file);
     const db = new Database(file);
+    // A valid index has this version's schema (the version is bumped with it): written only into a new one.
     if (release) {
-      retryBusy(() => db.exec(SCHEMA));
-      retryBusy(() => db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`));
+      if (!valid) {
+        retryBusy(() => db.exec(SCHEMA));
+        retryBusy(() => db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`));
+      }
     } else if (!retryBusy(() => db.get("SELECT 1 AS ok FROM sqlite_master WHERE name = 'fts'"))) {
       db.close();
       return SearchIndex.empty(Database, file);
@@ -153,10 +158,13 @@ export class SearchIndex {
 
   /** The indexed files with the size and mtime seen when they were indexed. */
   known(): Map<string, Known> {
-    const rows = retryBusy(() => this.db.all("SELECT file, size, mtime, lineage FROM files")) as unknown as ({
-      file: string;
-    } & Known)[];
-    return new Map(rows.map((r) => [r.file, { size: r.size, mtime: r.mtime, lineage: r.lineage }]));
+    // One row of JSON, not a row per file: the WebAssembly SQLite's per-column calls cost about 10 µs each (a
+    // warm search's freshness check over 8,000 files took 110 ms that way, 15 ms this way).
+    const row = retryBusy(() =>
+      this.db.get("SELECT json_group_array(json_array(file, size, mtime, lineage)) AS known FROM files"),
+    ) as { known: string } | null;
+    const rows = JSON.parse(row?.known ?? "[]") as [string, number, number, string | null][];
+    return new Map(rows.map(([file, size, mtime, lineage]) => [file, { size, mtime, lineage }]));
   }
 
   /** `known` for these files only. */
