@@ -12,8 +12,12 @@ export interface PackedSummary extends Omit<SessionSummaryOk, "entries" | "usage
   packed: 2;
   /** The entries' count and their earliest and latest times: what a listing shows without decoding the details. */
   stats?: EntryStats;
-  /** As JSON text (the cache file), or as it is (a worker thread's answer, copied by structured clone). */
-  detail: string | PackedDetail;
+  /**
+   * As JSON text (the cache file), as that text's UTF-8 bytes (a worker thread's answer for a long session: its
+   * buffer is moved to the main thread, not copied into a string there), or as it is (a usage report's, copied by
+   * structured clone).
+   */
+  detail: string | Uint8Array | PackedDetail;
   /** The file touches (`PackedTouches` as JSON), apart from the details: only the file history reads them. */
   touchDetail?: string;
 }

@@ -124,7 +124,8 @@ export class SessionLibrary {
     this.pass?.abort();
     const pass = (this.pass = new AbortController());
     this.completion = store.partial.length
-      ? store.complete(undefined, pass.signal).then(async () => {
+      ? // Linked here, not by the store as well: 30–40 ms each on 8,000 sessions, in one turn of the event loop.
+        store.complete(undefined, pass.signal, false).then(async () => {
           if (pass.signal.aborted) return;
           this.preferLive();
           await this.relinkInSlices([...this.sessionsByFile.values()]);
@@ -170,6 +171,7 @@ export class SessionLibrary {
   /** `relink` of a whole listing: ownership computed in slices, then set at once. */
   private async relinkInSlices(all: StoreSession[]): Promise<void> {
     linkLineage(all, this.options.roots);
+    await yieldToEventLoop();
     await computeOwnershipInSlices(all);
     this.projectList = null;
     this.familyIndex = null;

@@ -24,6 +24,8 @@ import { reviveTimes, timeOf } from "./cacheTimes.js";
 import {
   checksum,
   type EncodedLine,
+  detailAsText,
+  encodedInPieces,
   encodeInPieces,
   type LineText,
   lineText,
@@ -60,7 +62,7 @@ interface CacheEntry {
    * The stored form, when the summary came from the cache file unchanged or was packed by a worker (saved without
    * packing it again).
    */
-  stored?: { summary: ListedSummary; detail: LineText; touches: LineText };
+  stored?: { summary: ListedSummary; detail: () => string | Uint8Array | undefined; touches: LineText };
 }
 
 const STORED_USAGE = Symbol("stored usage records");
@@ -99,8 +101,10 @@ export function unpackSummary(
   if (!("packed" in p)) return reviveTimes(p);
   const { packed: _packed, detail: own, touchDetail: ownTouches, stats, ...rest } = p as PackedSummary;
   const none = '{"ids":"","times":[],"keys":[],"usage":[]}';
-  const detailText = () => (typeof own === "string" ? own : detailOf?.()) ?? none;
-  let detail: PackedDetail | undefined = typeof own === "object" ? own : undefined;
+  // A worker's bytes are decoded when first read (most never are).
+  const detailText = () =>
+    (typeof own === "string" || own instanceof Uint8Array ? detailAsText(own) : detailOf?.()) ?? none;
+  let detail: PackedDetail | undefined = typeof own === "object" && !(own instanceof Uint8Array) ? own : undefined;
   let ids: string[] | undefined;
   const details = () => (detail ??= JSON.parse(detailText()) as PackedDetail);
   const idList = () => (ids ??= details().ids === "" ? [] : details().ids.split("\n"));
@@ -288,7 +292,8 @@ export class MetadataCache {
       const { detail, touchDetail, ...listing } = packed;
       entry.stored = {
         summary: listing,
-        detail: () => (typeof detail === "string" ? detail : JSON.stringify(detail)),
+        // A worker's bytes are written as they came (they are the details line's UTF-8).
+        detail: () => (typeof detail === "string" || detail instanceof Uint8Array ? detail : JSON.stringify(detail)),
         touches: () => touchDetail,
       };
     }
@@ -327,7 +332,7 @@ export class MetadataCache {
       // A packed detail is one line of JSON (JSON.stringify writes no raw newline), encoded in pieces with the event
       // loop let run between them (see encodeInPieces).
       if (detail !== undefined) {
-        const line = await encodeInPieces(detail);
+        const line = typeof detail === "string" ? await encodeInPieces(detail) : await encodedInPieces(detail);
         stored.d = lines.push(line) - 1;
         stored.c = line.sum;
       }
@@ -395,7 +400,7 @@ async function listingLines(entries: Record<string, StoredEntry>): Promise<Buffe
 }
 
 /** A cache entry as the file stores it: its listing part, and its details and touches lines when it has them. */
-function storedForm(e: CacheEntry): { summary: ListedSummary; detail?: string; touches?: string } {
+function storedForm(e: CacheEntry): { summary: ListedSummary; detail?: string | Uint8Array; touches?: string } {
   if (e.stored) {
     const summary = e.stored.summary;
     if (!("packed" in summary)) return { summary };

@@ -58,6 +58,29 @@ export async function encodeInPieces(text: string): Promise<EncodedLine> {
   return { pieces, length, sum: hash ? hash.digest().readUInt32BE(0) : crc };
 }
 
+/**
+ * A line already encoded (a worker thread's UTF-8 bytes), checksummed in pieces with the event loop let run between
+ * them, as `encodeInPieces` does.
+ */
+export async function encodedInPieces(bytes: Uint8Array): Promise<EncodedLine> {
+  const whole = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const hash = typeof zlib.crc32 === "function" ? null : createHash("sha1");
+  let crc = 0;
+  for (let i = 0; i < whole.length; i += PIECE_CHARS) {
+    const piece = whole.subarray(i, i + PIECE_CHARS);
+    if (hash) hash.update(piece);
+    else crc = zlib.crc32(piece, crc);
+    if (i + PIECE_CHARS < whole.length) await yieldToEventLoop();
+  }
+  return { pieces: [whole], length: whole.length, sum: hash ? hash.digest().readUInt32BE(0) : crc };
+}
+
+/** A detail as the cache's text: bytes decoded, an object written as JSON. */
+export function detailAsText(detail: string | Uint8Array | object): string {
+  if (typeof detail === "string") return detail;
+  return detail instanceof Uint8Array ? new TextDecoder().decode(detail) : JSON.stringify(detail);
+}
+
 /** A stored line's text, read on first use. */
 export type LineText = () => string | undefined;
 

@@ -48,10 +48,11 @@ export interface Store {
   /** Sessions summarized from their head and tail only (with `probe`). */
   partial: StoreSession[];
   /**
-   * Read the partial sessions in full, update their summaries and the cache; returns how many were read. `signal`
-   * stops a pass read in worker threads (a new load replaces this one): nothing is updated then.
+   * Read the partial sessions in full, update their summaries and the cache, and link their lineage again (unless
+   * `link` is false: a caller that links them itself, in its own turn of the event loop); returns how many were read.
+   * `signal` stops a pass read in worker threads (a new load replaces this one): nothing is updated then.
    */
-  complete(onEach?: (s: StoreSession) => void, signal?: AbortSignal): Promise<number>;
+  complete(onEach?: (s: StoreSession) => void, signal?: AbortSignal, link?: boolean): Promise<number>;
 }
 
 /** Bytes read from each end of a file for a first-paint summary. */
@@ -216,7 +217,7 @@ class StoreLoad {
   }
 
   /** Read the partial sessions in full (`Store.complete`). */
-  async complete(onEach?: (s: StoreSession) => void, signal?: AbortSignal): Promise<number> {
+  async complete(onEach?: (s: StoreSession) => void, signal?: AbortSignal, link = true): Promise<number> {
     let read = 0;
     if (this.options.parallel) read = await this.completeInParallel(this.partial.splice(0), onEach, signal);
     for (const s of this.partial.splice(0)) {
@@ -229,7 +230,7 @@ class StoreLoad {
       }
     }
     await this.save();
-    linkLineage(this.sessions, this.options.roots);
+    if (link) linkLineage(this.sessions, this.options.roots);
     return read;
   }
 
@@ -250,13 +251,18 @@ class StoreLoad {
     );
     if (signal?.aborted) return 0;
     let read = 0;
+    // Kept in slices (8,000 summaries into the cache at once held an editor's event loop for 30 ms).
+    const tick = slicer(1000);
     for (const [j, o] of outcomes.entries()) {
       const s = probed[j]!;
       const summary = this.keep(this.stats.get(s)!, o, true);
-      if (!summary) continue;
-      s.summary = summary;
-      read++;
-      onEach?.(s);
+      if (summary) {
+        s.summary = summary;
+        read++;
+        onEach?.(s);
+      }
+      await tick();
+      if (signal?.aborted) return read;
     }
     return read;
   }
@@ -291,6 +297,6 @@ async function load(options: StoreOptions, early: EarlyWorkers | undefined): Pro
     errors: run.errors,
     filesRead: run.filesRead,
     partial: run.partial,
-    complete: (onEach, signal) => run.complete(onEach, signal),
+    complete: (onEach, signal, link) => run.complete(onEach, signal, link),
   };
 }

@@ -6,13 +6,35 @@
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { type CompareWork, doCompareWork } from "../views/compareWork.js";
+import type { PackedSummary } from "../../core/summaryPack.js";
 import { packSummary } from "./cache.js";
 import { eachTaken, summarizeFileSync, type SummaryReply, type SummaryWork } from "./summarizeFile.js";
 
 const BATCH = 32;
+/**
+ * Details at least this long go as UTF-8 bytes in a buffer moved to the main thread: a string of tens of MB is
+ * copied when the main thread receives it, holding an editor's event loop for 80–200 ms (issue #38).
+ */
+const BYTES_AT = 64 << 10;
+
+/** A listing's packed details as the cache file's text, or for a long one as that text's bytes (moved, not copied). */
+function asCacheText(r: PackedSummary, transfer: ArrayBuffer[]): PackedSummary {
+  if (typeof r.detail !== "object" || r.detail instanceof Uint8Array) return r;
+  const text = JSON.stringify(r.detail);
+  if (text.length < BYTES_AT) return { ...r, detail: text };
+  const bytes = new TextEncoder().encode(text);
+  transfer.push(bytes.buffer as ArrayBuffer);
+  return { ...r, detail: bytes };
+}
 
 function run(work: SummaryWork): void {
   let batch: SummaryReply = [];
+  let transfer: ArrayBuffer[] = [];
+  const send = () => {
+    parentPort!.postMessage(batch, transfer);
+    batch = [];
+    transfer = [];
+  };
   eachTaken(work, (k) => {
     const r = summarizeFileSync(work.files[k]!, work.mode);
     // A listing's summaries are cached: their details as the cache file's text, made here rather than on the thread
@@ -20,14 +42,13 @@ function run(work: SummaryWork): void {
     // which structured clone copies faster than JSON would write and read them.
     const asText = work.mode === "full";
     if (typeof r === "string") batch.push([k, r]);
-    else if (!("packed" in r)) batch.push([k, packSummary(r, asText)]);
-    else batch.push([k, asText && typeof r.detail === "object" ? { ...r, detail: JSON.stringify(r.detail) } : r]);
-    if (batch.length >= BATCH) {
-      parentPort!.postMessage(batch);
-      batch = [];
+    else {
+      const packed = "packed" in r ? r : packSummary(r, false);
+      batch.push([k, asText && "packed" in packed ? asCacheText(packed, transfer) : packed]);
     }
+    if (batch.length >= BATCH || transfer.length) send();
   });
-  if (batch.length) parentPort!.postMessage(batch);
+  if (batch.length) send();
   // A worker started ahead is kept alive by its port: done, it ends.
   parentPort!.close();
 }

@@ -8,14 +8,14 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { generateStore } from "../../../bench/generate.js";
+import { generateSession, generateStore } from "../../../bench/generate.js";
 import { run } from "../../../src/cli/main.js";
 import { FileBodySource } from "../../../src/node/fileBodies.js";
 import { ioReason } from "../../../src/node/ioReason.js";
 import { type GroupBy, usageReport } from "../../../src/node/report.js";
 import { SessionLibrary } from "../../../src/node/library.js";
 import { resolveRoots } from "../../../src/node/roots.js";
-import { loadStore, realFs, type Store } from "../../../src/node/store/index.js";
+import { detailsRecovered, loadStore, realFs, type Store } from "../../../src/node/store/index.js";
 import { EarlyWorkers, type ParallelOptions, summarizeInParallel } from "../../../src/node/store/parallel.js";
 import { REAL } from "../../support/fixtures.js";
 import { header, message } from "../../support/builders.js";
@@ -42,6 +42,7 @@ function reports(store: Store): unknown[] {
 describe("cold store reads on every core", () => {
   let dir: string;
   let roots: ReturnType<typeof resolveRoots>;
+  let longFile: string;
   before(async function () {
     this.timeout(60_000);
     assert.ok(existsSync(WORKER), `${WORKER} is missing: npm run build makes it`);
@@ -56,7 +57,17 @@ describe("cold store reads on every core", () => {
       forkShare: 0.3,
       seed: 21,
     });
-    roots = resolveRoots({ agentDirs: ["pi", "omp", "gen"].map((d) => join(dir, d)) });
+    // A long session, whose details a worker sends as bytes (more than 64 KB of them).
+    mkdirSync(join(dir, "long", "sessions", "--p--"), { recursive: true });
+    longFile = join(
+      dir,
+      "long",
+      "sessions",
+      "--p--",
+      "2026-06-01T09-00-00-000Z_0190a000-0000-7000-8000-00000000abcd.jsonl",
+    );
+    await generateSession(longFile, { targetBytes: 5_000_000, branchPoints: 4, seed: 5 });
+    roots = resolveRoots({ agentDirs: ["pi", "omp", "gen", "long"].map((d) => join(dir, d)) });
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -110,7 +121,8 @@ describe("cold store reads on every core", () => {
   it("fills the cache from the threads' summaries, as a single-threaded load does", async function () {
     this.timeout(60_000);
     const cacheFile = join(dir, "cache-full.jsonl");
-    const cold = await loadStore({ roots, cacheFile, parallel: parallel() });
+    // Workers only (an editor's pass): the long session is read by one of them, whatever the timing.
+    const cold = await loadStore({ roots, cacheFile, parallel: parallel({ mainReads: false }) });
     // The cache a single-threaded load writes (the workers' packed summaries are saved as they came): each file's
     // listing and the checksums of its details and touches lines (their numbers follow the order files finished in).
     const single = join(dir, "cache-single.jsonl");
@@ -122,11 +134,21 @@ describe("cold store reads on every core", () => {
       return Object.fromEntries(Object.entries(entries).map(([k, { d: _d, t: _t, ...e }]) => [k, e]));
     };
     assert.deepEqual(stored(cacheFile), stored(single));
+    // The long session's details came from a worker as bytes (moved, not copied into a string), and were saved as
+    // the same line (its checksum above) and read back the same (below).
+    const [long] = await summarizeInParallel(
+      [{ file: longFile, size: statSync(longFile).size }],
+      parallel({ mainReads: false }),
+    );
+    const detail = long && "packed" in long && long.packed && "packed" in long.packed ? long.packed.detail : null;
+    assert.ok(detail instanceof Uint8Array && detail.length > 64 * 1024, "a long session's details as bytes");
+    const recovered = detailsRecovered();
     const warm = await loadStore({ roots, cacheFile });
     assert.equal(warm.filesRead, 0);
     // Reports first: from the cache's stored rows, before anything has built the records (`forEachUsage`).
     assert.deepEqual(reports(warm), reports(cold));
     assert.deepEqual(summaries(warm), summaries(cold));
+    assert.equal(detailsRecovered(), recovered, "every details line read back as written (none made again)");
   });
 
   it("an editor's first listing completes in worker threads to the summaries of a full load", async function () {
