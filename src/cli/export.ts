@@ -21,6 +21,8 @@ import {
 } from "./args.js";
 
 interface ExportValues {
+  /** Only with --database (teamExport.ts): refused here. */
+  machine?: string;
   leaf?: string;
   format: string;
   output?: string;
@@ -30,6 +32,8 @@ interface ExportValues {
 
 export async function exportCommand(file: string, values: ExportValues, io: Io): Promise<number> {
   if (values.format !== "md" && values.format !== "html") throw new UsageError("--format must be md or html");
+  if (values.machine !== undefined)
+    throw new UsageError("--machine picks a session of the team database: use it with --database");
   // An export never replaces a session: not the one exported, and no other (checked again when it is written).
   if (values.output !== undefined && /\.jsonl$/i.test(values.output))
     throw new UsageError(`-o ${JSON.stringify(values.output)}: an export is not written over a .jsonl file`);

@@ -1,4 +1,4 @@
-// One reader over generated data, run by test/node/scale/boundedMemory.test.ts in a child process whose heap is
+// One reader over generated data, run by test/node/store/boundedMemory.test.ts in a child process whose heap is
 // capped (`--max-old-space-size`): what it read on stdout as JSON. A reader that holds a whole file, its tree or its
 // bytes runs out of that heap and the child dies; one bounded by design completes.
 import { mkdtempSync } from "node:fs";

@@ -26,15 +26,20 @@ import {
  * Text placed in Markdown as text. Everything that could start markup is an entity: a tag (`<`), a link or image
  * (`[`, `]`), a code span or a fence that would swallow what follows (`` ` ``, `~`), and a heading at a line's start
  * (which would forge a section of the transcript), whether ATX (`#`) or setext (a line of `=` or `-` under a line),
- * a list marker (inside which a heading starts again), and a table's `|`; emphasis marks and backslashes are escaped
- * with a backslash (a field sits inside our own `*…*`).
+ * a list marker (inside which a heading starts again), a table's `|`, a star, and a backslash that would escape what
+ * follows it (a field sits inside our own `*…*`), and an underscore at a word's edge.
  */
 function prose(text: string): string {
   return (
     text
-      // Emphasis marks and the backslash that would escape ours (`*label \*` never closes): escaped themselves.
-      .replace(/[\\*_]/g, "\\$&")
       .replace(/&/g, "&amp;")
+      // A star would start or end emphasis, and a backslash before punctuation or at the end escapes what follows
+      // (`*label \*` never closes): entities, as everything else here (they also hold in a `<summary>`, where a
+      // backslash escape would show). A Windows path's backslashes stay as they are.
+      .replace(/\*/g, "&#42;")
+      // An underscore can open or close emphasis only at a word's edge: `project_context` stays as it is.
+      .replace(/(?<![\p{L}\p{N}])_|_(?![\p{L}\p{N}])/gu, "&#95;")
+      .replace(/\\(?=[!-/:-@[-`{-~\n]|$)/g, "&#92;")
       .replace(/</g, "&lt;")
       .replace(/>/g, "&gt;")
       .replace(/`/g, "&#96;")

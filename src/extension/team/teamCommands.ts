@@ -84,7 +84,7 @@ async function openTeamSession(team: TeamService, transcripts: TeamTranscripts):
     );
     return undefined;
   }
-  return (await transcripts.show(picked.session.machine, doc.sessionId, doc.markdown)).toString();
+  return (await transcripts.show(picked.session, doc.sessionId, doc.markdown)).toString();
 }
 
 async function setTeamDatabase(team: TeamService): Promise<boolean | undefined> {

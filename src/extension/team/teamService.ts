@@ -195,16 +195,24 @@ export class TeamService implements vscode.Disposable {
     try {
       return await team.withTeam(url, this.env, (db) => fn(team, db));
     } catch (err) {
-      throw this.failed(err, url, team.scrub);
+      // A read that failed is the command's error, not the sync's (the status bar's hover says the sync's).
+      throw this.failed(err, url, team.scrub, false);
     }
   }
 
-  /** A failure as an Error whose message holds no secret; logged, and kept for the status bar's hover. */
-  private failed(err: unknown, url: string, scrub: (t: string, u: string, e: NodeJS.ProcessEnv) => string): Error {
+  /** A failure as an Error whose message holds no secret; logged, and kept for the status bar's hover (`status`). */
+  private failed(
+    err: unknown,
+    url: string,
+    scrub: (t: string, u: string, e: NodeJS.ProcessEnv) => string,
+    status = true,
+  ): Error {
     const message = scrub(err instanceof Error ? err.message : String(err), url, this.env);
-    this.status.lastError = { at: Date.now(), message };
     this.logger.warn(`team database: ${message}`);
-    this.statusEmitter.fire();
+    if (status) {
+      this.status.lastError = { at: Date.now(), message };
+      this.statusEmitter.fire();
+    }
     return new Error(message);
   }
 

@@ -241,26 +241,45 @@ export function takeOverDeadSqliteLock(file: string): void {
 }
 
 /**
- * Whether `file` is an index of this version: an SQLite file whose version is ours and whose tables answer. (A full
- * integrity check reads the whole file, seconds on a large index: damage found later is `isCorruption`, and the
- * caller rebuilds.)
+ * Whether `file` is an index of this version: an SQLite file whose version is ours and whose tables answer (`valid`),
+ * one that is not (`invalid`), or one busy for longer than a reader ever holds it (`busy`: not a reason to delete an
+ * index that may be fine, nor to take it as one). A full integrity check reads the whole file, seconds on a large
+ * index: damage found later is `isCorruption`, and the caller rebuilds.
  */
-export function validIndex(Database: DatabaseClass, file: string): boolean {
+export function validIndex(Database: DatabaseClass, file: string): "valid" | "invalid" | "busy" {
   try {
     const db = new Database(file);
     try {
       const version = retryBusy(() => db.get("PRAGMA user_version") as { user_version?: number } | null);
-      if (version?.user_version !== SCHEMA_VERSION) return false;
+      if (version?.user_version !== SCHEMA_VERSION) return "invalid";
       retryBusy(() => db.get("SELECT 1 FROM files LIMIT 1"));
       retryBusy(() => db.get("SELECT rowid FROM fts LIMIT 1"));
-      return true;
+      return "valid";
     } finally {
       db.close();
     }
   } catch (err) {
-    // Busy for longer than a reader ever holds it: not a reason to delete an index that may be fine.
-    return isBusy(err);
+    return isBusy(err) ? "busy" : "invalid";
   }
+}
+
+/** What the index knows of each file: its size and mtime when indexed, and its lineage. */
+export interface Known {
+  size: number;
+  mtime: number;
+  lineage: string | null;
+}
+
+/**
+ * The indexed files, read as one row of JSON rather than a row per file: the WebAssembly SQLite's calls cost
+ * microseconds per column (over 8,000 files, about 95 ms that way and 70 ms this way in a CLI search's profile).
+ */
+export function knownFiles(db: Database): Map<string, Known> {
+  const row = retryBusy(() =>
+    db.get("SELECT json_group_array(json_array(file, size, mtime, lineage)) AS known FROM files"),
+  ) as { known: string } | null;
+  const rows = JSON.parse(row?.known ?? "[]") as [string, number, number, string | null][];
+  return new Map(rows.map(([file, size, mtime, lineage]) => [file, { size, mtime, lineage }]));
 }
 
 /**

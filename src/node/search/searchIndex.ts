@@ -29,6 +29,8 @@ import {
   takeOverDeadSqliteLock,
   takeWriterLock,
   trackIndexFile,
+  knownFiles,
+  type Known,
   validIndex,
   type WriterLock,
 } from "./indexFile.js";
@@ -54,12 +56,6 @@ export interface UpdateResult {
 export interface IndexStats {
   sessions: number;
   entries: number;
-}
-
-interface Known {
-  size: number;
-  mtime: number;
-  lineage: string | null;
 }
 
 export class SearchIndex {
@@ -109,12 +105,15 @@ export class SearchIndex {
     const release = takeWriterLock(`${file}.writer`);
     let rebuilt = false;
     let valid = false;
+    let busy = false;
     if (release) {
       takeOverDeadSqliteLock(file);
       for (const old of olderIndexFiles(file)) removeIndexFile(old);
-      valid = existsSync(file) && validIndex(Database, file);
+      const state = existsSync(file) ? validIndex(Database, file) : "invalid";
+      valid = state === "valid";
+      busy = state === "busy";
     }
-    if (release && !valid && existsSync(file)) {
+    if (release && !valid && !busy && existsSync(file)) {
       removeIndexFile(file);
       rebuilt = true;
     }
@@ -158,13 +157,7 @@ export class SearchIndex {
 
   /** The indexed files with the size and mtime seen when they were indexed. */
   known(): Map<string, Known> {
-    // One row of JSON, not a row per file: the WebAssembly SQLite's calls cost microseconds per column (over 8,000
-    // files, about 95 ms that way and 70 ms this way in a CLI search's profile).
-    const row = retryBusy(() =>
-      this.db.get("SELECT json_group_array(json_array(file, size, mtime, lineage)) AS known FROM files"),
-    ) as { known: string } | null;
-    const rows = JSON.parse(row?.known ?? "[]") as [string, number, number, string | null][];
-    return new Map(rows.map(([file, size, mtime, lineage]) => [file, { size, mtime, lineage }]));
+    return knownFiles(this.db);
   }
 
   /** `known` for these files only. */

@@ -230,7 +230,8 @@ class StoreLoad {
       }
     }
     await this.save();
-    if (link) linkLineage(this.sessions, this.options.roots);
+    // A stopped pass is linked here too: its caller, replaced, will not.
+    if (link || signal?.aborted) linkLineage(this.sessions, this.options.roots);
     return read;
   }
 
@@ -262,7 +263,6 @@ class StoreLoad {
         onEach?.(s);
       }
       await tick();
-      if (signal?.aborted) return read;
     }
     return read;
   }

@@ -22,6 +22,13 @@ export interface TeamConnection extends Queryable {
 /** A failure of the team database: its message names where, and holds no secret. */
 export class TeamError extends Error {
   override name = "TeamError";
+  /** The server's SQLSTATE, when it refused a statement (`42501`: no right to it). */
+  constructor(
+    message: string,
+    readonly code?: string,
+  ) {
+    super(message);
+  }
 }
 
 const CONNECT_TIMEOUT_MS = 10_000;
@@ -127,7 +134,7 @@ export async function connectTeam(
           drop();
           throw new TeamError(gaveUp);
         }
-        throw new TeamError(message);
+        throw new TeamError(message, (err as { code?: string }).code);
       }
     },
     end: async () => {

@@ -121,7 +121,7 @@ export async function migrate(db: Queryable): Promise<{ from: number; to: number
         `the team database's schema is version ${from}, newer than this pi-sessions (${SCHEMA_VERSION}): update ` +
           "pi-sessions on this machine",
       );
-    for (let v = from; v < SCHEMA_VERSION; v++) await db.query(MIGRATIONS[v]!);
+    for (let v = from; v < SCHEMA_VERSION; v++) await db.query(MIGRATIONS[v]!).catch(notOwner(from));
     if (from < SCHEMA_VERSION)
       await db.query(
         "INSERT INTO pi_sessions.meta (key, value) VALUES ('schema_version', $1) " +
@@ -136,6 +136,21 @@ export async function migrate(db: Queryable): Promise<{ from: number; to: number
   }
 }
 
+/** The step to take when a migration is refused for want of rights (a machine's role may not change tables). */
+const INIT_AS_OWNER = "run pi-sessions sync --init once as the schema's owner";
+
+/** A migration refused to a role that does not own the tables, said with what to do (docs/team.md). */
+const notOwner =
+  (from: number) =>
+  (err: unknown): never => {
+    if ((err as { code?: string }).code === "42501")
+      throw new SchemaError(
+        `the team database's schema is version ${from} and this pi-sessions needs ${SCHEMA_VERSION}: ` +
+          `${INIT_AS_OWNER} (a machine's role cannot change tables)`,
+      );
+    throw err;
+  };
+
 /** Refused unless the database's schema is this tool's (reading a newer or missing one would mislead). */
 export async function requireSchema(db: Queryable): Promise<void> {
   const v = await schemaVersion(db);
@@ -143,5 +158,7 @@ export async function requireSchema(db: Queryable): Promise<void> {
   if (v === 0) throw new SchemaError("the team database has no pi-sessions schema yet: run pi-sessions sync first");
   if (v > SCHEMA_VERSION)
     throw new SchemaError(`the team database's schema is version ${v}, newer than this pi-sessions: update it`);
-  throw new SchemaError(`the team database's schema is version ${v}: run pi-sessions sync to migrate it`);
+  throw new SchemaError(
+    `the team database's schema is version ${v} and this pi-sessions needs ${SCHEMA_VERSION}: ${INIT_AS_OWNER}`,
+  );
 }

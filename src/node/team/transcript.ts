@@ -70,12 +70,14 @@ export async function teamTextCount(db: Queryable, s: Pick<TeamSessionRow, "mach
 
 /**
  * A session's texts as entries, in the order written (rows sent before schema 3 have no line: by time), handed to
- * `onEntries` a fetch at a time, each entry whole. Inside `inTeamSnapshot` (a cursor lives in a transaction).
+ * `onEntries` a fetch at a time, each entry whole, until it answers false. Inside `inTeamSnapshot` (a cursor lives in a
+ * transaction).
  */
 export async function streamTeamTranscript(
   db: Queryable,
   s: Pick<TeamSessionRow, "machine" | "file">,
-  onEntries: (entries: TeamTranscriptEntry[]) => void | Promise<void>,
+  /** False: read no more. */
+  onEntries: (entries: TeamTranscriptEntry[]) => boolean | void | Promise<boolean | void>,
 ): Promise<void> {
   await db.query(
     "DECLARE team_transcript NO SCROLL CURSOR FOR SELECT entry_id, part, role, tool, time, kind, text " +
@@ -103,8 +105,8 @@ export async function streamTeamTranscript(
     }
     const last = rows.length < FETCH_ROWS;
     if (last && pending) done.push(pending);
-    if (done.length) await onEntries(done);
-    if (last) break;
+    const more = done.length ? await onEntries(done) : true;
+    if (last || more === false) break;
   }
   await db.query("CLOSE team_transcript");
 }

@@ -2,6 +2,7 @@
 // from its kind, or from its units in rows sent before kinds were kept; fields of ours that session text cannot
 // bend. Expectations are the texts given here.
 import * as assert from "node:assert/strict";
+import { field } from "../../../src/core/export/markdown.js";
 import { teamEntryMarkdown, type TeamTranscriptEntry } from "../../../src/core/export/teamMarkdown.js";
 import { permissiveViewer, plainText } from "../../support/markdownView.js";
 
@@ -48,6 +49,16 @@ describe("team transcript sections", () => {
     assert.match(html, /<em>entry a\*b_c\\<\/em>/);
     const label = permissiveViewer.render(teamEntryMarkdown(entry("label", [["meta", null, "lbl *x* \\"]])));
     assert.match(label, /<em>Label: lbl \*x\* \\<\/em>/);
+  });
+
+  it("a field reads as written inside our emphasis and inside a <summary> (where a backslash escape would show)", () => {
+    for (const t of ["__init__ *x* a\\", "project_context", "C:\\Users\\me", "\\[x\\]", "lbl *x* \\"]) {
+      const inline = permissiveViewer.renderInline(`*${field(t)}*`);
+      assert.equal(inline, `<em>${permissiveViewer.utils.escapeHtml(t)}</em>`, t);
+      const summary = permissiveViewer.render(`<details><summary>${field(t)}</summary>\n\nx\n\n</details>`);
+      assert.equal(plainText(summary.replace(/<\/summary>[\s\S]*/, "")), t, t);
+    }
+    assert.equal(field("project_context"), "project_context", "an identifier's underscore stays as written");
   });
 
   it("a call or an output of 16 KB says it was cut there", () => {

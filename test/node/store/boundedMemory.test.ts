@@ -136,6 +136,6 @@ describe("scale: memory bounded by design (issue #38)", function () {
       join(small, "sessions", "--p--", "2026-06-01T09-00-00-000Z_0190a000-0000-7000-8000-0000000002.jsonl"),
     );
     const peak = cliPeak(dir, "tree", "--json", bigFile);
-    assert.ok(peak - base <= 0.5 * size, `tree --json: ${Math.round((peak - base) / MB)} MB above its base`);
+    assert.ok(peak - base <= 0.75 * size, `tree --json: ${Math.round((peak - base) / MB)} MB above its base`);
   });
 });

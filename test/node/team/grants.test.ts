@@ -121,5 +121,35 @@ describe("team database: the grants of docs/team.md", function () {
       ).out,
     ) as { rows: { key: string }[] };
     assert.deepEqual(report.rows.map((r) => r.key).sort(), ["desk", "laptop"]);
+    // After an update that brings a newer schema, a machine's role cannot migrate it: one line says who can, and the
+    // owner's --init does it. (Schema 2, as a tool before the texts' line and kind left it.)
+    await withClient(admin, (c) =>
+      c.query(
+        "ALTER TABLE pi_sessions.texts DROP COLUMN line, DROP COLUMN kind; " +
+          "UPDATE pi_sessions.meta SET value = '2' WHERE key = 'schema_version'",
+      ),
+    );
+    const sync = (env: string) =>
+      cli(
+        { PI_SESSIONS_CACHE_DIR: join(home, env) },
+        "sync",
+        "--agent-dir",
+        a,
+        "--machine",
+        "laptop",
+        "--database",
+        as("laptop"),
+      );
+    const refused = await sync("c1");
+    assert.equal(refused.code, 2);
+    assert.match(refused.err, /schema is version 2 and this pi-sessions needs 3: run pi-sessions sync --init once as/);
+    const listed = await cli({ PI_SESSIONS_CACHE_DIR: join(home, "c1") }, "list", "--database", as("laptop"));
+    assert.match(listed.err, /sync --init once as the schema's owner/);
+    assert.equal(
+      (await cli({ PI_SESSIONS_CACHE_DIR: join(home, "c0") }, "sync", "--init", "--database", admin)).code,
+      0,
+    );
+    const after = await sync("c1");
+    assert.equal(after.code, 0, after.err);
   });
 });

@@ -12,6 +12,8 @@ import { jsonl } from "../../support/helpers.js";
 import { permissiveViewer, startTags } from "../../support/markdownView.js";
 import { newDatabase, startServer, type TestServer, withClient } from "../../support/postgres.js";
 import { inTeamSnapshot, streamTeamTranscript, teamSessionsNamed, withTeam } from "../../../src/node/team/index.js";
+import { loadTeam } from "../../../src/node/team/load.js";
+import { teamTranscriptDocument } from "../../../src/node/views/teamTranscript.js";
 
 const SESSION = "01a20ca7-961d-7164-bbff-7f8b174cf507";
 /** A pi 1.6 fork (quillmark-next) and its parent (work-quillmark), both real. */
@@ -246,6 +248,26 @@ describe("team database: a remote session's transcript (export --database)", fun
     assert.ok(read > 20, `${read} entries`);
     const after = await cli(env, "export", FORK, "--database", "--machine", "lone");
     assert.equal(after.code, 2);
+  });
+
+  it("the editor's document stops at its size with a line saying how to read all of it", async () => {
+    const team = await loadTeam();
+    const doc = await withTeam(url, {}, async (db) => {
+      const [s] = await teamSessionsNamed(db, HOSTILE);
+      return teamTranscriptDocument(team, db, s!, 20_000);
+    });
+    assert.ok(doc && doc.entries > 5 && doc.entries < 240, `${doc?.entries} entries`);
+    assert.ok(doc.markdown.length < 21_000);
+    const ids = [...doc.markdown.matchAll(/^\*entry (\S+)\*$/gm)].map((m) => m[1]);
+    const expected = Array.from({ length: 60 }, (_, t) => [`u${t}`, `a${t}`, `r${t}a`, `r${t}b`]).flat();
+    assert.deepEqual(ids, expected.slice(0, doc.entries), "whole entries, in order");
+    assert.match(doc.markdown, /The transcript stops here, after \d+ entries \(16 MB\): pi-sessions export 0bad0000/);
+    const whole = await withTeam(url, {}, async (db) => {
+      const [s] = await teamSessionsNamed(db, HOSTILE);
+      return teamTranscriptDocument(team, db, s!);
+    });
+    assert.equal(whole?.entries, 240);
+    assert.equal(whole!.markdown, (await cli(env, "export", HOSTILE, "--database")).out, "the CLI's document");
   });
 
   it("-o writes the same document; a .jsonl target is refused", async () => {
