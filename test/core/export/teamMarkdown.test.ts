@@ -51,7 +51,7 @@ describe("team transcript sections", () => {
     assert.match(label, /<em>Label: lbl \*x\* \\<\/em>/);
   });
 
-  it("a field reads as written inside our emphasis and inside a <summary> (where a backslash escape would show)", () => {
+  it("a field reads as written inside our emphasis and in a <summary> (where a backslash escape shows)", () => {
     for (const t of ["__init__ *x* a\\", "project_context", "C:\\Users\\me", "\\[x\\]", "lbl *x* \\"]) {
       const inline = permissiveViewer.renderInline(`*${field(t)}*`);
       assert.equal(inline, `<em>${permissiveViewer.utils.escapeHtml(t)}</em>`, t);
