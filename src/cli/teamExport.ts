@@ -3,11 +3,11 @@
  * the texts its machine sent with `sync --content` (issue #39). Written as it is read, an entry at a time, to stdout;
  * to a file with `-o` (checked as a local export's target is).
  */
-import { exportSafe, formatDateTime, oneLine, truncate } from "../protocol/format.js";
+import { formatDateTime, oneLine, truncate } from "../protocol/format.js";
 import { ExportTargetError, writeExport } from "../node/exportWrite.js";
 import { ioReason } from "../node/ioReason.js";
-import type { TeamTranscriptEntry } from "../core/export/index.js";
-import { loadExporters } from "../node/views/exportBranch.js";
+import type { TeamConnection } from "../node/team/index.js";
+import { writeTeamTranscript } from "../node/views/teamTranscript.js";
 import { EXIT_NOT_WRITTEN, EXIT_OK, EXIT_REJECTED, type Io, text, UsageError } from "./args.js";
 import { onTeamDatabase } from "./team.js";
 
@@ -42,7 +42,7 @@ export async function teamExportCommand(ref: string, values: TeamExportValues, i
         );
         return EXIT_REJECTED;
       }
-      return write(session, texts, values.output, io, team.streamTeamTranscript.bind(null, db, session));
+      return write(team, db, session, texts, values.output, io);
     }),
   );
 }
@@ -72,22 +72,19 @@ function notOne(named: Named, ref: string, where: string, io: Io): number {
  * the exit code), or to `output` whole once read (nothing written on a failure).
  */
 async function write(
+  team: Team,
+  db: TeamConnection,
   session: Named[number],
   texts: number,
   output: string | undefined,
   io: Io,
-  stream: (onEntries: (batch: TeamTranscriptEntry[]) => void) => Promise<void>,
 ): Promise<number> {
-  const { teamEntryMarkdown, teamTranscriptHead } = await loadExporters();
   const toFile = output !== undefined && output !== "-";
   const parts: string[] = [];
-  // Session text's controls become visible escapes, wherever the document goes.
-  const put = (md: string) => (toFile ? parts.push(exportSafe(md)) : io.out(exportSafe(md)));
-  put(teamTranscriptHead(session, texts));
-  let entries = 0;
-  await stream((batch) => {
-    for (const e of batch) put(`\n${teamEntryMarkdown(e)}`);
-    entries += batch.length;
+  const { entries } = await writeTeamTranscript(team, db, session, texts, (md) => {
+    if (toFile) parts.push(md);
+    else io.out(md);
+    return true;
   });
   if (!toFile) return EXIT_OK;
   try {

@@ -9,8 +9,8 @@ import { fenced } from "./fence.js";
 import { field } from "./markdown.js";
 import { messageMarkdown } from "./messageText.js";
 
-/** The session's row in the team database. */
-export interface TeamTranscriptSession {
+/** A session's row in the team database (node/team/read.ts reads it). */
+export interface TeamSessionRow {
   machine: string;
   file: string;
   sessionId: string;
@@ -21,6 +21,10 @@ export interface TeamTranscriptSession {
   lastActivity: string | null;
   parentSessionId: string | null;
   entryCount: number;
+}
+
+/** The row a transcript is made of, and whether its parent is on the same machine. */
+export interface TeamTranscriptSession extends TeamSessionRow {
   /** The parent session is on the same machine: the fork's copies of its entries were sent with it, not here. */
   parentHere: boolean;
 }

@@ -39,23 +39,19 @@ export interface EncodedLine {
  */
 export async function encodeInPieces(text: string): Promise<EncodedLine> {
   const pieces: Buffer[] = [];
-  const hash = typeof zlib.crc32 === "function" ? null : createHash("sha1");
-  let crc = 0;
-  let length = 0;
+  const sum = runningSum();
   for (let i = 0; i < text.length || i === 0;) {
     let end = Math.min(text.length, i + PIECE_CHARS);
     const last = text.charCodeAt(end - 1);
     if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
     const piece = Buffer.from(text.slice(i, end), "utf8");
-    if (hash) hash.update(piece);
-    else crc = zlib.crc32(piece, crc);
+    sum.add(piece);
     pieces.push(piece);
-    length += piece.length;
     i = end;
     if (i >= text.length) break;
     await yieldToEventLoop();
   }
-  return { pieces, length, sum: hash ? hash.digest().readUInt32BE(0) : crc };
+  return { pieces, length: sum.length, sum: sum.value() };
 }
 
 /**
@@ -64,15 +60,27 @@ export async function encodeInPieces(text: string): Promise<EncodedLine> {
  */
 export async function encodedInPieces(bytes: Uint8Array): Promise<EncodedLine> {
   const whole = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const hash = typeof zlib.crc32 === "function" ? null : createHash("sha1");
-  let crc = 0;
+  const sum = runningSum();
   for (let i = 0; i < whole.length; i += PIECE_CHARS) {
-    const piece = whole.subarray(i, i + PIECE_CHARS);
-    if (hash) hash.update(piece);
-    else crc = zlib.crc32(piece, crc);
+    sum.add(whole.subarray(i, i + PIECE_CHARS));
     if (i + PIECE_CHARS < whole.length) await yieldToEventLoop();
   }
-  return { pieces: [whole], length: whole.length, sum: hash ? hash.digest().readUInt32BE(0) : crc };
+  return { pieces: [whole], length: sum.length, sum: sum.value() };
+}
+
+/** `checksum` of bytes given a piece at a time, and their length. */
+function runningSum(): { add(piece: Uint8Array): void; value(): number; length: number } {
+  const hash = typeof zlib.crc32 === "function" ? null : createHash("sha1");
+  let crc = 0;
+  return {
+    length: 0,
+    add(piece) {
+      this.length += piece.length;
+      if (hash) hash.update(piece);
+      else crc = zlib.crc32(piece, crc);
+    },
+    value: () => (hash ? hash.digest().readUInt32BE(0) : crc),
+  };
 }
 
 /** A detail as the cache's text: bytes decoded, an object written as JSON. */

@@ -6,6 +6,7 @@
  */
 import { parseQuery } from "../../core/search/query.js";
 import type { UsageTotals } from "../../core/usage.js";
+import type { TeamSessionRow } from "../../core/export/teamMarkdown.js";
 import type { Queryable } from "./connect.js";
 import { requireSchema, SchemaError } from "./schema.js";
 
@@ -151,18 +152,7 @@ export async function teamDailyByModel(
   return r.rows.map((x) => ({ day: String(x.day), model: String(x.model), cost: Number(x.cost) }));
 }
 
-export interface TeamSessionRow {
-  machine: string;
-  file: string;
-  sessionId: string;
-  agent: string;
-  project: string | null;
-  title: string | null;
-  firstActivity: string | null;
-  lastActivity: string | null;
-  parentSessionId: string | null;
-  entryCount: number;
-}
+export type { TeamSessionRow } from "../../core/export/teamMarkdown.js";
 
 const iso = (v: unknown) => (v === null || v === undefined ? null : new Date(v as string).toISOString());
 

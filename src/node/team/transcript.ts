@@ -3,7 +3,7 @@
  * its id, the start of its id, or its file as the database names it; its texts (sent by `sync --content`) streamed
  * through a cursor a few hundred rows at a time, so that the database's side never holds a long session whole.
  */
-import type { TeamTranscriptEntry } from "../../core/export/teamMarkdown.js";
+import type { TeamTranscriptEntry, TeamTranscriptSession } from "../../core/export/teamMarkdown.js";
 import type { Queryable } from "./connect.js";
 import { pgKey, pgText } from "./pgText.js";
 import { SESSION_COLUMNS, sessionRow, type TeamSessionRow } from "./read.js";
@@ -19,15 +19,17 @@ const escapeLike = (text: string) => text.replace(/[%_\\]/g, "\\$&");
 /** A key's characters that are the value's own (pgText.ts keeps a long value's start, then a digest). */
 const KEPT_CHARS = 360;
 
-export type TeamTranscriptRow = TeamSessionRow & { parentHere: boolean };
-
 /**
  * The sessions `ref` names, on `machine` when given: those whose id or file is `ref` exactly, else those whose id
  * starts with it (a start longer than a key keeps: by the part it keeps); the most recently active first, at most
  * 21 (more than one is for the caller to tell apart). Each says whether its parent is on its machine (then the
  * fork's copies of the parent's entries were sent with the parent, not with it).
  */
-export async function teamSessionsNamed(db: Queryable, ref: string, machine?: string): Promise<TeamTranscriptRow[]> {
+export async function teamSessionsNamed(
+  db: Queryable,
+  ref: string,
+  machine?: string,
+): Promise<TeamTranscriptSession[]> {
   await requireSchema(db);
   const key = pgKey(ref);
   const start = pgText(ref).slice(0, KEPT_CHARS);

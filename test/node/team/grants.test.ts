@@ -48,39 +48,24 @@ describe("team database: the grants of docs/team.md", function () {
     const b = join(home, "b");
     cpSync(join(REAL, "pi-1.6"), a, { recursive: true });
     cpSync(join(REAL, "pi"), b, { recursive: true });
-    const laptop = await cli(
-      { PI_SESSIONS_CACHE_DIR: join(home, "c1") },
-      "sync",
-      "--agent-dir",
-      a,
-      "--machine",
-      "laptop",
-      "--database",
-      as("laptop"),
-    );
+    /** `dir`'s store synced as `machine` by `role`, with the state in cache dir `cache`. */
+    const sync = (cache: string, dir: string, machine: string, role: string) =>
+      cli(
+        { PI_SESSIONS_CACHE_DIR: join(home, cache) },
+        "sync",
+        "--agent-dir",
+        dir,
+        "--machine",
+        machine,
+        "--database",
+        as(role),
+      );
+    const laptop = await sync("c1", a, "laptop", "laptop");
     assert.equal(laptop.code, 0, laptop.err);
-    const desk = await cli(
-      { PI_SESSIONS_CACHE_DIR: join(home, "c2") },
-      "sync",
-      "--agent-dir",
-      b,
-      "--machine",
-      "desk",
-      "--database",
-      as("desk"),
-    );
+    const desk = await sync("c2", b, "desk", "desk");
     assert.equal(desk.code, 0, desk.err);
     // Another machine's name is refused to a role.
-    const impostor = await cli(
-      { PI_SESSIONS_CACHE_DIR: join(home, "c3") },
-      "sync",
-      "--agent-dir",
-      b,
-      "--machine",
-      "desk",
-      "--database",
-      as("laptop"),
-    );
+    const impostor = await sync("c3", b, "desk", "laptop");
     assert.equal(impostor.code, 2);
     assert.match(impostor.err, /row-level security|permission denied/);
     await withClient(as("laptop"), async (c) => {
@@ -129,18 +114,7 @@ describe("team database: the grants of docs/team.md", function () {
           "UPDATE pi_sessions.meta SET value = '2' WHERE key = 'schema_version'",
       ),
     );
-    const sync = (env: string) =>
-      cli(
-        { PI_SESSIONS_CACHE_DIR: join(home, env) },
-        "sync",
-        "--agent-dir",
-        a,
-        "--machine",
-        "laptop",
-        "--database",
-        as("laptop"),
-      );
-    const refused = await sync("c1");
+    const refused = await sync("c1", a, "laptop", "laptop");
     assert.equal(refused.code, 2);
     assert.match(refused.err, /schema is version 2 and this pi-sessions needs 3: run pi-sessions sync --init once as/);
     const listed = await cli({ PI_SESSIONS_CACHE_DIR: join(home, "c1") }, "list", "--database", as("laptop"));
@@ -149,7 +123,7 @@ describe("team database: the grants of docs/team.md", function () {
       (await cli({ PI_SESSIONS_CACHE_DIR: join(home, "c0") }, "sync", "--init", "--database", admin)).code,
       0,
     );
-    const after = await sync("c1");
+    const after = await sync("c1", a, "laptop", "laptop");
     assert.equal(after.code, 0, after.err);
   });
 });
