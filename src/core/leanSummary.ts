@@ -3,7 +3,8 @@
  * the same summary as `summarize(parse(file))` (test/node/store/leanSummary.test.ts compares them on every fixture
  * and on generated and mutated files), packed as the cache and the worker threads carry it (core/summaryPack.ts), in
  * memory bounded by the entry count, not the bytes. Per entry it keeps the id, its parent's position, the time, the
- * line and a few flags in arrays of numbers; per usage record a row of numbers; per file touch one row. The tree's
+ * line and a few flags in typed columns (core/leanColumns.ts); per usage record a row of numbers; per file touch one
+ * row. The details are written as JSON bytes (core/jsonBytes.ts), never held as arrays. The tree's
  * questions (shadowed ids, orphans, cycles, branch points, the active path, the model at the leaf) are answered once,
  * at the end, from those arrays, by the rules of core/session/treeIndex.ts and queries.ts.
  */
@@ -20,7 +21,9 @@ import {
   type StreamedFile,
 } from "./session/index.js";
 import type { SessionHeader } from "./schema.js";
-import { entryStatsOf, type PackedDetail, type PackedSummary, type PackedTouches } from "./summaryPack.js";
+import type { EntryStats, PackedSummary, PackedTouches } from "./summaryPack.js";
+import { Column, IdIndex } from "./leanColumns.js";
+import { JsonBytes } from "./jsonBytes.js";
 import { truncate } from "../protocol/format.js";
 
 const MAX_DIAGNOSTICS = 50;
@@ -43,23 +46,23 @@ type ModelNote =
   | { kind: "change"; model: undefined; provider: unknown; modelId: unknown };
 
 export class LeanSummarizer {
-  private readonly ids: string[] = [];
+  /** The ids in order, and the latest entry of each id (pi's Map: a later duplicate wins). */
+  private readonly index = new IdIndex();
+  private readonly ids = this.index.ids;
   /** The parent's position when it was seen before (any of its entries; the latest is looked up at the end). */
-  private readonly parents: number[] = [];
+  private readonly parents = new Column(Int32Array);
   /** The parent ids not seen yet when their child was read. */
   private readonly laterParents = new Map<number, string>();
-  private readonly times: number[] = [];
-  private readonly lines: number[] = [];
-  private readonly flags: number[] = [];
+  private readonly times = new Column(Float64Array);
+  private readonly lines = new Column(Int32Array);
+  private readonly flags = new Column(Uint8Array);
   /** Per entry: -1, or the index of its assistant model in `models`. */
-  private readonly modelOf: number[] = [];
+  private readonly modelOf = new Column(Int32Array);
   private readonly models: { provider: unknown; model: unknown }[] = [];
   private readonly modelKeys = new Map<string, number>();
   private readonly changes = new Map<number, ModelNote>();
-  /** The latest entry of each id (pi's Map: a later duplicate wins). */
-  private readonly latest = new Map<string, number>();
   private readonly duplicates: Diagnostic[] = [];
-  private readonly usageRows: number[] = [];
+  private readonly usageRows = new Column(Float64Array);
   private readonly usageKeys: [string, string, string][] = [];
   private readonly usageKeyIndex = new Map<string, number>();
   private readonly touchRows: (string | number)[] = [];
@@ -90,23 +93,21 @@ export class LeanSummarizer {
     }
     const time = e.timestamp ? Date.parse(e.timestamp) : Number.NaN;
     if (e.id.includes("\n")) this.unpackable = true;
-    this.ids.push(e.id);
     this.parents.push(this.parentOf(e, at));
+    const previous = this.index.push(e.id);
     this.times.push(time);
     this.lines.push(e.line);
     const metadata = e.type === "session_info" || e.type === "label" ? METADATA : 0;
     this.flags.push(metadata | (e.type === "compaction" ? COMPACTION : 0));
-    const previous = this.latest.get(e.id);
     if (previous !== undefined) {
-      this.flags[previous]! |= SHADOWED;
+      this.flags.set(previous, this.flags.at(previous) | SHADOWED);
       this.duplicates.push({
         line: e.line,
         severity: "warning",
         code: "duplicate-id",
-        message: `id ${JSON.stringify(e.id)} is already used on line ${this.lines[previous]}; the later entry wins`,
+        message: `id ${JSON.stringify(e.id)} is already used on line ${this.lines.at(previous)}; the later entry wins`,
       });
     }
-    this.latest.set(e.id, at);
     if (!this.ompEntry && isOmpEntry(e)) this.ompEntry = true;
     if (e.type === "session_init") this.subagent = true;
     this.noteModel(e);
@@ -122,7 +123,7 @@ export class LeanSummarizer {
     if (e.parentId === e.id) return SELF_PARENT;
     // Most entries follow the one before them.
     if (at && this.ids[at - 1] === e.parentId) return at - 1;
-    const seen = this.latest.get(e.parentId);
+    const seen = this.index.latest(e.parentId);
     if (seen !== undefined) return seen;
     this.laterParents.set(at, e.parentId);
     return LATER_PARENT;
@@ -132,7 +133,8 @@ export class LeanSummarizer {
     const key = JSON.stringify([u.provider, u.model, u.source]);
     let k = this.usageKeyIndex.get(key);
     if (k === undefined) this.usageKeyIndex.set(key, (k = this.usageKeys.push([u.provider, u.model, u.source]) - 1));
-    this.usageRows.push(at, time, k, u.input, u.output, u.cacheRead, u.cacheWrite, u.totalTokens, u.cost);
+    for (const v of [at, time, k, u.input, u.output, u.cacheRead, u.cacheWrite, u.totalTokens, u.cost])
+      this.usageRows.push(v);
   }
 
   private noteModel(e: Entry): void {
@@ -197,24 +199,12 @@ export class LeanSummarizer {
     const flavor = detectFlavor(file.header, file.titleSlot, this.ompEntry);
     const { name } = resolveName(flavor, file.header, file.titleSlot, this.titleChanges, this.sessionInfoName);
     const forkOf = forkOfHeader(file.header);
-    // The packed details index the entries that are not shadowed.
+    // The packed details (`PackedDetail` as JSON) index the entries that are not shadowed.
+    const out = new JsonBytes();
     const position = new Int32Array(n);
-    const ids: string[] = [];
-    const times: (number | null)[] = [];
-    let lastActiveAt = Number.NaN;
-    let compactions = 0;
-    for (let i = 0; i < n; i++) {
-      const f = this.flags[i]!;
-      if (f & SHADOWED) continue;
-      position[i] = ids.push(this.ids[i]!) - 1;
-      const t = this.times[i]!;
-      times.push(Number.isFinite(t) ? t : null);
-      if (f & COMPACTION) compactions++;
-      if (!(f & METADATA) && Number.isFinite(t) && !(t <= lastActiveAt)) lastActiveAt = t;
-    }
-    const { usage, cost } = this.packedUsage(position, active);
+    const { stats, compactions, lastActiveAt } = this.writeEntries(out, position);
+    const cost = this.writeUsage(out, position, active);
     const touches = this.packedTouches(position, active);
-    const detail: PackedDetail = { ids: ids.join("\n"), times, keys: this.usageKeys, usage };
     const summary: PackedSummary = {
       ok: true,
       id: file.header.id,
@@ -232,7 +222,7 @@ export class LeanSummarizer {
       leafId: n ? this.ids[n - 1]! : null,
       model: this.modelAtLeaf(active, flavor),
       lastActiveAt,
-      metadataTail: n > 0 && (this.flags[n - 1]! & METADATA) !== 0,
+      metadataTail: n > 0 && (this.flags.at(n - 1) & METADATA) !== 0,
       branchPoints: tree.branchPoints,
       compactions,
       labels: [...this.labels],
@@ -242,8 +232,8 @@ export class LeanSummarizer {
         .slice(0, MAX_DIAGNOSTICS),
       truncatedTail: file.truncatedTail,
       packed: 2,
-      stats: entryStatsOf(times),
-      detail,
+      stats,
+      detail: out.finish(),
     };
     if (touches.length) summary.touchDetail = JSON.stringify(touches);
     return summary;
@@ -260,26 +250,69 @@ export class LeanSummarizer {
     const shadowedLines: number[] = [];
     for (let i = 0; i < n; i++) {
       if (onPath[i]) active.push(this.ids[i]!);
-      if (this.flags[i]! & SHADOWED) shadowedLines.push(this.lines[i]!);
+      if (this.flags.at(i) & SHADOWED) shadowedLines.push(this.lines.at(i));
     }
     return { active, shadowedLines, leafId: n ? this.ids[n - 1]! : null };
   }
 
-  /** The usage rows of the entries that are not shadowed, packed (core/summaryPack.ts), and their cost. */
-  private packedUsage(position: Int32Array, active: Uint8Array): { usage: (number | null)[]; cost: number } {
-    const rows = this.usageRows;
-    const usage: (number | null)[] = [];
-    let cost = 0;
-    for (let r = 0; r < rows.length; r += ROW) {
-      const at = rows[r]!;
-      if (this.flags[at]! & SHADOWED) continue;
-      const time = rows[r + 1]!;
-      usage.push(position[at]!, Number.isFinite(time) ? time : null);
-      for (let k = 2; k < ROW; k++) usage.push(rows[r + k]!);
-      usage.push(active[at]!);
-      cost += rows[r + 8]!;
+  /**
+   * The details' ids and times of the entries that are not shadowed (setting `position` of each), and what a listing
+   * reads of them without the details.
+   */
+  private writeEntries(
+    out: JsonBytes,
+    position: Int32Array,
+  ): { stats: EntryStats; compactions: number; lastActiveAt: number } {
+    let kept = 0;
+    out.raw('{"ids":"');
+    for (let i = 0; i < this.ids.length; i++) {
+      if (this.flags.at(i) & SHADOWED) continue;
+      if (kept) out.raw("\\n");
+      out.stringBody(this.ids[i]!);
+      position[i] = kept++;
     }
-    return { usage, cost };
+    out.raw('","times":[');
+    let first = Infinity;
+    let last = -Infinity;
+    let lastActiveAt = Number.NaN;
+    let compactions = 0;
+    for (let i = 0, k = 0; i < this.ids.length; i++) {
+      const f = this.flags.at(i);
+      if (f & SHADOWED) continue;
+      const t = this.times.at(i);
+      if (k++) out.raw(",");
+      out.number(t);
+      if (f & COMPACTION) compactions++;
+      if (!Number.isFinite(t)) continue;
+      if (t < first) first = t;
+      if (t > last) last = t;
+      if (!(f & METADATA) && !(t <= lastActiveAt)) lastActiveAt = t;
+    }
+    out.raw("]");
+    const stats: EntryStats = [kept, Number.isFinite(first) ? first : null, Number.isFinite(last) ? last : null];
+    return { stats, compactions, lastActiveAt };
+  }
+
+  /** The details' usage keys and the rows of the entries that are not shadowed, ending them; returns their cost. */
+  private writeUsage(out: JsonBytes, position: Int32Array, active: Uint8Array): number {
+    const rows = this.usageRows;
+    let cost = 0;
+    out.raw(`,"keys":${JSON.stringify(this.usageKeys)},"usage":[`);
+    let written = 0;
+    for (let r = 0; r < rows.length; r += ROW) {
+      const at = rows.at(r);
+      if (this.flags.at(at) & SHADOWED) continue;
+      if (written++) out.raw(",");
+      out.number(position[at]!);
+      for (let k = 1; k < ROW; k++) {
+        out.raw(",");
+        out.number(rows.at(r + k));
+      }
+      out.raw(`,${active[at]!}`);
+      cost += rows.at(r + 8);
+    }
+    out.raw("]}");
+    return cost;
   }
 
   private packedTouches(position: Int32Array, active: Uint8Array): PackedTouches {
@@ -287,7 +320,7 @@ export class LeanSummarizer {
     const out: PackedTouches = [];
     for (let r = 0; r < rows.length; r += 6) {
       const at = rows[r] as number;
-      if (this.flags[at]! & SHADOWED) continue;
+      if (this.flags.at(at) & SHADOWED) continue;
       out.push(position[at]!, rows[r + 1]!, rows[r + 2]!, rows[r + 3]!, rows[r + 4]!, rows[r + 5]!, active[at]!);
     }
     return out;
@@ -301,12 +334,12 @@ export class LeanSummarizer {
     const n = this.ids.length;
     const parent = new Int32Array(n);
     for (let i = 0; i < n; i++) {
-      if (this.flags[i]! & SHADOWED) continue;
-      const raw = this.parents[i]!;
+      if (this.flags.at(i) & SHADOWED) continue;
+      const raw = this.parents.at(i);
       if (raw === NO_PARENT || raw === SELF_PARENT) parent[i] = raw;
       else {
         const id = raw === LATER_PARENT ? this.laterParents.get(i)! : this.ids[raw]!;
-        parent[i] = this.latest.get(id) ?? -2;
+        parent[i] = this.index.latest(id) ?? -2;
       }
     }
     return parent;
@@ -318,20 +351,20 @@ export class LeanSummarizer {
     const diagnostics: Diagnostic[] = [];
     const childCount = new Int32Array(n);
     for (let i = 0; i < n; i++) {
-      if (this.flags[i]! & SHADOWED) continue;
+      if (this.flags.at(i) & SHADOWED) continue;
       const p = parent[i]!;
       if (p === SELF_PARENT)
         diagnostics.push({
-          line: this.lines[i]!,
+          line: this.lines.at(i),
           severity: "warning",
           code: "self-parent",
           message: "entry is its own parent; shown as a root",
         });
       else if (p === -2) {
-        const raw = this.parents[i]!;
+        const raw = this.parents.at(i);
         const id = raw === LATER_PARENT ? this.laterParents.get(i)! : this.ids[raw]!;
         diagnostics.push({
-          line: this.lines[i]!,
+          line: this.lines.at(i),
           severity: "warning",
           code: "orphan",
           message: `parent ${JSON.stringify(id)} is not in the file; shown as a root`,
@@ -342,9 +375,9 @@ export class LeanSummarizer {
     for (let i = 0; i < n; i++) if (childCount[i]! > 1) branchPoints++;
     const state = reachability(parent, this.flags);
     for (let i = 0; i < n; i++)
-      if (!(this.flags[i]! & SHADOWED) && state[i] === 2)
+      if (!(this.flags.at(i) & SHADOWED) && state[i] === 2)
         diagnostics.push({
-          line: this.lines[i]!,
+          line: this.lines.at(i),
           severity: "warning",
           code: "parent-cycle",
           message: "entry is inside a parentId cycle and reachable from no root",
@@ -357,7 +390,7 @@ export class LeanSummarizer {
     const n = this.ids.length;
     const on = new Uint8Array(n);
     if (!n) return on;
-    for (let at = this.latest.get(this.ids[n - 1]!)!; at >= 0 && !on[at]; at = parent[at]!) on[at] = 1;
+    for (let at = this.index.latest(this.ids[n - 1]!)!; at >= 0 && !on[at]; at = parent[at]!) on[at] = 1;
     return on;
   }
 
@@ -375,8 +408,8 @@ export class LeanSummarizer {
             model = splitModel(change.model);
           }
         } else model = { provider: change.provider, modelId: change.modelId };
-      } else if (this.modelOf[i]! >= 0 && !(flavor === "omp" && explicitDefault)) {
-        const m = this.models[this.modelOf[i]!]!;
+      } else if (this.modelOf.at(i) >= 0 && !(flavor === "omp" && explicitDefault)) {
+        const m = this.models[this.modelOf.at(i)]!;
         model = { provider: m.provider, modelId: m.model };
       }
     }
@@ -388,12 +421,12 @@ export class LeanSummarizer {
  * Whether each entry is reached from a root: its parent chain ends at a root (1), or runs into a cycle (2). Each
  * entry is walked once (an explicit list, no recursion); shadowed entries are skipped.
  */
-function reachability(parent: Int32Array, flags: number[]): Uint8Array {
+function reachability(parent: Int32Array, flags: Column<Uint8Array>): Uint8Array {
   const n = parent.length;
   const state = new Uint8Array(n);
   const chain: number[] = [];
   for (let i = 0; i < n; i++) {
-    if (flags[i]! & SHADOWED || state[i]) continue;
+    if (flags.at(i) & SHADOWED || state[i]) continue;
     let at = i;
     let outcome = 0;
     while (outcome === 0) {

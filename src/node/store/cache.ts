@@ -7,24 +7,13 @@
 import { createHash } from "node:crypto";
 import * as nodeFs from "node:fs/promises";
 import { dirname, join } from "node:path";
-import type { SessionSummary, SessionSummaryOk, TouchRecord } from "../../core/summary.js";
-import {
-  type EntryStats,
-  entryStatsOf,
-  type PackedDetail,
-  type PackedSummary,
-  packSummary,
-  type PackedTouches,
-  TOUCH_WIDTH,
-  USAGE_WIDTH,
-} from "../../core/summaryPack.js";
-import type { UsageRecord } from "../../core/usage.js";
+import type { SessionSummary } from "../../core/summary.js";
+import { type PackedSummary, packSummary } from "../../core/summaryPack.js";
 import { ensurePrivateDir } from "../cacheDir.js";
-import { reviveTimes, timeOf } from "./cacheTimes.js";
+import { type ListedSummary, readDetailsFromFile, unpackSummary } from "./unpack.js";
+import { DetailSpill, removeLeftovers } from "./cacheSpill.js";
 import {
   checksum,
-  type EncodedLine,
-  detailAsText,
   encodedInPieces,
   encodeInPieces,
   type LineText,
@@ -38,7 +27,7 @@ import { yieldToEventLoop } from "../readSession.js";
 
 export { packSummary, type PackedSummary } from "../../core/summaryPack.js";
 
-type ListedSummary = SessionSummary | Omit<PackedSummary, "detail" | "touchDetail">;
+export { entryStats, forEachUsage, unpackSummary } from "./unpack.js";
 
 /**
  * A cache entry as written: `d` numbers its details line and `c` is that line's checksum; `t` and `tc` the same for
@@ -63,144 +52,17 @@ interface CacheEntry {
    * packing it again).
    */
   stored?: { summary: ListedSummary; detail: () => string | Uint8Array | undefined; touches: LineText };
+  /** Its lines in the spill (node/store/cacheSpill.ts) that the next save copies. */
+  spilled?: SpilledLines;
 }
 
-const STORED_USAGE = Symbol("stored usage records");
-const ENTRY_STATS = Symbol("entry stats");
-
-/**
- * A summary's entry count and earliest and latest entry times: from the stored listing when the summary came packed
- * (its details, which a long session's are tens of MB of, stay undecoded), else from its entries.
- */
-export function entryStats(summary: SessionSummaryOk): EntryStats {
-  const stored = (summary as unknown as Record<symbol, EntryStats | undefined>)[ENTRY_STATS];
-  return stored ?? entryStatsOf(summary.entries.map(([, t]) => t));
-}
-
-/**
- * Each usage record of a summary, in order. From the cache's stored rows the same object is filled again for each
- * record (no object per record: a warm report over a store reads hundreds of thousands), so `fn` must not keep it.
- */
-export function forEachUsage(summary: SessionSummaryOk, fn: (r: UsageRecord) => void): void {
-  const stored = (summary as unknown as Record<symbol, ((fn: (r: UsageRecord) => void) => void) | undefined>)[
-    STORED_USAGE
-  ];
-  if (stored) stored(fn);
-  else for (const r of summary.usage) fn(r);
-}
-
-/**
- * A stored summary back as a summary; its details are decoded on first use (most are never read). `detailOf` gives
- * the details when the stored summary does not carry them (the cache file keeps them apart).
- */
-export function unpackSummary(
-  p: SessionSummary | PackedSummary | ListedSummary,
-  detailOf?: LineText,
-  touchesOf?: LineText,
-): SessionSummary {
-  if (!("packed" in p)) return reviveTimes(p);
-  const { packed: _packed, detail: own, touchDetail: ownTouches, stats, ...rest } = p as PackedSummary;
-  const none = '{"ids":"","times":[],"keys":[],"usage":[]}';
-  // A worker's bytes are decoded when first read (most never are).
-  const detailText = () =>
-    (typeof own === "string" || own instanceof Uint8Array ? detailAsText(own) : detailOf?.()) ?? none;
-  let detail: PackedDetail | undefined = typeof own === "object" && !(own instanceof Uint8Array) ? own : undefined;
-  let ids: string[] | undefined;
-  const details = () => (detail ??= JSON.parse(detailText()) as PackedDetail);
-  const idList = () => (ids ??= details().ids === "" ? [] : details().ids.split("\n"));
-  const summary = rest as unknown as SessionSummaryOk;
-  if (stats) Object.defineProperty(summary, ENTRY_STATS, { enumerable: false, value: stats });
-  summary.created = timeOf(summary.created);
-  summary.lastActiveAt = timeOf(summary.lastActiveAt);
-  let entries: [string, number][] | undefined;
-  let usage: UsageRecord[] | undefined;
-  let touches: TouchRecord[] | undefined;
-  Object.defineProperty(summary, "entries", {
-    enumerable: true,
-    configurable: true,
-    get: () => (entries ??= idList().map((id, i) => [id, details().times[i] ?? Number.NaN] as [string, number])),
-    set: (v: [string, number][]) => (entries = v),
-  });
-  /** Each stored usage record, in order, into `into` (one object filled again per record) or a new one each. */
-  const eachRow = (fn: (r: UsageRecord) => void, into?: UsageRecord) => {
-    const list = idList();
-    const { usage: rows, keys } = details();
-    // Indexed reads, no slice per record: a warm usage report decodes every session's records.
-    const n = (k: number) => rows[k] as number;
-    for (let i = 0; i < rows.length; i += USAGE_WIDTH) {
-      const [provider, model, source] = keys[n(i + 2)]!;
-      const r: UsageRecord = into ?? ({} as UsageRecord);
-      r.entryId = list[n(i)]!;
-      r.time = rows[i + 1] ?? Number.NaN;
-      r.source = source as UsageRecord["source"];
-      r.provider = provider;
-      r.model = model;
-      r.input = n(i + 3);
-      r.output = n(i + 4);
-      r.cacheRead = n(i + 5);
-      r.cacheWrite = n(i + 6);
-      r.totalTokens = n(i + 7);
-      r.cost = n(i + 8);
-      r.active = rows[i + 9] === 1;
-      fn(r);
-    }
-  };
-  // A report that only adds the records up reads them without building one object per record (`forEachUsage`).
-  Object.defineProperty(summary, STORED_USAGE, {
-    enumerable: false,
-    value: (fn: (r: UsageRecord) => void) => {
-      if (usage) for (const r of usage) fn(r);
-      else eachRow(fn, {} as UsageRecord);
-    },
-  });
-  Object.defineProperty(summary, "usage", {
-    enumerable: true,
-    configurable: true,
-    get: () => {
-      if (usage) return usage;
-      // Kept only once decoded whole: a details line that fails to decode fails every read, never reads as empty.
-      const records: UsageRecord[] = [];
-      eachRow((r) => records.push(r));
-      return (usage = records);
-    },
-    set: (v: UsageRecord[]) => (usage = v),
-  });
-  Object.defineProperty(summary, "touches", {
-    enumerable: true,
-    configurable: true,
-    get: () => {
-      if (touches) return touches;
-      const list = idList();
-      const text = ownTouches ?? touchesOf?.();
-      const rows = text === undefined ? [] : (JSON.parse(text) as PackedTouches);
-      const times = details().times;
-      touches = [];
-      for (let i = 0; i < rows.length; i += TOUCH_WIDTH) {
-        const [at, index, toolCallId, tool, kind, path, active] = rows.slice(i, i + TOUCH_WIDTH) as [
-          number,
-          number,
-          string,
-          string,
-          TouchRecord["kind"],
-          string,
-          number,
-        ];
-        touches.push({
-          entryId: list[at]!,
-          time: times[at] ?? Number.NaN,
-          index,
-          toolCallId,
-          tool,
-          kind,
-          path,
-          active: active === 1,
-        });
-      }
-      return touches;
-    },
-    set: (v: TouchRecord[]) => (touches = v),
-  });
-  return summary;
+/** An entry's details and touches lines as written to a spill: their numbers there and their checksums. */
+interface SpilledLines {
+  spill: DetailSpill;
+  d?: number;
+  c?: number;
+  t?: number;
+  tc?: number;
 }
 
 /**
@@ -218,6 +80,10 @@ let saves = 0;
 export class MetadataCache {
   private entries = new Map<string, CacheEntry>();
   private dirty = false;
+  /** Where kept summaries' details are written until the next save (node/store/cacheSpill.ts). */
+  private spill: DetailSpill | null = null;
+  /** The spills and saves, one after the other. */
+  private chain: Promise<void> = Promise.resolve();
   /** Why the cache file's dir was refused (`ensurePrivateDir`); the cache is then neither read nor saved. */
   refusal: string | null = null;
   constructor(private readonly file: string | null) {}
@@ -242,6 +108,7 @@ export class MetadataCache {
       return refused;
     }
     const cache = new MetadataCache(file);
+    await removeLeftovers(file);
     try {
       const head = await readHead<StoredEntry>(file, CACHE_VERSION);
       if (!head) return cache;
@@ -299,6 +166,35 @@ export class MetadataCache {
     }
     this.entries.set(file, entry);
     this.dirty = true;
+    if (entry.stored && this.file) void this.queue(() => this.spillEntry(file, entry));
+  }
+
+  /** Whatever was kept so far written to the spill (a caller about to exit, and tests). */
+  async settled(): Promise<void> {
+    await this.chain;
+  }
+
+  /** `step` after every spill and save queued before it; its failure is its caller's, not the next step's. */
+  private queue(step: () => Promise<void>): Promise<void> {
+    const run = this.chain.then(step);
+    this.chain = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
+   * A kept entry's details and touches written to the spill, then read back from there (unless it was replaced
+   * meanwhile): the text and bytes it came with are let go as the pass goes on, not at its end.
+   */
+  private async spillEntry(k: string, e: CacheEntry): Promise<void> {
+    if (this.entries.get(k) !== e || !e.stored || !("packed" in e.stored.summary)) return;
+    const spill = (this.spill ??= new DetailSpill(`${this.file}.${process.pid}.${++saves}.details`));
+    const { lines } = await writeLines(spill, e);
+    if (this.entries.get(k) !== e) return;
+    const detail = lineText(spill.path, spill.index, 0, lines.d, lines.c, () => recoverDetails(k).detail)!;
+    const touches = lineText(spill.path, spill.index, 0, lines.t, lines.tc, () => recoverDetails(k).touches)!;
+    e.stored = { summary: e.stored.summary, detail, touches };
+    e.spilled = lines;
+    readDetailsFromFile(e.summary, detail, touches);
   }
 
   /** Forget files that no longer exist. */
@@ -318,70 +214,113 @@ export class MetadataCache {
    */
   async save(): Promise<void> {
     if (!this.file || !this.dirty) return;
-    ensurePrivateDir(dirname(this.file));
+    await this.queue(() => this.saveNow(this.file!));
+  }
+
+  private async saveNow(file: string): Promise<void> {
+    // A save queued behind another may find nothing left to save.
+    if (!this.dirty) return;
+    ensurePrivateDir(dirname(file));
     // A name of its own per save: two loads of one store (a Refresh during a background pass) may save at once.
-    const tmp = `${this.file}.${process.pid}.${++saves}.tmp`;
+    const tmp = `${file}.${process.pid}.${++saves}.tmp`;
+    // A summary kept while this saves makes the cache dirty again.
+    this.dirty = false;
+    try {
+      const { saved, entries, starts, detailsAt } = await this.writeFile(tmp);
+      await nodeFs.rename(tmp, file);
+      await this.readFromSaved(saved, entries, starts, detailsAt);
+    } catch (err) {
+      this.dirty = true;
+      await nodeFs.rm(tmp, { force: true }).catch(() => undefined);
+      throw err;
+    }
+    const spill = this.spill;
+    this.spill = null;
+    await spill?.remove().catch(() => undefined);
+  }
+
+  /**
+   * The cache written to `tmp`: the listing (with each details line's number and checksum), the index of the lines,
+   * then the lines, copied from the spill. Lines of entries kept since the last save are there already; the others
+   * are written there first, one at a time (made all before the listing, they were the whole cache's details in
+   * memory at once: 146 MB for 8,000 sessions).
+   */
+  private async writeFile(tmp: string): Promise<{
+    saved: [string, CacheEntry][];
+    entries: Record<string, StoredEntry>;
+    starts: [number, number][];
+    detailsAt: number;
+  }> {
     const entries: Record<string, StoredEntry> = {};
-    /** The details lines in file order, made when written; their numbers and checksums fill the listing first. */
-    const lines: EncodedLine[] = [];
+    const saved: [string, CacheEntry][] = [];
+    const spill = (this.spill ??= new DetailSpill(`${this.file}.${process.pid}.${++saves}.details`));
     // And after every few MB of small lines (8,000 of them held the event loop for 100 ms at once).
     let madeSinceYield = 0;
     for (const [k, e] of this.entries) {
-      const { summary, detail, touches } = storedForm(e);
-      const stored: StoredEntry = { size: e.size, mtimeNs: e.mtimeNs, summary };
-      // A packed detail is one line of JSON (JSON.stringify writes no raw newline), encoded in pieces with the event
-      // loop let run between them (see encodeInPieces).
-      if (detail !== undefined) {
-        const line = typeof detail === "string" ? await encodeInPieces(detail) : await encodedInPieces(detail);
-        stored.d = lines.push(line) - 1;
-        stored.c = line.sum;
-      }
-      if (touches !== undefined) {
-        const line = await encodeInPieces(touches);
-        stored.t = lines.push(line) - 1;
-        stored.tc = line.sum;
-      }
-      entries[k] = stored;
-      madeSinceYield += (detail?.length ?? 0) + (touches?.length ?? 0) + 512;
+      const { summary, lines, made } =
+        e.spilled?.spill === spill && e.stored
+          ? { summary: e.stored.summary, lines: e.spilled, made: 0 }
+          : await writeLines(spill, e);
+      const { d, c, t, tc } = lines;
+      entries[k] = { size: e.size, mtimeNs: e.mtimeNs, summary, d, c, t, tc };
+      saved.push([k, e]);
+      madeSinceYield += made + 512;
       if (madeSinceYield > 2 << 20) {
         madeSinceYield = 0;
         await yieldToEventLoop();
       }
     }
     const listing = await listingLines(entries);
-    // Where each details line starts, from the first one's start (each line ends with its newline).
-    const starts: [number, number][] = [];
-    for (let i = 0, at = 0; i < lines.length; at += lines[i]!.length + 1, i++) starts.push([at, lines[i]!.length]);
-    const index = Buffer.from(JSON.stringify(starts), "utf8");
-    const header = JSON.stringify({
-      version: CACHE_VERSION,
-      listing: checksum(listing),
-      bytes: listing.length,
-      index: checksum(index),
-      indexBytes: index.length,
-    });
+    const index = Buffer.from(JSON.stringify(spill.index), "utf8");
+    const header = Buffer.from(
+      `${JSON.stringify({
+        version: CACHE_VERSION,
+        listing: checksum(listing),
+        bytes: listing.length,
+        index: checksum(index),
+        indexBytes: index.length,
+      })}\n`,
+      "utf8",
+    );
     // Owner-only, and a new file (`wx`): never written through a name someone else made.
-    const handle = await nodeFs.open(tmp, "wx", 0o600);
+    const out = await nodeFs.open(tmp, "wx", 0o600);
     try {
-      await handle.write(Buffer.from(`${header}\n`, "utf8"));
-      await handle.write(listing);
-      await handle.write(Buffer.from("\n"));
-      await handle.write(index);
-      await handle.write(Buffer.from("\n"));
-      const newline = Buffer.from("\n");
-      for (let i = 0; i < lines.length; i++) {
-        await handle.writev([...lines[i]!.pieces, newline]);
-        lines[i] = WRITTEN; // let it go
-      }
+      await out.writev([header, listing, NEWLINE, index, NEWLINE]);
+      await spill.copyTo(out);
     } finally {
-      await handle.close();
+      await out.close();
     }
-    await nodeFs.rename(tmp, this.file);
-    this.dirty = false;
+    return { saved, entries, starts: spill.index, detailsAt: header.length + listing.length + index.length + 2 };
+  }
+
+  /**
+   * The entries just saved, pointed at their lines in the file written (unless replaced meanwhile): the text and
+   * bytes they were made or read with are let go (a cold pass of 8,000 sessions held 146 MB of them).
+   */
+  private async readFromSaved(
+    saved: [string, CacheEntry][],
+    entries: Record<string, StoredEntry>,
+    index: [number, number][],
+    detailsAt: number,
+  ): Promise<void> {
+    const file = this.file!;
+    // In slices: 8,000 entries took 23 ms at once.
+    const tick = slicer(1000);
+    for (const [k, e] of saved) {
+      await tick();
+      const s = entries[k]!;
+      if (this.entries.get(k) !== e) continue;
+      e.spilled = undefined;
+      if (!e.stored || !("packed" in s.summary)) continue;
+      const detail = lineText(file, index, detailsAt, s.d, s.c, () => recoverDetails(k).detail);
+      const touches = lineText(file, index, detailsAt, s.t, s.tc, () => recoverDetails(k).touches);
+      if (!detail || !touches) continue;
+      e.stored = { summary: e.stored.summary, detail, touches };
+      readDetailsFromFile(e.summary, detail, touches);
+    }
   }
 }
 
-const WRITTEN: EncodedLine = { pieces: [], length: 0, sum: 0 };
 /** Entries per listing line: each is decoded and parsed (and made) with the event loop let run between them. */
 const LISTING_LINE_ENTRIES = 500;
 const NEWLINE = Buffer.from("\n");
@@ -412,6 +351,28 @@ function storedForm(e: CacheEntry): { summary: ListedSummary; detail?: string | 
   if (!("packed" in packed)) return { summary: packed };
   const { detail, touchDetail, ...listing } = packed;
   return { summary: listing, detail: detail as string, ...(touchDetail !== undefined ? { touches: touchDetail } : {}) };
+}
+
+/**
+ * An entry's details and touches lines appended to `spill`, with its listing part and how many characters were made.
+ */
+async function writeLines(
+  spill: DetailSpill,
+  e: CacheEntry,
+): Promise<{ summary: ListedSummary; lines: SpilledLines; made: number }> {
+  const { summary, detail, touches } = storedForm(e);
+  const lines: SpilledLines = { spill };
+  // A packed detail is one line of JSON (JSON.stringify writes no raw newline), encoded in pieces with the event loop
+  // let run between them (see encodeInPieces).
+  if (detail !== undefined) {
+    const line = typeof detail === "string" ? await encodeInPieces(detail) : await encodedInPieces(detail);
+    [lines.d, lines.c] = [await spill.append(line), line.sum];
+  }
+  if (touches !== undefined) {
+    const line = await encodeInPieces(touches);
+    [lines.t, lines.tc] = [await spill.append(line), line.sum];
+  }
+  return { summary, lines, made: (detail?.length ?? 0) + (touches?.length ?? 0) };
 }
 
 /** A cache file name per set of roots, under `cacheDir`. */

@@ -163,14 +163,9 @@ export function lineText(
   if (at === undefined) return () => undefined;
   const where = typeof at === "number" ? index[at] : undefined;
   if (!where) return null;
-  let text: string | undefined;
-  let read = false;
-  return () => {
-    if (read) return text;
-    text = readLine(file, detailsAt + where[0], where[1], sum) ?? recover();
-    read = true;
-    return text;
-  };
+  // Read each time it is asked for, never kept here: a summary keeps what it decoded, and a save that reads every
+  // line to write it again must not leave the whole cache's details in memory (issue #38).
+  return () => readLine(file, detailsAt + where[0], where[1], sum) ?? recover();
 }
 
 function readLine(file: string, position: number, length: number, sum: number | undefined): string | undefined {
@@ -222,7 +217,7 @@ export function recoverDetails(sessionFile: string): { detail?: string; touches?
   const packed = "packed" in summary ? summary : packSummary(summary as SessionSummary);
   if (!("packed" in packed)) throw new Error(`${sessionFile}: its details cannot be stored`);
   r = {
-    detail: typeof packed.detail === "string" ? packed.detail : JSON.stringify(packed.detail),
+    detail: detailAsText(packed.detail),
     ...(packed.touchDetail !== undefined ? { touches: packed.touchDetail } : {}),
   };
   recovered.set(key, r);

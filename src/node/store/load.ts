@@ -11,7 +11,13 @@ import { type DiscoveredFile, discover } from "./discover.js";
 import { realFs, slicer, type StoreFs } from "./fs.js";
 import { attachOmpHistory } from "../ompHistory.js";
 import { linkLineage } from "./lineage.js";
-import { EarlyWorkers, type ParallelOptions, summarizeInParallel, type SummaryOutcome } from "./parallel.js";
+import {
+  EarlyWorkers,
+  type ParallelOptions,
+  summarizeInParallel,
+  type SummaryOutcome,
+  type SummaryRead,
+} from "./parallel.js";
 import { newStoreSession, type StoreSession } from "./storeSession.js";
 import { ioReason } from "../ioReason.js";
 import { yieldToEventLoop } from "../readSession.js";
@@ -131,13 +137,17 @@ class StoreLoad {
     return summary;
   }
 
-  /** A parallel read's answer for `f`: its summary (cached unless usage-only), or null with the error listed. */
-  keep(f: DiscoveredFile, o: SummaryOutcome, cached: boolean): SessionSummary | null {
+  /** A parallel read's summary of `f` kept in the cache as it comes (its details written out as the read goes on). */
+  cacheOutcome(f: DiscoveredFile, o: SummaryRead): void {
+    this.cache.set(f.file, f.size, f.mtimeNs, o.summary, o.packed);
+  }
+
+  /** A parallel read's answer for `f` (kept in the cache as it came): its summary, or null with the error listed. */
+  keep(f: DiscoveredFile, o: SummaryOutcome): SessionSummary | null {
     if ("error" in o) {
       this.errors.push({ path: f.file, message: o.error });
       return null;
     }
-    if (cached) this.cache.set(f.file, f.size, f.mtimeNs, o.summary, o.packed);
     return o.summary;
   }
 
@@ -181,14 +191,19 @@ class StoreLoad {
   async readInFull(files: DiscoveredFile[], fullReads: number[], results: Found[]): Promise<void> {
     const parallel = this.options.parallel;
     if (parallel && !this.options.probe && fullReads.length) {
+      // A usage-only summary lacks what listings show: it is never cached.
+      const cached = parallel.mode === "full";
       const outcomes = await summarizeInParallel(
         fullReads.map((k) => files[k]!),
-        { ...parallel, started: this.early?.started ?? parallel.started },
+        {
+          ...parallel,
+          started: this.early?.started ?? parallel.started,
+          ...(cached ? { kept: (j, o) => this.cacheOutcome(files[fullReads[j]!]!, o) } : {}),
+        },
       );
       for (const [j, o] of outcomes.entries()) {
         this.filesRead++;
-        // A usage-only summary lacks what listings show: it is never cached.
-        const summary = this.keep(files[fullReads[j]!]!, o, parallel.mode === "full");
+        const summary = this.keep(files[fullReads[j]!]!, o);
         if (summary) results[fullReads[j]!] = { summary, partial: false };
       }
       return;
@@ -248,7 +263,14 @@ class StoreLoad {
       );
     const outcomes = await summarizeInParallel(
       probed.map((s) => this.stats.get(s)!),
-      { ...this.options.parallel!, mode: "full", mainReads: false, readOnMain, ...(signal ? { signal } : {}) },
+      {
+        ...this.options.parallel!,
+        mode: "full",
+        mainReads: false,
+        readOnMain,
+        kept: (j, o) => this.cacheOutcome(this.stats.get(probed[j]!)!, o),
+        ...(signal ? { signal } : {}),
+      },
     );
     if (signal?.aborted) return 0;
     let read = 0;
@@ -256,7 +278,7 @@ class StoreLoad {
     const tick = slicer(1000);
     for (const [j, o] of outcomes.entries()) {
       const s = probed[j]!;
-      const summary = this.keep(this.stats.get(s)!, o, true);
+      const summary = this.keep(this.stats.get(s)!, o);
       if (summary) {
         s.summary = summary;
         read++;

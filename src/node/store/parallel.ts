@@ -9,13 +9,8 @@ import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import type { SessionSummary } from "../../core/summary.js";
 import { type PackedSummary, unpackSummary } from "./cache.js";
-import {
-  eachTaken,
-  summarizeFileSync,
-  type SummaryMode,
-  type SummaryReply,
-  type SummaryWork,
-} from "./summarizeFile.js";
+import { yieldToEventLoop } from "../readSession.js";
+import { summarizeFileSync, type SummaryMode, type SummaryReply, type SummaryWork } from "./summarizeFile.js";
 
 export type { SummaryMode };
 
@@ -47,6 +42,12 @@ export interface ParallelOptions {
   startEarly?: boolean;
   /** Workers started ahead, used before any new one is started (the caller ends them when the read is over). */
   started?: StartedWorker[];
+  /**
+   * Each summary as it comes (`i` its file's place in `files`): a cache keeps it then, and writes its details out as
+   * the read goes on (node/store/cacheSpill.ts); the outcome returned then carries no `packed`, so that nothing here
+   * holds the details of every file until the read ends.
+   */
+  kept?: (i: number, outcome: SummaryRead) => void;
 }
 
 /** A summary worker started before its work is known, its end observed from its start. */
@@ -105,7 +106,8 @@ export class EarlyWorkers {
 }
 
 /** A file's summary (`packed`: as a worker packed it, for the cache), or why it could not be read. */
-export type SummaryOutcome = { summary: SessionSummary; packed?: SessionSummary | PackedSummary } | { error: string };
+export type SummaryOutcome = SummaryRead | { error: string };
+export type SummaryRead = { summary: SessionSummary; packed?: SessionSummary | PackedSummary };
 
 const MIN_PARALLEL_BYTES = 16 * 1024 * 1024;
 const MAX_THREADS = 4;
@@ -132,9 +134,16 @@ export async function summarizeInParallel(
     next: new SharedArrayBuffer(4),
   };
   const outcomes: (SummaryOutcome | undefined)[] = new Array(files.length);
+  const settle = (i: number, o: SummaryOutcome) => {
+    if (!options.kept || !("summary" in o)) outcomes[i] = o;
+    else {
+      options.kept(i, o);
+      outcomes[i] = { summary: o.summary };
+    }
+  };
   const take = (reply: SummaryReply) => {
     for (const [k, r] of reply)
-      outcomes[order[k]!] = typeof r === "string" ? { error: r } : { summary: unpackSummary(r), packed: r };
+      settle(order[k]!, typeof r === "string" ? { error: r } : { summary: unpackSummary(r), packed: r });
   };
   const totalBytes = files.reduce((n, f) => n + f.size, 0);
   const mainReads = options.mainReads !== false;
@@ -150,17 +159,32 @@ export async function summarizeInParallel(
     finished.push(runWorker(ahead ?? options.workerFile!, work, take, signal));
   }
   if (mainReads)
-    eachTaken(
-      work,
-      (k) => (outcomes[order[k]!] = outcomeOf(work.files[k]!, options.mode)),
-      () => !!signal?.aborted,
-    );
+    await readOnThisThread(work, (k) => settle(order[k]!, outcomeOf(work.files[k]!, options.mode)), signal);
   await Promise.all(finished);
   // Files no worker answered: a failed worker had taken them, or none started.
   const readOnMain = options.readOnMain ?? ((file: string) => Promise.resolve(outcomeOf(file, options.mode)));
   for (let i = 0; i < files.length; i++)
     outcomes[i] ??= signal?.aborted ? { error: "the read was cancelled" } : await readOnMain(files[i]!.file);
   return outcomes as SummaryOutcome[];
+}
+
+/**
+ * This thread's share of `work`, the event loop let run every 50 ms: the workers' answers are taken (and their
+ * details written out by a `kept`) while this thread reads, not all at its end.
+ */
+async function readOnThisThread(
+  work: SummaryWork,
+  read: (k: number) => void,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  let since = performance.now();
+  const next = new Int32Array(work.next);
+  for (let k = Atomics.add(next, 0, 1); k < work.files.length && !signal?.aborted; k = Atomics.add(next, 0, 1)) {
+    read(k);
+    if (performance.now() - since < 50) continue;
+    await yieldToEventLoop();
+    since = performance.now();
+  }
 }
 
 function outcomeOf(file: string, mode: SummaryMode): SummaryOutcome {

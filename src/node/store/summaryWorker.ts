@@ -19,12 +19,19 @@ const BYTES_AT = 64 << 10;
 
 /** A listing's packed details as the cache file's text, or for a long one as that text's bytes (moved, not copied). */
 function asCacheText(r: PackedSummary, transfer: ArrayBuffer[]): PackedSummary {
-  if (typeof r.detail !== "object" || r.detail instanceof Uint8Array) return r;
+  if (typeof r.detail !== "object") return r;
+  if (r.detail instanceof Uint8Array) return moved(r, transfer);
   const text = JSON.stringify(r.detail);
   if (text.length < BYTES_AT) return { ...r, detail: text };
   const bytes = new TextEncoder().encode(text);
   transfer.push(bytes.buffer as ArrayBuffer);
   return { ...r, detail: bytes };
+}
+
+/** A long session's details, written as bytes as it streamed (core/leanSummary.ts), in either mode: moved. */
+function moved(r: PackedSummary, transfer: ArrayBuffer[]): PackedSummary {
+  if (r.detail instanceof Uint8Array) transfer.push(r.detail.buffer as ArrayBuffer);
+  return r;
 }
 
 function run(work: SummaryWork): void {
@@ -44,7 +51,8 @@ function run(work: SummaryWork): void {
     if (typeof r === "string") batch.push([k, r]);
     else {
       const packed = "packed" in r ? r : packSummary(r, false);
-      batch.push([k, asText && "packed" in packed ? asCacheText(packed, transfer) : packed]);
+      if (!("packed" in packed)) batch.push([k, packed]);
+      else batch.push([k, asText ? asCacheText(packed, transfer) : moved(packed, transfer)]);
     }
     if (batch.length >= BATCH || transfer.length) send();
   });

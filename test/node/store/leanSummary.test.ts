@@ -194,6 +194,15 @@ describe("lean summaries: the same summary without the tree", function () {
       empty: "",
       headerless: jsonl(message("u1", null, "user", "no header", t(1))),
       onlyHeader: jsonl(header({ id: "alone" })),
+      // Ids the details' JSON escapes (written straight to bytes: core/jsonBytes.ts), one repeated.
+      escapedIds: jsonl(
+        header({ id: "esc" }),
+        message('q"1', null, "user", "quote", t(1)),
+        message("b\\2", 'q"1', "assistant", "backslash", { ...t(2), usage: usage(4, 2, 0.2) }),
+        message("tab\t3", "b\\2", "user", "tab", t(3)),
+        message("é😀\ud800", "tab\t3", "assistant", "unicode, a lone surrogate", { ...t(4), usage: usage(1, 1, 0.1) }),
+        message('q"1', "é😀\ud800", "user", "the quote's id again", t(5)),
+      ),
     };
     for (const [name, text] of Object.entries(files)) {
       const file = join(dir, `${name}.jsonl`);
