@@ -24,6 +24,21 @@ describe("lean columns and JSON bytes (a long session's summary in bounded memor
       assert.equal(index.latest(missing), undefined);
   });
 
+  it("ids that collide past the probe bound turn the index into a Map, answering the same through the switch", () => {
+    for (const bound of [0, 1, 3]) {
+      const index = new IdIndex(bound);
+      const map = new Map<string, number>();
+      for (let at = 0; at < 20_000; at++) {
+        const id = at % 5 === 4 ? `x${at - 3}` : `x${at}`;
+        assert.equal(index.push(id), map.get(id), `bound ${bound}: previous of ${id} at ${at}`);
+        map.set(id, at);
+        if (at % 997 === 0) assert.equal(index.latest(`x${at - 1}`), map.get(`x${at - 1}`));
+      }
+      for (const [id, at] of map) assert.equal(index.latest(id), at);
+      assert.equal(index.latest("never"), undefined);
+    }
+  });
+
   it("columns keep every value pushed through their growth, in their type", () => {
     const times = new Column(Float64Array);
     const flags = new Column(Uint8Array);

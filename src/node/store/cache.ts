@@ -16,8 +16,10 @@ import {
   checksum,
   encodedInPieces,
   encodeInPieces,
+  type LineSource,
   type LineText,
   lineText,
+  openLineSource,
   readHead,
   recoverDetails,
 } from "./cacheLines.js";
@@ -59,6 +61,8 @@ interface CacheEntry {
 /** An entry's details and touches lines as written to a spill: their numbers there and their checksums. */
 interface SpilledLines {
   spill: DetailSpill;
+  /** The entry's listing part, as saved with these lines. */
+  summary: ListedSummary;
   d?: number;
   c?: number;
   t?: number;
@@ -110,6 +114,8 @@ export class MetadataCache {
     const cache = new MetadataCache(file);
     await removeLeftovers(file);
     try {
+      // Opened first: the lines are read from the file whose head is read next, whoever saves over its name later.
+      const source = openLineSource(file);
       const head = await readHead<StoredEntry>(file, CACHE_VERSION);
       if (!head) return cache;
       const { listing, index, detailsAt } = head;
@@ -117,8 +123,8 @@ export class MetadataCache {
       const tick = slicer(256);
       for (const [k, e] of Object.entries(listing)) {
         await tick();
-        const detail = lineText(file, index, detailsAt, e.d, e.c, () => recoverDetails(k).detail);
-        const touches = lineText(file, index, detailsAt, e.t, e.tc, () => recoverDetails(k).touches);
+        const detail = lineText(source, index, detailsAt, e.d, e.c, () => recoverDetails(k).detail);
+        const touches = lineText(source, index, detailsAt, e.t, e.tc, () => recoverDetails(k).touches);
         if (!detail || !touches) continue; // damaged: dropped, read again
         cache.entries.set(k, {
           size: e.size,
@@ -187,11 +193,11 @@ export class MetadataCache {
    */
   private async spillEntry(k: string, e: CacheEntry): Promise<void> {
     if (this.entries.get(k) !== e || !e.stored || !("packed" in e.stored.summary)) return;
-    const spill = (this.spill ??= new DetailSpill(`${this.file}.${process.pid}.${++saves}.details`));
+    const spill = (this.spill ??= new DetailSpill(this.file!, () => ++saves));
     const { lines } = await writeLines(spill, e);
     if (this.entries.get(k) !== e) return;
-    const detail = lineText(spill.path, spill.index, 0, lines.d, lines.c, () => recoverDetails(k).detail)!;
-    const touches = lineText(spill.path, spill.index, 0, lines.t, lines.tc, () => recoverDetails(k).touches)!;
+    const detail = lineText(spill.source, spill.index, 0, lines.d, lines.c, () => recoverDetails(k).detail)!;
+    const touches = lineText(spill.source, spill.index, 0, lines.t, lines.tc, () => recoverDetails(k).touches)!;
     e.stored = { summary: e.stored.summary, detail, touches };
     e.spilled = lines;
     readDetailsFromFile(e.summary, detail, touches);
@@ -213,7 +219,9 @@ export class MetadataCache {
    * for seconds and held the whole file in memory twice). Written to a temporary file, then renamed over the cache.
    */
   async save(): Promise<void> {
-    if (!this.file || !this.dirty) return;
+    if (!this.file) return;
+    // Not dirty: a save may still be under way; this one ends after it, as the cache file it writes.
+    if (!this.dirty) return this.settled();
     await this.queue(() => this.saveNow(this.file!));
   }
 
@@ -227,8 +235,10 @@ export class MetadataCache {
     this.dirty = false;
     try {
       const { saved, entries, starts, detailsAt } = await this.writeFile(tmp);
+      // Opened before the rename: the file this wrote, whoever saves over its name later.
+      const source = openLineSource(tmp);
       await nodeFs.rename(tmp, file);
-      await this.readFromSaved(saved, entries, starts, detailsAt);
+      await this.readFromSaved(source, saved, entries, starts, detailsAt);
     } catch (err) {
       this.dirty = true;
       await nodeFs.rm(tmp, { force: true }).catch(() => undefined);
@@ -253,14 +263,16 @@ export class MetadataCache {
   }> {
     const entries: Record<string, StoredEntry> = {};
     const saved: [string, CacheEntry][] = [];
-    const spill = (this.spill ??= new DetailSpill(`${this.file}.${process.pid}.${++saves}.details`));
+    const spill = (this.spill ??= new DetailSpill(this.file!, () => ++saves));
     // And after every few MB of small lines (8,000 of them held the event loop for 100 ms at once).
     let madeSinceYield = 0;
     for (const [k, e] of this.entries) {
+      // Written to this spill before (kept since the last save, or by a save that failed): not again.
       const { summary, lines, made } =
-        e.spilled?.spill === spill && e.stored
-          ? { summary: e.stored.summary, lines: e.spilled, made: 0 }
+        e.spilled?.spill === spill
+          ? { summary: e.spilled.summary, lines: e.spilled, made: 0 }
           : await writeLines(spill, e);
+      e.spilled = lines;
       const { d, c, t, tc } = lines;
       entries[k] = { size: e.size, mtimeNs: e.mtimeNs, summary, d, c, t, tc };
       saved.push([k, e]);
@@ -298,12 +310,12 @@ export class MetadataCache {
    * bytes they were made or read with are let go (a cold pass of 8,000 sessions held 146 MB of them).
    */
   private async readFromSaved(
+    source: LineSource | null,
     saved: [string, CacheEntry][],
     entries: Record<string, StoredEntry>,
     index: [number, number][],
     detailsAt: number,
   ): Promise<void> {
-    const file = this.file!;
     // In slices: 8,000 entries took 23 ms at once.
     const tick = slicer(1000);
     for (const [k, e] of saved) {
@@ -312,8 +324,8 @@ export class MetadataCache {
       if (this.entries.get(k) !== e) continue;
       e.spilled = undefined;
       if (!e.stored || !("packed" in s.summary)) continue;
-      const detail = lineText(file, index, detailsAt, s.d, s.c, () => recoverDetails(k).detail);
-      const touches = lineText(file, index, detailsAt, s.t, s.tc, () => recoverDetails(k).touches);
+      const detail = lineText(source, index, detailsAt, s.d, s.c, () => recoverDetails(k).detail);
+      const touches = lineText(source, index, detailsAt, s.t, s.tc, () => recoverDetails(k).touches);
       if (!detail || !touches) continue;
       e.stored = { summary: e.stored.summary, detail, touches };
       readDetailsFromFile(e.summary, detail, touches);
@@ -361,7 +373,7 @@ async function writeLines(
   e: CacheEntry,
 ): Promise<{ summary: ListedSummary; lines: SpilledLines; made: number }> {
   const { summary, detail, touches } = storedForm(e);
-  const lines: SpilledLines = { spill };
+  const lines: SpilledLines = { spill, summary };
   // A packed detail is one line of JSON (JSON.stringify writes no raw newline), encoded in pieces with the event loop
   // let run between them (see encodeInPieces).
   if (detail !== undefined) {

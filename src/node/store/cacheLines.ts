@@ -149,11 +149,40 @@ async function parseListing<T>(bytes: Buffer): Promise<Record<string, T> | null>
 }
 
 /**
- * The text of details line `at` of `file` (checked against `sum` when read), or, when it is damaged or gone, what
+ * An open cache or spill file that details lines are read from: the file as it was written, even after another
+ * process's save renamed a new one over its name (read by name, every line of every session was made again from its
+ * session file on the next save). Closed once nothing can read through it (`openLineSource`), or by its spill.
+ */
+export interface LineSource {
+  readonly fd: number;
+}
+
+const closeUnreachable = new FinalizationRegistry<number>((fd) => {
+  try {
+    closeSync(fd);
+  } catch {
+    /* closed already */
+  }
+});
+
+/** `file` opened as a line source (a regular file only); null when it cannot be (its lines are then made again). */
+export function openLineSource(file: string): LineSource | null {
+  try {
+    const { fd } = openRegularSync(file);
+    const source: LineSource = { fd };
+    closeUnreachable.register(source, fd);
+    return source;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The text of details line `at` of `source` (checked against `sum` when read), or, when it is damaged or gone, what
  * `recover` makes; `() => undefined` when the entry has no such line, and null when the index has no line `at`.
  */
 export function lineText(
-  file: string,
+  source: LineSource | null,
   index: [number, number][],
   detailsAt: number,
   at: number | undefined,
@@ -165,25 +194,19 @@ export function lineText(
   if (!where) return null;
   // Read each time it is asked for, never kept here: a summary keeps what it decoded, and a save that reads every
   // line to write it again must not leave the whole cache's details in memory (issue #38).
-  return () => readLine(file, detailsAt + where[0], where[1], sum) ?? recover();
+  return () => (source && readLine(source.fd, detailsAt + where[0], where[1], sum)) ?? recover();
 }
 
-function readLine(file: string, position: number, length: number, sum: number | undefined): string | undefined {
+function readLine(fd: number, position: number, length: number, sum: number | undefined): string | undefined {
   try {
-    const { fd, id } = openRegularSync(file);
-    try {
-      if (position + length > id.size) return undefined;
-      const bytes = Buffer.allocUnsafe(length);
-      let got = 0;
-      while (got < length) {
-        const n = readSync(fd, bytes, got, length - got, position + got);
-        if (n === 0) return undefined;
-        got += n;
-      }
-      return checksum(bytes) === sum ? bytes.toString("utf8") : undefined;
-    } finally {
-      closeSync(fd);
+    const bytes = Buffer.allocUnsafe(length);
+    let got = 0;
+    while (got < length) {
+      const n = readSync(fd, bytes, got, length - got, position + got);
+      if (n === 0) return undefined;
+      got += n;
     }
+    return checksum(bytes) === sum ? bytes.toString("utf8") : undefined;
   } catch {
     return undefined;
   }

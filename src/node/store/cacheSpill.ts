@@ -7,7 +7,7 @@
  */
 import * as nodeFs from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import type { EncodedLine } from "./cacheLines.js";
+import type { EncodedLine, LineSource } from "./cacheLines.js";
 
 const NEWLINE = Buffer.from("\n");
 
@@ -15,17 +15,45 @@ export class DetailSpill {
   /** [start, length] of each line, in the order written (the cache's index of its details lines). */
   readonly index: [number, number][] = [];
   private handle: nodeFs.FileHandle | null = null;
+  /** Where its lines are read from (its own descriptor, closed by `remove`). */
+  source: LineSource | null = null;
   private bytes = 0;
+  private tries = 0;
 
-  constructor(readonly path: string) {}
+  /** `base`: the cache file's name; the spill is `<base>.<pid>.<n>.details`, `n` from `next`. */
+  constructor(
+    private readonly base: string,
+    private readonly next: () => number,
+  ) {}
+
+  get path(): string {
+    return `${this.base}.${process.pid}.${this.tries}.details`;
+  }
 
   /** Appends a line (its newline added); returns its number. Calls must not overlap (the cache chains them). */
   async append(line: EncodedLine): Promise<number> {
-    this.handle ??= await nodeFs.open(this.path, "wx+", 0o600);
+    this.handle ??= await this.open();
     await this.handle.writev([...line.pieces, NEWLINE], this.bytes);
     this.index.push([this.bytes, line.length]);
     this.bytes += line.length + 1;
     return this.index.length - 1;
+  }
+
+  /**
+   * A new file of its own (`wx+`: never through a name someone else made); a name in use (a file left by an earlier
+   * process that had this process's number) is passed over for the next.
+   */
+  private async open(): Promise<nodeFs.FileHandle> {
+    for (let attempt = 0; ; attempt++) {
+      this.tries = this.next();
+      try {
+        const handle = await nodeFs.open(this.path, "wx+", 0o600);
+        this.source = { fd: handle.fd };
+        return handle;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== "EEXIST" || attempt >= 100) throw err;
+      }
+    }
   }
 
   /** Every line written, appended to `to`, a MB at a time. */
@@ -41,15 +69,18 @@ export class DetailSpill {
   }
 
   async remove(): Promise<void> {
-    await this.handle?.close();
+    if (!this.handle) return;
+    await this.handle.close();
     this.handle = null;
+    this.source = null;
     await nodeFs.rm(this.path, { force: true });
   }
 }
 
 /**
- * The temporary files of saves of `cacheFile` (`<name>.<pid>.<n>.tmp` and `.details`) whose process is gone: what a
- * process killed while it listed or saved left behind (a cold pass's details are hundreds of MB).
+ * The temporary files of saves of `cacheFile` (`<name>.<pid>.<n>.tmp` and `.details`) whose process is gone and that
+ * have not changed for an hour: what a process killed while it listed or saved left behind (a cold pass's details
+ * are hundreds of MB). The hour spares a live one of a process this one cannot see (another host sharing the dir).
  */
 export async function removeLeftovers(cacheFile: string): Promise<void> {
   const name = basename(cacheFile);
@@ -63,9 +94,17 @@ export async function removeLeftovers(cacheFile: string): Promise<void> {
     if (!n.startsWith(`${name}.`)) continue;
     const m = /^\.(\d+)\.\d+\.(tmp|details|tmp\.details)$/.exec(n.slice(name.length));
     if (!m || alive(Number(m[1]))) continue;
-    await nodeFs.rm(join(dirname(cacheFile), n), { force: true }).catch(() => undefined);
+    const path = join(dirname(cacheFile), n);
+    const changed = await nodeFs.lstat(path).then(
+      (st) => st.mtimeMs,
+      () => Date.now(),
+    );
+    if (Date.now() - changed < LEFTOVER_AGE_MS) continue;
+    await nodeFs.rm(path, { force: true }).catch(() => undefined);
   }
 }
+
+const LEFTOVER_AGE_MS = 60 * 60 * 1000;
 
 function alive(pid: number): boolean {
   if (pid === process.pid) return true;

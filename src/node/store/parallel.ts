@@ -164,7 +164,8 @@ export async function summarizeInParallel(
   // Files no worker answered: a failed worker had taken them, or none started.
   const readOnMain = options.readOnMain ?? ((file: string) => Promise.resolve(outcomeOf(file, options.mode)));
   for (let i = 0; i < files.length; i++)
-    outcomes[i] ??= signal?.aborted ? { error: "the read was cancelled" } : await readOnMain(files[i]!.file);
+    if (!outcomes[i])
+      settle(i, signal?.aborted ? { error: "the read was cancelled" } : await readOnMain(files[i]!.file));
   return outcomes as SummaryOutcome[];
 }
 

@@ -14,6 +14,7 @@ import {
   readFileSync,
   rmSync,
   statSync,
+  utimesSync,
   writeFileSync,
   writeSync,
 } from "node:fs";
@@ -103,10 +104,86 @@ describe("the cache once saved: details read from its file, nothing held twice",
     mkdirSync(join(dir, "left"), { mode: 0o700 });
     // A process number no process has (above Linux's pid_max), and this process's own.
     const gone = ["cache.jsonl.4194999.3.details", "cache.jsonl.4194999.4.tmp", "cache.jsonl.4194999.5.tmp.details"];
-    const kept = [`cache.jsonl.${process.pid}.900.details`, "cache.jsonl.4194999.x.details", "other.4194999.1.tmp"];
-    for (const n of [...gone, ...kept]) writeFileSync(join(dir, "left", n), "left");
+    const kept = [
+      `cache.jsonl.${process.pid}.900.details`,
+      "cache.jsonl.4194999.x.details",
+      "other.4194999.1.tmp",
+      // Changed within the hour: maybe a live one of a process on another host that shares the dir.
+      "cache.jsonl.4194999.6.details",
+    ];
+    const twoHoursAgo = new Date(Date.now() - 2 * 3600_000);
+    for (const n of [...gone, ...kept]) {
+      writeFileSync(join(dir, "left", n), "left");
+      if (n !== kept.at(-1)) utimesSync(join(dir, "left", n), twoHoursAgo, twoHoursAgo);
+    }
     await MetadataCache.load(cacheFile);
     assert.deepEqual(readdirSync(join(dir, "left")).sort(), [...kept].sort());
+  });
+
+  it("a spill name left by an earlier process with this one's number is passed over, and saving goes on", async () => {
+    const sub = join(dir, "own-pid");
+    mkdirSync(sub, { mode: 0o700 });
+    const cacheFile = join(sub, "cache.jsonl");
+    for (let n = 1; n < 40; n++) writeFileSync(`${cacheFile}.${process.pid}.${n}.details`, "left");
+    const cache = await MetadataCache.load(cacheFile);
+    const first = findSession(join(REAL, "pi", "sessions"));
+    const packed = summarizeFileSync(first, "full", 0);
+    assert.ok(typeof packed !== "string");
+    cache.set(first, statSync(first).size, 1n, unpackSummary(packed), packed);
+    await cache.save();
+    assert.ok((await MetadataCache.load(cacheFile)).get(first, statSync(first).size, 1n));
+  });
+
+  it("another process's save over the cache's name: the next save reads its own lines, makes none again", async () => {
+    const agent = join(dir, "replaced");
+    await generateStore(join(agent, "sessions"), {
+      sessions: 8,
+      projects: 1,
+      totalBytes: 1 << 20,
+      forkShare: 0,
+      seed: 5,
+    });
+    const files = (await loadStore({ roots: resolveRoots({ agentDirs: [agent] }), cacheFile: null })).sessions;
+    const cacheFile = join(dir, "replaced.jsonl");
+    const put = (c: MetadataCache, f: string, mtime: bigint, from = f) => {
+      const packed = summarizeFileSync(from, "full", 0);
+      assert.ok(typeof packed !== "string");
+      c.set(f, statSync(f).size, mtime, unpackSummary(packed), packed);
+    };
+    const a = await MetadataCache.load(cacheFile);
+    for (const s of files) put(a, s.file, 1n);
+    await a.save();
+    // A second cache of the same file (a Refresh, the CLI in a terminal) saves one changed session over it.
+    const b = await MetadataCache.load(cacheFile);
+    put(b, files[0]!.file, 2n, files[1]!.file);
+    await b.save();
+    put(a, files[0]!.file, 3n);
+    const before = detailsRecovered();
+    await a.save();
+    assert.equal(detailsRecovered(), before, "every line read from the file this cache wrote");
+    const read = await MetadataCache.load(cacheFile);
+    for (const s of files.slice(1)) assert.ok(read.get(s.file, statSync(s.file).size, 1n)?.ok);
+    assert.equal(detailsRecovered(), before);
+  });
+
+  it("an editor's pass with no worker started (under 16 MB) keeps what its main thread read", async () => {
+    const agent = join(dir, "small");
+    await generateStore(join(agent, "sessions"), {
+      sessions: 6,
+      projects: 1,
+      totalBytes: 3 << 20,
+      forkShare: 0,
+      seed: 4,
+    });
+    const roots = resolveRoots({ agentDirs: [agent] });
+    const cacheFile = join(dir, "small.jsonl");
+    const parallel = { workerFile: WORKER, mode: "full" as const, mainReads: false };
+    const first = await loadStore({ roots, cacheFile, probe: true, parallel });
+    assert.equal(first.partial.length, 6);
+    assert.equal(await first.complete(), 6);
+    const second = await loadStore({ roots, cacheFile, probe: true, parallel });
+    assert.equal(second.partial.length, 0, "every session from the cache");
+    assert.equal(second.filesRead, 0);
   });
 
   it("a summary kept while the cache saves is saved by the next save", async () => {
