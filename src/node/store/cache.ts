@@ -123,14 +123,13 @@ export class MetadataCache {
       const tick = slicer(256);
       for (const [k, e] of Object.entries(listing)) {
         await tick();
-        const detail = lineText(source, index, detailsAt, e.d, e.c, () => recoverDetails(k).detail);
-        const touches = lineText(source, index, detailsAt, e.t, e.tc, () => recoverDetails(k).touches);
-        if (!detail || !touches) continue; // damaged: dropped, read again
+        const lines = storedLines(source, index, detailsAt, k, e);
+        if (!lines) continue; // damaged: dropped, read again
         cache.entries.set(k, {
           size: e.size,
           mtimeNs: e.mtimeNs,
-          summary: unpackSummary(e.summary, detail, touches),
-          stored: { summary: e.summary, detail, touches },
+          summary: unpackSummary(e.summary, lines.detail, lines.touches),
+          stored: { summary: e.summary, ...lines },
         });
       }
     } catch {
@@ -193,14 +192,15 @@ export class MetadataCache {
    */
   private async spillEntry(k: string, e: CacheEntry): Promise<void> {
     if (this.entries.get(k) !== e || !e.stored || !("packed" in e.stored.summary)) return;
-    const spill = (this.spill ??= new DetailSpill(this.file!, () => ++saves));
+    const spill = this.openSpill();
     const { lines } = await writeLines(spill, e);
     if (this.entries.get(k) !== e) return;
-    const detail = lineText(spill.source, spill.index, 0, lines.d, lines.c, () => recoverDetails(k).detail)!;
-    const touches = lineText(spill.source, spill.index, 0, lines.t, lines.tc, () => recoverDetails(k).touches)!;
-    e.stored = { summary: e.stored.summary, detail, touches };
     e.spilled = lines;
-    readDetailsFromFile(e.summary, detail, touches);
+    readFrom(e, storedLines(spill.source, spill.index, 0, k, lines));
+  }
+
+  private openSpill(): DetailSpill {
+    return (this.spill ??= new DetailSpill(this.file!, () => ++saves));
   }
 
   /** Forget files that no longer exist. */
@@ -263,7 +263,7 @@ export class MetadataCache {
   }> {
     const entries: Record<string, StoredEntry> = {};
     const saved: [string, CacheEntry][] = [];
-    const spill = (this.spill ??= new DetailSpill(this.file!, () => ++saves));
+    const spill = this.openSpill();
     // And after every few MB of small lines (8,000 of them held the event loop for 100 ms at once).
     let madeSinceYield = 0;
     for (const [k, e] of this.entries) {
@@ -323,14 +323,32 @@ export class MetadataCache {
       const s = entries[k]!;
       if (this.entries.get(k) !== e) continue;
       e.spilled = undefined;
-      if (!e.stored || !("packed" in s.summary)) continue;
-      const detail = lineText(source, index, detailsAt, s.d, s.c, () => recoverDetails(k).detail);
-      const touches = lineText(source, index, detailsAt, s.t, s.tc, () => recoverDetails(k).touches);
-      if (!detail || !touches) continue;
-      e.stored = { summary: e.stored.summary, detail, touches };
-      readDetailsFromFile(e.summary, detail, touches);
+      if ("packed" in s.summary) readFrom(e, storedLines(source, index, detailsAt, k, s));
     }
   }
+}
+
+/**
+ * An entry's details and touches lines in `source`, read when used (made again from session file `k` when damaged
+ * or gone); null when the index has no such line.
+ */
+function storedLines(
+  source: LineSource | null,
+  index: [number, number][],
+  detailsAt: number,
+  k: string,
+  at: Pick<StoredEntry, "d" | "c" | "t" | "tc">,
+): { detail: LineText; touches: LineText } | null {
+  const detail = lineText(source, index, detailsAt, at.d, at.c, () => recoverDetails(k).detail);
+  const touches = lineText(source, index, detailsAt, at.t, at.tc, () => recoverDetails(k).touches);
+  return detail && touches ? { detail, touches } : null;
+}
+
+/** A kept entry (and its summary) pointed at its stored lines: the text and bytes it was made with are let go. */
+function readFrom(e: CacheEntry, lines: { detail: LineText; touches: LineText } | null): void {
+  if (!e.stored || !lines) return;
+  e.stored = { summary: e.stored.summary, ...lines };
+  readDetailsFromFile(e.summary, lines.detail, lines.touches);
 }
 
 /** Entries per listing line: each is decoded and parsed (and made) with the event loop let run between them. */

@@ -10,7 +10,7 @@ import { Worker } from "node:worker_threads";
 import type { SessionSummary } from "../../core/summary.js";
 import { type PackedSummary, unpackSummary } from "./cache.js";
 import { yieldToEventLoop } from "../readSession.js";
-import { summarizeFileSync, type SummaryMode, type SummaryReply, type SummaryWork } from "./summarizeFile.js";
+import { summarizeFileSync, type SummaryMode, type SummaryReply, type SummaryWork, taken } from "./summarizeFile.js";
 
 export type { SummaryMode };
 
@@ -179,8 +179,8 @@ async function readOnThisThread(
   signal: AbortSignal | undefined,
 ): Promise<void> {
   let since = performance.now();
-  const next = new Int32Array(work.next);
-  for (let k = Atomics.add(next, 0, 1); k < work.files.length && !signal?.aborted; k = Atomics.add(next, 0, 1)) {
+  for (const k of taken(work)) {
+    if (signal?.aborted) return;
     read(k);
     if (performance.now() - since < 50) continue;
     await yieldToEventLoop();

@@ -78,8 +78,8 @@ export async function leanSummaryFile(file: string): Promise<SessionSummary | Pa
   return summarize(streamed);
 }
 
-/** Take the next file from the shared counter of `work` until none is left (or `stop()`); `fn` gets its index. */
-export function eachTaken(work: SummaryWork, fn: (k: number) => void, stop = () => false): void {
+/** The files of `work` this thread takes (their indexes), one after the other, from the counter the threads share. */
+export function* taken(work: SummaryWork): Generator<number> {
   const next = new Int32Array(work.next);
-  for (let k = Atomics.add(next, 0, 1); k < work.files.length && !stop(); k = Atomics.add(next, 0, 1)) fn(k);
+  for (let k = Atomics.add(next, 0, 1); k < work.files.length; k = Atomics.add(next, 0, 1)) yield k;
 }

@@ -8,7 +8,7 @@ import { parentPort, workerData } from "node:worker_threads";
 import { type CompareWork, doCompareWork } from "../views/compareWork.js";
 import type { PackedSummary } from "../../core/summaryPack.js";
 import { packSummary } from "./cache.js";
-import { eachTaken, summarizeFileSync, type SummaryReply, type SummaryWork } from "./summarizeFile.js";
+import { summarizeFileSync, type SummaryReply, type SummaryWork, taken } from "./summarizeFile.js";
 
 const BATCH = 32;
 /**
@@ -42,7 +42,7 @@ function run(work: SummaryWork): void {
     batch = [];
     transfer = [];
   };
-  eachTaken(work, (k) => {
+  for (const k of taken(work)) {
     const r = summarizeFileSync(work.files[k]!, work.mode);
     // A listing's summaries are cached: their details as the cache file's text, made here rather than on the thread
     // that saves the cache (a long session's are tens of MB of JSON). A usage report's are read at once: as objects,
@@ -55,7 +55,7 @@ function run(work: SummaryWork): void {
       else batch.push([k, asText ? asCacheText(packed, transfer) : moved(packed, transfer)]);
     }
     if (batch.length >= BATCH || transfer.length) send();
-  });
+  }
   if (batch.length) send();
   // A worker started ahead is kept alive by its port: done, it ends.
   parentPort!.close();

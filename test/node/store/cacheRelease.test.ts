@@ -22,7 +22,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { generateSession, generateStore } from "../../../bench/generate.js";
 import { usageReport } from "../../../src/node/report.js";
-import { resolveRoots } from "../../../src/node/roots.js";
+import { resolveRoots, type SessionRoot } from "../../../src/node/roots.js";
+import type { SessionSummary } from "../../../src/core/summary.js";
 import { MetadataCache } from "../../../src/node/store/cache.js";
 import { detailsRecovered, loadStore, summarizeFileSync, unpackSummary } from "../../../src/node/store/index.js";
 import { REAL } from "../../support/fixtures.js";
@@ -38,15 +39,13 @@ describe("the cache once saved: details read from its file, nothing held twice",
   it("a cold pass's summaries read their details from the saved file, not what the workers sent", async function () {
     this.timeout(60_000);
     assert.ok(existsSync(WORKER), `${WORKER} is missing: npm run build makes it`);
-    const agent = join(dir, "agent");
-    await generateStore(join(agent, "sessions"), {
+    const roots = await generated(join(dir, "agent"), {
       sessions: 24,
       projects: 2,
       totalBytes: 2 << 20,
       forkShare: 0.2,
       seed: 38,
     });
-    const roots = resolveRoots({ agentDirs: [agent] });
     const cacheFile = join(dir, "cache.jsonl");
     const parallel = { workerFile: WORKER, mode: "full" as const, threads: 2, minBytes: 0, mainReads: false };
     const cold = await loadStore({ roots, cacheFile, parallel });
@@ -72,11 +71,7 @@ describe("the cache once saved: details read from its file, nothing held twice",
     await generateSession(file, { targetBytes: 600_000, branchPoints: 3, seed: 7 });
     const cacheFile = join(dir, "spill", "cache.jsonl");
     const cache = await MetadataCache.load(cacheFile);
-    // Summarized as a long session is (streamed; its details as bytes, as a worker thread sends them).
-    const packed = summarizeFileSync(file, "full", 0);
-    assert.ok(typeof packed !== "string" && "packed" in packed && packed.detail instanceof Uint8Array);
-    const summary = unpackSummary(packed);
-    cache.set(file, statSync(file).size, 1n, summary, packed);
+    const summary = keepStreamed(cache, file, 1n);
     await cache.settled();
     const spills = readdirSync(join(dir, "spill")).filter((n) => n.endsWith(".details"));
     assert.equal(spills.length, 1, "one spill file, before any save");
@@ -90,7 +85,7 @@ describe("the cache once saved: details read from its file, nothing held twice",
     assert.deepEqual(plain(summary.usage), plain(expected.usage));
     assert.equal(detailsRecovered() - before, 1);
     // A save copies the spill after the listing and removes it; a warm load reads the same summary.
-    cache.set(file, statSync(file).size, 2n, unpackSummary(packed), packed);
+    keepStreamed(cache, file, 2n);
     await cache.save();
     assert.deepEqual(readdirSync(join(dir, "spill")), ["cache.jsonl", "sessions"]);
     const warm = (await MetadataCache.load(cacheFile)).get(file, statSync(file).size, 2n);
@@ -127,37 +122,23 @@ describe("the cache once saved: details read from its file, nothing held twice",
     for (let n = 1; n < 40; n++) writeFileSync(`${cacheFile}.${process.pid}.${n}.details`, "left");
     const cache = await MetadataCache.load(cacheFile);
     const first = findSession(join(REAL, "pi", "sessions"));
-    const packed = summarizeFileSync(first, "full", 0);
-    assert.ok(typeof packed !== "string");
-    cache.set(first, statSync(first).size, 1n, unpackSummary(packed), packed);
+    keepStreamed(cache, first, 1n);
     await cache.save();
     assert.ok((await MetadataCache.load(cacheFile)).get(first, statSync(first).size, 1n));
   });
 
   it("another process's save over the cache's name: the next save reads its own lines, makes none again", async () => {
-    const agent = join(dir, "replaced");
-    await generateStore(join(agent, "sessions"), {
-      sessions: 8,
-      projects: 1,
-      totalBytes: 1 << 20,
-      forkShare: 0,
-      seed: 5,
-    });
-    const files = (await loadStore({ roots: resolveRoots({ agentDirs: [agent] }), cacheFile: null })).sessions;
+    const roots = await generated(join(dir, "replaced"), { sessions: 8, projects: 1, totalBytes: 1 << 20, seed: 5 });
+    const files = (await loadStore({ roots, cacheFile: null })).sessions;
     const cacheFile = join(dir, "replaced.jsonl");
-    const put = (c: MetadataCache, f: string, mtime: bigint, from = f) => {
-      const packed = summarizeFileSync(from, "full", 0);
-      assert.ok(typeof packed !== "string");
-      c.set(f, statSync(f).size, mtime, unpackSummary(packed), packed);
-    };
     const a = await MetadataCache.load(cacheFile);
-    for (const s of files) put(a, s.file, 1n);
+    for (const s of files) keepStreamed(a, s.file, 1n);
     await a.save();
     // A second cache of the same file (a Refresh, the CLI in a terminal) saves one changed session over it.
     const b = await MetadataCache.load(cacheFile);
-    put(b, files[0]!.file, 2n, files[1]!.file);
+    keepStreamed(b, files[0]!.file, 2n, files[1]!.file);
     await b.save();
-    put(a, files[0]!.file, 3n);
+    keepStreamed(a, files[0]!.file, 3n);
     const before = detailsRecovered();
     await a.save();
     assert.equal(detailsRecovered(), before, "every line read from the file this cache wrote");
@@ -167,15 +148,7 @@ describe("the cache once saved: details read from its file, nothing held twice",
   });
 
   it("an editor's pass with no worker started (under 16 MB) keeps what its main thread read", async () => {
-    const agent = join(dir, "small");
-    await generateStore(join(agent, "sessions"), {
-      sessions: 6,
-      projects: 1,
-      totalBytes: 3 << 20,
-      forkShare: 0,
-      seed: 4,
-    });
-    const roots = resolveRoots({ agentDirs: [agent] });
+    const roots = await generated(join(dir, "small"), { sessions: 6, projects: 1, totalBytes: 3 << 20, seed: 4 });
     const cacheFile = join(dir, "small.jsonl");
     const parallel = { workerFile: WORKER, mode: "full" as const, mainReads: false };
     const first = await loadStore({ roots, cacheFile, probe: true, parallel });
@@ -204,6 +177,27 @@ describe("the cache once saved: details read from its file, nothing held twice",
     assert.ok(read.get(first, size, 2n), "the summary kept during the save is in the file");
   });
 });
+
+/** A store generated in agent dir `agent` (without forks unless `forkShare`): its roots. */
+async function generated(
+  agent: string,
+  o: { sessions: number; projects: number; totalBytes: number; seed: number; forkShare?: number },
+): Promise<SessionRoot[]> {
+  await generateStore(join(agent, "sessions"), { forkShare: 0, ...o });
+  return resolveRoots({ agentDirs: [agent] });
+}
+
+/**
+ * `from` summarized as a long session is (streamed, its details as bytes as a worker thread sends them) and kept in
+ * `cache` as `file`'s summary at `mtime`; the summary kept.
+ */
+function keepStreamed(cache: MetadataCache, file: string, mtime: bigint, from = file): SessionSummary {
+  const packed = summarizeFileSync(from, "full", 0);
+  assert.ok(typeof packed !== "string" && "packed" in packed && packed.detail instanceof Uint8Array);
+  const summary = unpackSummary(packed);
+  cache.set(file, statSync(file).size, mtime, summary, packed);
+  return summary;
+}
 
 /** The first .jsonl file under `dir`. */
 function findSession(dir: string): string {
